@@ -1,0 +1,37 @@
+// Generator selection and dispatch (seed 001, "Generator Selection").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tilesched/graph.h"
+#include "tilesched/schedule.h"
+#include "tilesched/status.h"
+
+namespace tilesched {
+
+enum class GeneratorKind { kAuto, kSerial, kCostBased, kExact };
+std::string_view generator_name(GeneratorKind k);
+std::optional<GeneratorKind> parse_generator(std::string_view name);
+
+struct GenerateOptions {
+  GeneratorKind generator = GeneratorKind::kAuto;
+  int serial_threshold = 8;  // seed 001: op count below it selects serial
+};
+
+struct Selection {
+  GeneratorKind chosen = GeneratorKind::kSerial;
+  std::string reason;
+};
+
+// The seed's selector: force_serial_execution, op count below the
+// threshold, or no async/TMA/WGMMA op selects serial; otherwise cost-based.
+Selection select_generator(const Graph& g, const GenerateOptions& opts);
+
+// Runs the requested (or selected) generator. A generator this build does
+// not have yet is an InvalidInput status; no legal schedule is a Schedule
+// with feasible = false.
+StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts);
+
+}  // namespace tilesched

@@ -1,0 +1,102 @@
+// The loop graph: ops, dependence edges and region attributes (SPEC.md
+// section 2). Ops and edges are dense integer ids: an op's id is its program
+// index, its position in `ops`. Every derived view iterates in id order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tilesched/status.h"
+#include "tilesched/target.h"
+
+namespace tilesched {
+
+using OpId = int;
+
+struct Op {
+  std::string name;                   // the JSON "id": unique, user-facing
+  std::string kind;                   // an OpKind of the target
+  int64_t latency = 1;
+  std::vector<Triple> resources;      // at most one triple per slot
+  std::vector<PoolUse> pools;         // rate pools only, sorted by pool index
+  int64_t store_bytes = 0;            // charged to the storage pool (L4)
+  std::optional<int64_t> gid;
+  std::optional<int64_t> leader_gid;  // ops sharing it share a stage (L5)
+  std::optional<int64_t> max_depth;   // stage bound (L6)
+  friend bool operator==(const Op&, const Op&) = default;
+};
+
+enum class EdgeKind { kData, kOrder };
+
+struct Edge {
+  OpId from = 0;
+  OpId to = 0;
+  int64_t latency = 0;   // lambda
+  int64_t distance = 0;  // delta, in iterations
+  EdgeKind kind = EdgeKind::kData;
+  friend bool operator==(const Edge&, const Edge&) = default;
+};
+
+struct GraphAttrs {
+  bool force_serial_execution = false;
+  friend bool operator==(const GraphAttrs&, const GraphAttrs&) = default;
+};
+
+struct Graph {
+  std::string name;
+  Target target;
+  GraphAttrs attrs;
+  std::vector<Op> ops;
+  std::vector<Edge> edges;
+
+  int op_count() const { return static_cast<int>(ops.size()); }
+  int edge_count() const { return static_cast<int>(edges.size()); }
+  std::optional<OpId> find_op(std::string_view name) const;
+
+  friend bool operator==(const Graph&, const Graph&) = default;
+};
+
+// Footprint duration D_v: the longest triple, and at least 1 (every op
+// holds its pools for at least its issue cycle). SPEC.md L3/L4 use it.
+int64_t footprint_duration(const Op& op);
+
+// Edges by endpoint in compressed form; edge ids ascend within each list.
+struct Adjacency {
+  std::vector<int> out_begin, out_edges;  // out_edges[out_begin[v] .. out_begin[v+1])
+  std::vector<int> in_begin, in_edges;
+  static Adjacency build(const Graph& g);
+};
+
+// Structural and semantic checks shared by every reader and builder:
+// ranges and limits (tilesched/limits.h), slot and pool references,
+// occupancy within capacity, one store larger than the storage pool, and a
+// zero-distance cycle with positive latency. The message starts with the
+// JSON path of the offending element ("$.edges[3]: ...").
+Status validate_graph(const Graph& g);
+
+// Builds graphs in code (tests, generators): ops take their kind's default
+// encoding unless a field overrides it. build() validates.
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(Target target, std::string name = "graph");
+  OpId op(std::string name, std::string kind);
+  // A `generic` op with explicit latency and resources.
+  OpId generic(std::string name, int64_t latency, std::vector<Triple> resources = {});
+  Op& at(OpId id) { return graph_.ops[id]; }
+  // Latency defaults to the source op's latency.
+  int edge(OpId from, OpId to, std::optional<int64_t> latency = std::nullopt,
+           int64_t distance = 0, EdgeKind kind = EdgeKind::kData);
+  GraphBuilder& force_serial(bool on = true);
+  StatusOr<Graph> build() const;
+
+ private:
+  Graph graph_;
+};
+
+// Applies the kind's default latency, resources and pools to `op`.
+// REQUIRES: op.kind names a kind of `target`.
+void apply_kind_defaults(const Target& target, Op& op);
+
+}  // namespace tilesched

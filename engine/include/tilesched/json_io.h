@@ -1,0 +1,37 @@
+// Reading and writing the two file formats of SPEC.md section 4:
+// tilesched.loop/1 (loop graphs) and tilesched.schedule/1 (schedules).
+// Readers refuse malformed input with one message "FILE: $.json.path:
+// problem"; writers produce output that the readers give back unchanged.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "tilesched/graph.h"
+#include "tilesched/schedule.h"
+#include "tilesched/status.h"
+
+namespace tilesched {
+
+inline constexpr std::string_view kLoopFormat = "tilesched.loop/1";
+inline constexpr std::string_view kScheduleFormat = "tilesched.schedule/1";
+
+// `source` names the input in messages (a file name, or "<stdin>").
+StatusOr<Graph> parse_graph_json(std::string_view text, std::string_view source);
+StatusOr<Graph> read_graph_file(const std::string& path);
+// Fields equal to the kind's defaults are left out.
+std::string write_graph_json(const Graph& g);
+
+// Reads a schedule of graph `g`: needs format, ii and every op's start;
+// stage and order default to their derived values when absent.
+StatusOr<Schedule> parse_schedule_json(std::string_view text, std::string_view source,
+                                       const Graph& g);
+StatusOr<Schedule> read_schedule_file(const std::string& path, const Graph& g);
+std::string write_schedule_json(const Graph& g, const Schedule& s);
+
+// Whole-file I/O. write_file_atomic writes a temporary file beside `path`
+// and renames it over `path`, so a reader never sees a partial file.
+StatusOr<std::string> read_file(const std::string& path);
+Status write_file_atomic(const std::string& path, std::string_view contents);
+
+}  // namespace tilesched

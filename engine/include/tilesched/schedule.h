@@ -1,0 +1,59 @@
+// The plain schedule: the only thing generators publish, and the only input
+// of materialization and of the verifier (seed 003, "analysis handoff";
+// SPEC.md section 2 for the derived stage, order and stage count).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilesched/graph.h"
+
+namespace tilesched {
+
+// The four lower bounds on II (seed 004); MII is their maximum.
+struct MiiBounds {
+  int64_t resource = 1;
+  int64_t recurrence = 1;
+  int64_t fine_density = 1;
+  int64_t dependency = 1;
+  int64_t max() const;
+  friend bool operator==(const MiiBounds&, const MiiBounds&) = default;
+};
+
+// Why a generator found no legal schedule. Written to the CSV.
+enum class FailureReason {
+  kNone,
+  kDependenceCycle,    // a zero-distance cycle the walk cannot order
+  kStorageBudget,      // L4 cannot hold at the II the generator reached
+  kIiCapReached,       // no legal placement up to the II cap
+  kBudgetExhausted,    // time or attempt budget ended first
+};
+std::string_view failure_reason_name(FailureReason r);
+
+struct Schedule {
+  std::string graph;          // the graph's name
+  std::string generator;      // "serial", "cost-based", ...
+  std::vector<std::pair<std::string, std::string>> options;  // in insertion order
+  std::string selection;      // which generator the selector chose and why
+  bool feasible = false;
+  FailureReason failure = FailureReason::kNone;
+  int64_t ii = 0;
+  MiiBounds mii;
+  int64_t stage_count = 0;
+  std::vector<int64_t> start;  // per op id
+  std::vector<int64_t> stage;  // floor(start / ii)
+  std::vector<int64_t> order;  // rank inside the stage by (start, op id)
+  std::vector<std::string> flags;
+  std::vector<std::string> diagnostics;
+  int64_t time_ns = 0;         // generator time, graph to schedule, no I/O
+
+  friend bool operator==(const Schedule&, const Schedule&) = default;
+};
+
+// Fills stage, order and stage_count from ii and start (SPEC.md section 2).
+// REQUIRES: s.ii >= 1 and s.start.size() == number of ops.
+void derive_stage_order(Schedule& s);
+
+}  // namespace tilesched
