@@ -1,2 +1,84 @@
-#!/bin/sh
-exit 0
+#!/usr/bin/env bash
+# End-to-end checks of the tilesched command line: exit statuses 0/1/2,
+# one-line errors naming the file and JSON path, no output file on failure.
+# usage: cli_test.sh TILESCHED EXAMPLES_DIR TESTDATA_DIR
+set -u
+bin=$1 examples=$2 testdata=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect STATUS CMD...: runs CMD, captures stdout/stderr in $work.
+expect() {
+  local want=$1; shift
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  [[ $got == "$want" ]] || fail "exit $got, expected $want: $* :: $(head -c 300 "$work/err")"
+}
+
+expect 0 "$bin" --help
+expect 0 "$bin" schedule --help
+grep -q -- "--generator" "$work/out" || fail "schedule --help does not list --generator"
+expect 0 "$bin" verify --help
+expect 2 "$bin"
+expect 2 "$bin" frobnicate
+expect 2 "$bin" schedule
+expect 2 "$bin" schedule "$examples/seed_worked_example.loop.json" --generator greedy
+expect 2 "$bin" schedule "$examples/seed_worked_example.loop.json" --no-such-option
+expect 2 "$bin" schedule "$work/does-not-exist.loop.json"
+
+# Every bundled example schedules, and its schedule verifies.
+for g in "$examples"/*.loop.json; do
+  name=$(basename "$g" .loop.json)
+  expect 0 "$bin" schedule "$g" -o "$work/$name.schedule.json"
+  [[ -s $work/$name.schedule.json ]] || fail "$name: no schedule written"
+  expect 0 "$bin" verify "$g" "$work/$name.schedule.json"
+  grep -q '^legal' "$work/out" || fail "$name: verify did not say legal"
+  expect 0 "$bin" schedule "$g"
+  cmp -s "$work/out" "$work/$name.schedule.json" || fail "$name: stdout and -o differ"
+done
+grep -Eq '"ii": ?16' "$work/seed_worked_example.schedule.json" ||
+  fail "the seed worked example's serial II is not 16"
+
+# An illegal schedule: move the read before the load's latency ends.
+/usr/bin/python3 - "$work/seed_worked_example.schedule.json" "$work/tampered.schedule.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for op in s["ops"]:
+    if op["id"] == "read":
+        op["start"] = 1
+        del op["stage"], op["order"]
+json.dump(s, open(sys.argv[2], "w"))
+PY
+expect 1 "$bin" verify "$examples/seed_worked_example.loop.json" "$work/tampered.schedule.json"
+grep -q 'L1-dependence' "$work/out" || fail "verify did not name L1 for the tampered schedule"
+
+# Valid graphs without a legal serial schedule: exit 1, JSON says so.
+for g in "$testdata"/infeasible/*.loop.json; do
+  expect 1 "$bin" schedule "$g" -o "$work/infeasible.json"
+  grep -Eq '"feasible": ?false' "$work/infeasible.json" || fail "$g: feasible is not false"
+done
+
+# Every malformed graph: exit 2, exactly one line naming the file and a
+# JSON path, and no output file.
+for g in "$testdata"/bad/*.loop.json; do
+  rm -f "$work/never.json"
+  expect 2 "$bin" schedule "$g" -o "$work/never.json"
+  [[ -e $work/never.json ]] && fail "$g: an output file was written"
+  [[ $(wc -l <"$work/err") == 1 ]] || fail "$g: error is not one line: $(cat "$work/err")"
+  grep -qF "$g: \$" "$work/err" || fail "$g: error does not name the file and path: $(cat "$work/err")"
+done
+
+# Malformed schedules against a valid graph.
+for s in "$testdata"/bad_schedules/*.schedule.json; do
+  [[ -e $s ]] || continue
+  expect 2 "$bin" verify "$testdata/bad_schedules/graph.loop.json" "$s"
+  [[ $(wc -l <"$work/err") == 1 ]] || fail "$s: error is not one line"
+done
+
+if ((failures)); then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "cli end-to-end: all checks passed"

@@ -1,0 +1,46 @@
+// tilesched: schedule, verify (and, with later issues, generate, import,
+// sweep, compare, replay) loop graphs. `tilesched --help` lists them.
+#include <iostream>
+#include <string>
+#include <string_view>
+
+#include "commands.h"
+#include "tilesched/version.h"
+
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: tilesched COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  schedule GRAPH   schedule a loop graph and print the schedule JSON\n"
+    "  verify GRAPH SCHEDULE\n"
+    "                   check a schedule against the legality rules L1-L7\n"
+    "\n"
+    "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
+    "schedule (verify: illegal), 2 bad usage or bad input.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tilesched::cli;
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return kExitBadInput;
+  }
+  const std::string_view command = argv[1];
+  const Args args(argv + 2, argv + argc);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return kExitOk;
+  }
+  if (command == "--version") {
+    std::cout << "tilesched " << tilesched::engine_version() << " ("
+              << tilesched::engine_git_sha() << ")\n";
+    return kExitOk;
+  }
+  if (command == "schedule") return run_schedule(args);
+  if (command == "verify") return run_verify(args);
+  std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";
+  return kExitBadInput;
+}

@@ -1,0 +1,75 @@
+// Generator selection (seed 001, "Selector Predicate") and dispatch.
+#include "tilesched/generate.h"
+
+#include "tilesched/serial.h"
+
+namespace tilesched {
+
+std::string_view generator_name(GeneratorKind k) {
+  switch (k) {
+    case GeneratorKind::kAuto: return "auto";
+    case GeneratorKind::kSerial: return "serial";
+    case GeneratorKind::kCostBased: return "cost-based";
+    case GeneratorKind::kExact: return "exact";
+  }
+  return "auto";
+}
+
+std::optional<GeneratorKind> parse_generator(std::string_view name) {
+  for (GeneratorKind k : {GeneratorKind::kAuto, GeneratorKind::kSerial,
+                          GeneratorKind::kCostBased, GeneratorKind::kExact}) {
+    if (generator_name(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+Selection select_generator(const Graph& g, const GenerateOptions& opts) {
+  if (g.attrs.force_serial_execution) {
+    return {GeneratorKind::kSerial, "force_serial_execution is set"};
+  }
+  if (g.op_count() < opts.serial_threshold) {
+    return {GeneratorKind::kSerial, "op count " + std::to_string(g.op_count()) +
+                                        " is below serial_threshold " +
+                                        std::to_string(opts.serial_threshold)};
+  }
+  for (const Op& op : g.ops) {
+    const OpKind* kind = g.target.find_kind(op.kind);
+    if (kind != nullptr && (kind->async || kind->tma || kind->wgmma)) {
+      return {GeneratorKind::kCostBased,
+              "async/TMA/WGMMA op '" + op.name + "' present and " +
+                  std::to_string(g.op_count()) + " ops"};
+    }
+  }
+  return {GeneratorKind::kSerial, "no async pipeline, TMA or WGMMA op"};
+}
+
+StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts) {
+  Selection sel;
+  if (opts.generator == GeneratorKind::kAuto) {
+    sel = select_generator(g, opts);
+    sel.reason = "auto: " + sel.reason;
+    if (sel.chosen == GeneratorKind::kCostBased) {
+      // The cost-based generator is the next piece of work (issue 3).
+      sel.chosen = GeneratorKind::kSerial;
+      sel.reason += "; the selector picks cost-based, which this build does not have yet, "
+                    "so serial ran";
+    }
+  } else {
+    sel = {opts.generator, "requested"};
+  }
+  switch (sel.chosen) {
+    case GeneratorKind::kSerial: {
+      Schedule s = generate_serial(g);
+      s.selection = std::move(sel.reason);
+      return s;
+    }
+    case GeneratorKind::kAuto:
+    case GeneratorKind::kCostBased:
+    case GeneratorKind::kExact:
+      break;
+  }
+  return Status::InvalidInput("generator '" + std::string(generator_name(sel.chosen)) +
+                              "' is not available in this build yet");
+}
+
+}  // namespace tilesched

@@ -1,0 +1,292 @@
+// The loop-graph model: footprints, adjacency, validation and the builder
+// used by tests and generators (SPEC.md sections 2 and 4).
+#include "tilesched/graph.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "tilesched/graph_algo.h"
+#include "tilesched/limits.h"
+
+namespace tilesched {
+
+std::optional<OpId> Graph::find_op(std::string_view op_name) const {
+  for (OpId v = 0; v < op_count(); ++v) {
+    if (ops[v].name == op_name) return v;
+  }
+  return std::nullopt;
+}
+
+int64_t footprint_duration(const Op& op) {
+  int64_t d = 1;
+  for (const Triple& t : op.resources) d = std::max(d, t.duration);
+  return d;
+}
+
+Adjacency Adjacency::build(const Graph& g) {
+  Adjacency a;
+  const int n = g.op_count();
+  a.out_begin.assign(n + 1, 0);
+  a.in_begin.assign(n + 1, 0);
+  for (const Edge& e : g.edges) {
+    ++a.out_begin[e.from + 1];
+    ++a.in_begin[e.to + 1];
+  }
+  for (int v = 0; v < n; ++v) {
+    a.out_begin[v + 1] += a.out_begin[v];
+    a.in_begin[v + 1] += a.in_begin[v];
+  }
+  a.out_edges.resize(g.edges.size());
+  a.in_edges.resize(g.edges.size());
+  std::vector<int> out_fill(a.out_begin.begin(), a.out_begin.end() - 1);
+  std::vector<int> in_fill(a.in_begin.begin(), a.in_begin.end() - 1);
+  for (int e = 0; e < g.edge_count(); ++e) {  // ascending ids per list
+    a.out_edges[out_fill[g.edges[e].from]++] = e;
+    a.in_edges[in_fill[g.edges[e].to]++] = e;
+  }
+  return a;
+}
+
+namespace {
+
+std::string path_of_op(int v) { return "$.ops[" + std::to_string(v) + "]"; }
+std::string path_of_edge(int e) { return "$.edges[" + std::to_string(e) + "]"; }
+
+Status range_error(const std::string& path, const char* what, int64_t value,
+                   int64_t lo, int64_t hi) {
+  return Status::InvalidInput(path + ": " + what + " " + std::to_string(value) +
+                              " is out of range " + std::to_string(lo) + ".." +
+                              std::to_string(hi));
+}
+
+Status validate_target(const Target& t) {
+  if (t.slots.empty() || t.slot_count() > limits::kMaxSlots) {
+    return Status::InvalidInput("$.target.slots: a target needs 1.." +
+                                std::to_string(limits::kMaxSlots) + " slots, got " +
+                                std::to_string(t.slot_count()));
+  }
+  for (int s = 0; s < t.slot_count(); ++s) {
+    const std::string path = "$.target.slots[" + std::to_string(s) + "]";
+    if (t.slots[s].name.empty()) return Status::InvalidInput(path + ".name: empty slot name");
+    if (t.slots[s].capacity < 1 || t.slots[s].capacity > limits::kMaxSlotCapacity) {
+      return range_error(path + ".capacity", "capacity", t.slots[s].capacity, 1,
+                         limits::kMaxSlotCapacity);
+    }
+    if (t.find_slot(t.slots[s].name) != s + 1) {
+      return Status::InvalidInput(path + ".name: duplicate slot name '" + t.slots[s].name + "'");
+    }
+  }
+  if (t.pools.size() > static_cast<size_t>(limits::kMaxPools)) {
+    return Status::InvalidInput("$.target.pools: more than " +
+                                std::to_string(limits::kMaxPools) + " pools");
+  }
+  int storage = 0;
+  for (size_t p = 0; p < t.pools.size(); ++p) {
+    const std::string path = "$.target.pools[" + std::to_string(p) + "]";
+    const Pool& pool = t.pools[p];
+    if (pool.name.empty()) return Status::InvalidInput(path + ".name: empty pool name");
+    if (pool.capacity < 1 || pool.capacity > limits::kMaxPoolCapacity) {
+      return range_error(path + ".capacity", "capacity", pool.capacity, 1,
+                         limits::kMaxPoolCapacity);
+    }
+    if (t.find_pool(pool.name) != static_cast<int>(p)) {
+      return Status::InvalidInput(path + ".name: duplicate pool name '" + pool.name + "'");
+    }
+    if (pool.kind == PoolKind::kStorage && ++storage > 1) {
+      return Status::InvalidInput(path + ".kind: a target has at most one storage pool");
+    }
+  }
+  return Status::Ok();
+}
+
+Status validate_op(const Target& t, const Op& op, int v) {
+  const std::string path = path_of_op(v);
+  if (op.name.empty() || op.name.size() > static_cast<size_t>(limits::kMaxNameLength)) {
+    return Status::InvalidInput(path + ".id: op id must have 1.." +
+                                std::to_string(limits::kMaxNameLength) + " characters");
+  }
+  if (t.find_kind(op.kind) == nullptr) {
+    return Status::InvalidInput(path + ".kind: unknown kind '" + op.kind + "' for target " +
+                                t.name);
+  }
+  if (op.latency < 0 || op.latency > limits::kMaxLatency) {
+    return range_error(path + ".latency", "latency", op.latency, 0, limits::kMaxLatency);
+  }
+  if (op.resources.size() > static_cast<size_t>(limits::kMaxTriplesPerOp)) {
+    return Status::InvalidInput(path + ".resources: more than " +
+                                std::to_string(limits::kMaxTriplesPerOp) + " triples");
+  }
+  uint64_t seen = 0;
+  for (size_t k = 0; k < op.resources.size(); ++k) {
+    const Triple& tr = op.resources[k];
+    const std::string rpath = path + ".resources[" + std::to_string(k) + "]";
+    if (tr.slot < 1 || tr.slot > t.slot_count()) {
+      return range_error(rpath + ".slot", "slot", tr.slot, 1, t.slot_count());
+    }
+    if (seen & slot_bit(tr.slot)) {
+      return Status::InvalidInput(rpath + ".slot: slot " + std::to_string(tr.slot) +
+                                  " is listed twice for one op");
+    }
+    seen |= slot_bit(tr.slot);
+    if (tr.duration < 1 || tr.duration > limits::kMaxDuration) {
+      return range_error(rpath + ".duration", "duration", tr.duration, 1, limits::kMaxDuration);
+    }
+    const int64_t cap = t.slot(tr.slot).capacity;
+    if (tr.occupancy < 1 || tr.occupancy > cap) {
+      return range_error(rpath + ".occupancy", "occupancy", tr.occupancy, 1, cap);
+    }
+  }
+  for (size_t k = 0; k < op.pools.size(); ++k) {
+    const PoolUse& use = op.pools[k];
+    if (use.pool < 0 || use.pool >= static_cast<int>(t.pools.size())) {
+      return Status::InvalidInput(path + ".pools: pool index " + std::to_string(use.pool) +
+                                  " out of range");
+    }
+    const Pool& pool = t.pools[use.pool];
+    const std::string ppath = path + ".pools." + pool.name;
+    if (pool.kind != PoolKind::kRate) {
+      return Status::InvalidInput(ppath + ": only rate pools take counts here");
+    }
+    if (k > 0 && op.pools[k - 1].pool >= use.pool) {
+      return Status::InvalidInput(ppath + ": pools must be listed once, by pool index");
+    }
+    if (use.count < 1 || use.count > pool.capacity) {
+      return range_error(ppath, "count", use.count, 1, pool.capacity);
+    }
+  }
+  if (op.store_bytes != 0) {
+    const std::optional<int> sp = t.storage_pool();
+    if (!sp) {
+      return Status::InvalidInput(path + ".store_bytes: target " + t.name +
+                                  " has no storage pool");
+    }
+    const Pool& pool = t.pools[*sp];
+    if (op.store_bytes < 0) {
+      return range_error(path + ".store_bytes", "store_bytes", op.store_bytes, 0, pool.capacity);
+    }
+    if (op.store_bytes > pool.capacity) {
+      return Status::InvalidInput(path + ".store_bytes: a buffer of " +
+                                  std::to_string(op.store_bytes) +
+                                  " bytes is larger than the whole " + pool.name +
+                                  " budget of " + std::to_string(pool.capacity));
+    }
+  }
+  auto check_opt = [&](const std::optional<int64_t>& value, const char* field,
+                       int64_t hi) -> Status {
+    if (value && (*value < 0 || *value > hi)) {
+      return range_error(path + "." + field, field, *value, 0, hi);
+    }
+    return Status::Ok();
+  };
+  if (Status s = check_opt(op.gid, "gid", limits::kMaxGroupId); !s.ok()) return s;
+  if (Status s = check_opt(op.leader_gid, "leader_gid", limits::kMaxGroupId); !s.ok()) return s;
+  if (Status s = check_opt(op.max_depth, "max_depth", limits::kMaxMaxDepth); !s.ok()) return s;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status validate_graph(const Graph& g) {
+  if (Status s = validate_target(g.target); !s.ok()) return s;
+  if (g.ops.empty() || g.op_count() > limits::kMaxOps) {
+    return Status::InvalidInput("$.ops: a graph needs 1.." + std::to_string(limits::kMaxOps) +
+                                " ops, got " + std::to_string(g.ops.size()));
+  }
+  if (g.edge_count() > limits::kMaxEdges) {
+    return Status::InvalidInput("$.edges: more than " + std::to_string(limits::kMaxEdges) +
+                                " edges");
+  }
+  std::unordered_map<std::string_view, int> ids;
+  ids.reserve(g.ops.size());
+  for (int v = 0; v < g.op_count(); ++v) {
+    if (Status s = validate_op(g.target, g.ops[v], v); !s.ok()) return s;
+    auto [it, fresh] = ids.emplace(g.ops[v].name, v);
+    if (!fresh) {
+      return Status::InvalidInput(path_of_op(v) + ".id: duplicate op id '" + g.ops[v].name +
+                                  "' (first at $.ops[" + std::to_string(it->second) + "])");
+    }
+  }
+  for (int e = 0; e < g.edge_count(); ++e) {
+    const Edge& edge = g.edges[e];
+    const std::string path = path_of_edge(e);
+    if (edge.from < 0 || edge.from >= g.op_count()) {
+      return Status::InvalidInput(path + ".from: no such op");
+    }
+    if (edge.to < 0 || edge.to >= g.op_count()) {
+      return Status::InvalidInput(path + ".to: no such op");
+    }
+    if (edge.latency < 0 || edge.latency > limits::kMaxLatency) {
+      return range_error(path + ".latency", "latency", edge.latency, 0, limits::kMaxLatency);
+    }
+    if (edge.distance < 0 || edge.distance > limits::kMaxDistance) {
+      return range_error(path + ".distance", "distance", edge.distance, 0,
+                         limits::kMaxDistance);
+    }
+  }
+  const Adjacency adj = Adjacency::build(g);
+  if (std::optional<int> e = find_zero_distance_positive_cycle(g, adj)) {
+    const Edge& edge = g.edges[*e];
+    return Status::InvalidInput(path_of_edge(*e) + ": zero-distance cycle with positive "
+                                "latency through " + g.ops[edge.from].name + " -> " +
+                                g.ops[edge.to].name + " (no II can satisfy it)");
+  }
+  return Status::Ok();
+}
+
+void apply_kind_defaults(const Target& target, Op& op) {
+  const OpKind* kind = target.find_kind(op.kind);
+  assert(kind != nullptr);
+  op.latency = kind->latency;
+  op.resources = kind->resources;
+  op.pools = kind->pools;
+}
+
+GraphBuilder::GraphBuilder(Target target, std::string name) {
+  graph_.target = std::move(target);
+  graph_.name = std::move(name);
+}
+
+OpId GraphBuilder::op(std::string name, std::string kind) {
+  Op o;
+  o.name = std::move(name);
+  o.kind = std::move(kind);
+  if (graph_.target.find_kind(o.kind) != nullptr) apply_kind_defaults(graph_.target, o);
+  graph_.ops.push_back(std::move(o));
+  return graph_.op_count() - 1;
+}
+
+OpId GraphBuilder::generic(std::string name, int64_t latency, std::vector<Triple> resources) {
+  const OpId id = op(std::move(name), "generic");
+  graph_.ops[id].latency = latency;
+  graph_.ops[id].resources = std::move(resources);
+  return id;
+}
+
+int GraphBuilder::edge(OpId from, OpId to, std::optional<int64_t> latency, int64_t distance,
+                       EdgeKind kind) {
+  graph_.edges.push_back({from, to, 0, distance, kind});
+  pending_latency_.push_back(latency);
+  return graph_.edge_count() - 1;
+}
+
+GraphBuilder& GraphBuilder::force_serial(bool on) {
+  graph_.attrs.force_serial_execution = on;
+  return *this;
+}
+
+StatusOr<Graph> GraphBuilder::build() const {
+  Graph g = graph_;
+  for (int e = 0; e < g.edge_count(); ++e) {
+    Edge& edge = g.edges[e];
+    if (pending_latency_[e]) {
+      edge.latency = *pending_latency_[e];
+    } else if (edge.from >= 0 && edge.from < g.op_count()) {
+      edge.latency = g.ops[edge.from].latency;  // SPEC.md: source op's latency
+    }
+  }
+  if (Status s = validate_graph(g); !s.ok()) return s;
+  return g;
+}
+
+}  // namespace tilesched

@@ -1,0 +1,114 @@
+// Strongly connected components (Tarjan, iterative) and longest
+// in-iteration paths over the condensation.
+#include "tilesched/graph_algo.h"
+
+#include <algorithm>
+
+namespace tilesched {
+
+namespace {
+
+bool keeps(EdgeFilter filter, const Edge& e) {
+  return filter == EdgeFilter::kAll || e.distance == 0;
+}
+
+}  // namespace
+
+Components strongly_connected(const Graph& g, const Adjacency& adj, EdgeFilter filter) {
+  const int n = g.op_count();
+  constexpr int kUnvisited = -1;
+  Components out;
+  out.component.assign(n, 0);
+  std::vector<int> index(n, kUnvisited), low(n, 0);
+  std::vector<char> on_stack(n, 0);
+  std::vector<int> stack;
+  // Explicit DFS frames: (op, next position in its out-edge list).
+  std::vector<std::pair<int, int>> frames;
+  int next_index = 0;
+  for (int root = 0; root < n; ++root) {
+    if (index[root] != kUnvisited) continue;
+    frames.push_back({root, adj.out_begin[root]});
+    index[root] = low[root] = next_index++;
+    stack.push_back(root);
+    on_stack[root] = 1;
+    while (!frames.empty()) {
+      auto& [v, pos] = frames.back();
+      if (pos < adj.out_begin[v + 1]) {
+        const Edge& e = g.edges[adj.out_edges[pos++]];
+        if (!keeps(filter, e)) continue;
+        const int w = e.to;
+        if (index[w] == kUnvisited) {
+          index[w] = low[w] = next_index++;
+          stack.push_back(w);
+          on_stack[w] = 1;
+          frames.push_back({w, adj.out_begin[w]});
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      const int done = v;
+      frames.pop_back();
+      if (!frames.empty()) {
+        const int parent = frames.back().first;
+        low[parent] = std::min(low[parent], low[done]);
+      }
+      if (low[done] == index[done]) {
+        int w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = 0;
+          out.component[w] = out.count;
+        } while (w != done);
+        ++out.count;
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<int> find_zero_distance_positive_cycle(const Graph& g, const Adjacency& adj) {
+  const Components c = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
+  // Latencies are >= 0, so a zero-distance cycle is positive exactly when
+  // one of its edges is; every edge inside a component lies on a cycle.
+  for (int e = 0; e < g.edge_count(); ++e) {
+    const Edge& edge = g.edges[e];
+    if (edge.distance == 0 && edge.latency > 0 &&
+        c.component[edge.from] == c.component[edge.to]) {
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<int64_t> longest_zero_distance_paths(const Graph& g, const Adjacency& adj) {
+  const int n = g.op_count();
+  const Components c = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
+  // Bucket ops by component; Tarjan numbers sinks first, so descending
+  // component ids visit the condensation in topological order.
+  std::vector<int> begin(c.count + 1, 0), members(n);
+  for (int v = 0; v < n; ++v) ++begin[c.component[v] + 1];
+  for (int k = 0; k < c.count; ++k) begin[k + 1] += begin[k];
+  std::vector<int> fill(begin.begin(), begin.end() - 1);
+  for (int v = 0; v < n; ++v) members[fill[c.component[v]]++] = v;
+
+  std::vector<int64_t> comp_lp(c.count, 0);
+  for (int k = c.count - 1; k >= 0; --k) {
+    int64_t best = 0;
+    for (int i = begin[k]; i < begin[k + 1]; ++i) {
+      const int v = members[i];
+      for (int p = adj.in_begin[v]; p < adj.in_begin[v + 1]; ++p) {
+        const Edge& e = g.edges[adj.in_edges[p]];
+        if (e.distance != 0 || c.component[e.from] == k) continue;  // internal: latency 0
+        best = std::max(best, comp_lp[c.component[e.from]] + e.latency);
+      }
+    }
+    comp_lp[k] = best;
+  }
+  std::vector<int64_t> lp(n);
+  for (int v = 0; v < n; ++v) lp[v] = comp_lp[c.component[v]];
+  return lp;
+}
+
+}  // namespace tilesched

@@ -1,0 +1,67 @@
+#include "tilesched/graph_algo.h"
+
+#include <gtest/gtest.h>
+
+namespace tilesched {
+namespace {
+
+Target two_slots() { return make_generic_target("t", {{"a", 1, false}, {"b", 1, false}}, {}); }
+
+// Builds without validation so tests can hold cycles the validator refuses.
+Graph raw_graph(int n, std::vector<Edge> edges) {
+  Graph g;
+  g.target = two_slots();
+  for (int v = 0; v < n; ++v) g.ops.push_back(Op{"n" + std::to_string(v), "generic"});
+  g.edges = std::move(edges);
+  return g;
+}
+
+TEST(GraphAlgo, ComponentsAreReverseTopological) {
+  // 0 -> 1 <-> 2 -> 3
+  Graph g = raw_graph(4, {{0, 1, 1, 0}, {1, 2, 1, 0}, {2, 1, 1, 1}, {2, 3, 1, 0}});
+  const Adjacency adj = Adjacency::build(g);
+  const Components all = strongly_connected(g, adj, EdgeFilter::kAll);
+  EXPECT_EQ(all.count, 3);
+  EXPECT_EQ(all.component[1], all.component[2]);
+  EXPECT_GT(all.component[0], all.component[1]);  // edges go high -> low
+  EXPECT_GT(all.component[1], all.component[3]);
+  // Without the loop-carried edge 2 -> 1 every op is alone.
+  EXPECT_EQ(strongly_connected(g, adj, EdgeFilter::kZeroDistance).count, 4);
+}
+
+TEST(GraphAlgo, DeepChainDoesNotRecurse) {
+  const int n = 8000;
+  std::vector<Edge> edges;
+  for (int v = 0; v + 1 < n; ++v) edges.push_back({v, v + 1, 1, 0});
+  edges.push_back({n - 1, 0, 1, 1});
+  Graph g = raw_graph(n, edges);
+  const Adjacency adj = Adjacency::build(g);
+  EXPECT_EQ(strongly_connected(g, adj, EdgeFilter::kAll).count, 1);
+  const std::vector<int64_t> lp = longest_zero_distance_paths(g, adj);
+  EXPECT_EQ(lp[n - 1], n - 1);
+}
+
+TEST(GraphAlgo, ZeroDistancePositiveCycleIsFound) {
+  Graph g = raw_graph(3, {{0, 1, 0, 0}, {1, 2, 2, 0}, {2, 1, 0, 0}});
+  const Adjacency adj = Adjacency::build(g);
+  EXPECT_EQ(find_zero_distance_positive_cycle(g, adj), 1);
+}
+
+TEST(GraphAlgo, ZeroLatencyOrLoopCarriedCyclesAreFine) {
+  Graph zero = raw_graph(2, {{0, 1, 0, 0}, {1, 0, 0, 0}});
+  EXPECT_EQ(find_zero_distance_positive_cycle(zero, Adjacency::build(zero)), std::nullopt);
+  Graph carried = raw_graph(2, {{0, 1, 5, 0}, {1, 0, 5, 1}});
+  EXPECT_EQ(find_zero_distance_positive_cycle(carried, Adjacency::build(carried)),
+            std::nullopt);
+}
+
+TEST(GraphAlgo, LongestPathsIgnoreLoopCarriedEdgesAndCollapseZeroCycles) {
+  // 0 -3-> 1 <-0-> 2 -4-> 3, plus 0 -10-> 3 and a carried 3 -> 0.
+  Graph g = raw_graph(4, {{0, 1, 3, 0}, {1, 2, 0, 0}, {2, 1, 0, 0}, {2, 3, 4, 0},
+                          {0, 3, 10, 0}, {3, 0, 100, 1}});
+  const std::vector<int64_t> lp = longest_zero_distance_paths(g, Adjacency::build(g));
+  EXPECT_EQ(lp, (std::vector<int64_t>{0, 3, 3, 10}));
+}
+
+}  // namespace
+}  // namespace tilesched

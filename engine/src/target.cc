@@ -126,23 +126,23 @@ std::vector<OpKind> blackwell_kinds() {
 
 }  // namespace
 
-std::optional<int> Target::find_slot(std::string_view name) const {
+std::optional<int> Target::find_slot(std::string_view wanted) const {
   for (int s = 0; s < slot_count(); ++s) {
-    if (slots[s].name == name) return s + 1;
+    if (slots[s].name == wanted) return s + 1;
   }
   return std::nullopt;
 }
 
-std::optional<int> Target::find_pool(std::string_view name) const {
+std::optional<int> Target::find_pool(std::string_view wanted) const {
   for (int p = 0; p < static_cast<int>(pools.size()); ++p) {
-    if (pools[p].name == name) return p;
+    if (pools[p].name == wanted) return p;
   }
   return std::nullopt;
 }
 
-const OpKind* Target::find_kind(std::string_view name) const {
+const OpKind* Target::find_kind(std::string_view wanted) const {
   for (const OpKind& k : kinds) {
-    if (k.name == name) return &k;
+    if (k.name == wanted) return &k;
   }
   return nullptr;
 }

@@ -93,6 +93,7 @@ class GraphBuilder {
 
  private:
   Graph graph_;
+  std::vector<std::optional<int64_t>> pending_latency_;  // per edge, resolved in build()
 };
 
 // Applies the kind's default latency, resources and pools to `op`.

@@ -1,0 +1,44 @@
+// Subcommands of the tilesched command line and the helpers they share.
+// Each subcommand parses its own options (Boost.Program_options) and
+// returns the process exit status of SPEC.md section 4: 0 done, 1 no legal
+// schedule (or an illegal one), 2 bad usage or bad input.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "tilesched/status.h"
+
+namespace tilesched::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitNoSchedule = 1;
+inline constexpr int kExitBadInput = 2;
+
+using Args = std::vector<std::string>;  // the arguments after the subcommand
+
+int run_schedule(const Args& args);
+int run_verify(const Args& args);
+
+// Parses `args` against `visible` plus positional `positional`. On a usage
+// error prints one line and returns kExitBadInput; on --help prints usage
+// and returns kExitOk; otherwise returns nullopt with `vm` filled.
+std::optional<int> parse_args(const Args& args, std::string_view command,
+                              std::string_view synopsis,
+                              const boost::program_options::options_description& visible,
+                              const boost::program_options::options_description& hidden,
+                              const boost::program_options::positional_options_description& positional,
+                              boost::program_options::variables_map& vm);
+
+// Prints "tilesched COMMAND: message" on one line to stderr and returns the
+// exit status for the status.
+int fail(std::string_view command, const Status& status);
+
+// Writes `text` to stdout, or atomically to `path` when given.
+Status emit(const std::optional<std::string>& path, std::string_view text);
+
+}  // namespace tilesched::cli
