@@ -1,0 +1,423 @@
+// Reading and writing loop graphs in tilesched.loop/1 (SPEC.md section 4;
+// docs/FORMATS.md is the field-by-field reference). The reader checks every
+// field where it stands, so each message names the JSON path of the
+// offending value, then hands the whole graph to validate_graph for the
+// checks that need all of it (zero-distance cycles, the storage budget).
+// The writer leaves out whatever equals its default, and parse(write(g))
+// gives g back.
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "json_reader.h"
+#include "tilesched/json_io.h"
+#include "tilesched/limits.h"
+
+namespace tilesched {
+
+namespace {
+
+using jsonio::Cursor;
+using jsonio::Fields;
+using jsonio::Json;
+using jsonio::quote;
+
+constexpr std::string_view kTopFields[] = {"format", "name", "target", "attrs", "ops", "edges"};
+constexpr std::string_view kTargetFields[] = {"name", "slots", "pools"};
+constexpr std::string_view kSlotFields[] = {"name", "capacity"};
+constexpr std::string_view kPoolFields[] = {"name", "kind", "capacity"};
+constexpr std::string_view kAttrFields[] = {"force_serial_execution"};
+constexpr std::string_view kOpFields[] = {"id",          "kind", "latency",    "resources", "pools",
+                                          "store_bytes", "gid",  "leader_gid", "max_depth"};
+constexpr std::string_view kTripleFields[] = {"slot", "duration", "occupancy"};
+constexpr std::string_view kEdgeFields[] = {"from", "to", "latency", "distance", "kind"};
+
+constexpr size_t kMaxName = static_cast<size_t>(limits::kMaxNameLength);
+
+std::string slot_label(const Target& t, int slot) {
+  return "slot " + std::to_string(slot) + " (" + t.slot(slot).name + ")";
+}
+
+// ---- target ---------------------------------------------------------------
+
+StatusOr<Slot> read_slot_decl(const Cursor& c) {
+  TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c, kSlotFields));
+  Slot s;
+  TS_ASSIGN_OR_RETURN(s.name, f.required_string("name", 1, kMaxName));
+  TS_ASSIGN_OR_RETURN(s.capacity, f.integer_or("capacity", 1, limits::kMaxSlotCapacity, 1));
+  return s;
+}
+
+StatusOr<Pool> read_pool_decl(const Cursor& c) {
+  TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c, kPoolFields));
+  Pool p;
+  TS_ASSIGN_OR_RETURN(p.name, f.required_string("name", 1, kMaxName));
+  TS_ASSIGN_OR_RETURN(Cursor kind, f.required("kind"));
+  TS_ASSIGN_OR_RETURN(std::string kind_name, kind.string(0, kMaxName));
+  if (kind_name == "rate") {
+    p.kind = PoolKind::kRate;
+  } else if (kind_name == "storage") {
+    p.kind = PoolKind::kStorage;
+  } else {
+    return kind.error("expected \"rate\" or \"storage\", got " + quote(kind_name));
+  }
+  TS_ASSIGN_OR_RETURN(p.capacity, f.required_integer("capacity", 1, limits::kMaxPoolCapacity));
+  return p;
+}
+
+// An inline generic target: {"name", "slots": [...], "pools": [...]}.
+StatusOr<Target> read_generic_target(const Cursor& c) {
+  TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c, kTargetFields));
+  TS_ASSIGN_OR_RETURN(std::string name, f.required_string("name", 1, kMaxName));
+
+  TS_ASSIGN_OR_RETURN(Cursor slots_c, f.required("slots"));
+  TS_ASSIGN_OR_RETURN(size_t n_slots, slots_c.array(limits::kMaxSlots, "slots"));
+  if (n_slots == 0) return slots_c.error("a target needs at least one slot");
+  std::vector<Slot> slots;
+  for (size_t i = 0; i < n_slots; ++i) {
+    const Cursor e = slots_c.element(i);
+    TS_ASSIGN_OR_RETURN(Slot s, read_slot_decl(e));
+    for (size_t j = 0; j < slots.size(); ++j) {
+      if (slots[j].name == s.name) {
+        return e.member("name").error("duplicate slot name " + quote(s.name) + " (first at " +
+                                      slots_c.element(j).path() + ")");
+      }
+    }
+    slots.push_back(std::move(s));
+  }
+
+  std::vector<Pool> pools;
+  if (std::optional<Cursor> pools_c = f.optional("pools")) {
+    TS_ASSIGN_OR_RETURN(size_t n_pools, pools_c->array(limits::kMaxPools, "pools"));
+    for (size_t i = 0; i < n_pools; ++i) {
+      const Cursor e = pools_c->element(i);
+      TS_ASSIGN_OR_RETURN(Pool p, read_pool_decl(e));
+      for (size_t j = 0; j < pools.size(); ++j) {
+        if (pools[j].name == p.name) {
+          return e.member("name").error("duplicate pool name " + quote(p.name) + " (first at " +
+                                        pools_c->element(j).path() + ")");
+        }
+        if (pools[j].kind == PoolKind::kStorage && p.kind == PoolKind::kStorage) {
+          return e.member("kind").error("a target has at most one storage pool (first at " +
+                                        pools_c->element(j).path() + ")");
+        }
+      }
+      pools.push_back(std::move(p));
+    }
+  }
+  return make_generic_target(std::move(name), std::move(slots), std::move(pools));
+}
+
+StatusOr<Target> read_target(const Cursor& c) {
+  if (c.value().is_string()) {
+    TS_ASSIGN_OR_RETURN(std::string name, c.string(0, SIZE_MAX));
+    if (name == blackwell_target().name) return blackwell_target();
+    return c.error("unknown target " + quote(name) +
+                   " (expected \"blackwell\" or an inline target object)");
+  }
+  if (!c.value().is_object()) {
+    return c.type_error("\"blackwell\" or an inline target object");
+  }
+  return read_generic_target(c);
+}
+
+// ---- ops and edges --------------------------------------------------------
+
+class GraphReader {
+ public:
+  StatusOr<Graph> read(const Cursor& root);
+
+ private:
+  Status read_op(const Cursor& c);
+  Status read_resources(const Cursor& c, Op& op) const;
+  StatusOr<int> read_slot_ref(const Cursor& c) const;
+  Status read_pools(const Cursor& c, Op& op) const;
+  Status read_edge(const Cursor& c);
+  StatusOr<OpId> read_endpoint(const Fields& f, std::string_view key) const;
+
+  Graph g_;
+  std::map<std::string, OpId, std::less<>> ids_;  // JSON op id -> OpId
+};
+
+StatusOr<Graph> GraphReader::read(const Cursor& root) {
+  TS_RETURN_IF_ERROR(jsonio::check_format(root, kLoopFormat));
+  TS_ASSIGN_OR_RETURN(Fields top, Fields::open(root, kTopFields));
+  TS_ASSIGN_OR_RETURN(g_.name, top.string_or("name", 0, kMaxName, "graph"));
+  TS_ASSIGN_OR_RETURN(Cursor target_c, top.required("target"));
+  TS_ASSIGN_OR_RETURN(g_.target, read_target(target_c));
+
+  if (std::optional<Cursor> attrs_c = top.optional("attrs")) {
+    TS_ASSIGN_OR_RETURN(Fields attrs, Fields::open(*attrs_c, kAttrFields));
+    TS_ASSIGN_OR_RETURN(g_.attrs.force_serial_execution,
+                        attrs.boolean_or("force_serial_execution", false));
+  }
+
+  TS_ASSIGN_OR_RETURN(Cursor ops_c, top.required("ops"));
+  TS_ASSIGN_OR_RETURN(size_t n_ops, ops_c.array(limits::kMaxOps, "ops"));
+  if (n_ops == 0) return ops_c.error("a graph needs at least one op");
+  g_.ops.reserve(n_ops);
+  for (size_t i = 0; i < n_ops; ++i) TS_RETURN_IF_ERROR(read_op(ops_c.element(i)));
+
+  if (std::optional<Cursor> edges_c = top.optional("edges")) {
+    TS_ASSIGN_OR_RETURN(size_t n_edges, edges_c->array(limits::kMaxEdges, "edges"));
+    g_.edges.reserve(n_edges);
+    for (size_t i = 0; i < n_edges; ++i) TS_RETURN_IF_ERROR(read_edge(edges_c->element(i)));
+  }
+
+  TS_RETURN_IF_ERROR(validate_graph(g_));
+  return std::move(g_);
+}
+
+Status GraphReader::read_op(const Cursor& c) {
+  TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c, kOpFields));
+  const Target& t = g_.target;
+  Op op;
+
+  TS_ASSIGN_OR_RETURN(Cursor id_c, f.required("id"));
+  TS_ASSIGN_OR_RETURN(op.name, id_c.string(1, kMaxName));
+  if (auto seen = ids_.find(op.name); seen != ids_.end()) {
+    return id_c.error("duplicate op id " + quote(op.name) + " (first at $.ops[" +
+                      std::to_string(seen->second) + "])");
+  }
+
+  TS_ASSIGN_OR_RETURN(Cursor kind_c, f.required("kind"));
+  TS_ASSIGN_OR_RETURN(op.kind, kind_c.string(1, kMaxName));
+  if (t.find_kind(op.kind) == nullptr) {
+    if (!t.builtin) {
+      return kind_c.error("unknown kind " + quote(op.kind) + ": an inline target " + quote(t.name) +
+                          " has only the kind \"generic\"");
+    }
+    std::string known;
+    for (const OpKind& k : t.kinds) known += (known.empty() ? "" : ", ") + k.name;
+    return kind_c.error("unknown kind " + quote(op.kind) + " for target " + t.name +
+                        " (kinds: " + known + ")");
+  }
+  apply_kind_defaults(t, op);
+
+  TS_ASSIGN_OR_RETURN(op.latency, f.integer_or("latency", 0, limits::kMaxLatency, op.latency));
+  if (std::optional<Cursor> r = f.optional("resources")) TS_RETURN_IF_ERROR(read_resources(*r, op));
+  if (std::optional<Cursor> p = f.optional("pools")) TS_RETURN_IF_ERROR(read_pools(*p, op));
+
+  TS_ASSIGN_OR_RETURN(op.store_bytes, f.integer_or("store_bytes", 0, limits::kMaxPoolCapacity, 0));
+  if (op.store_bytes > 0 && !t.storage_pool()) {
+    return c.member("store_bytes")
+        .error("target " + quote(t.name) + " has no storage pool for store_bytes to charge");
+  }
+  TS_ASSIGN_OR_RETURN(op.gid, f.optional_integer("gid", 0, limits::kMaxGroupId));
+  TS_ASSIGN_OR_RETURN(op.leader_gid, f.optional_integer("leader_gid", 0, limits::kMaxGroupId));
+  TS_ASSIGN_OR_RETURN(op.max_depth, f.optional_integer("max_depth", 0, limits::kMaxMaxDepth));
+
+  const OpId id = g_.op_count();
+  ids_.emplace(op.name, id);
+  g_.ops.push_back(std::move(op));
+  return Status::Ok();
+}
+
+StatusOr<int> GraphReader::read_slot_ref(const Cursor& c) const {
+  const Target& t = g_.target;
+  if (c.value().is_string()) {
+    TS_ASSIGN_OR_RETURN(std::string name, c.string(0, SIZE_MAX));
+    std::optional<int> slot = t.find_slot(name);
+    if (!slot) return c.error("unknown slot " + quote(name) + " on target " + quote(t.name));
+    return *slot;
+  }
+  if (!c.value().is_number()) return c.type_error("a slot number or slot name");
+  TS_ASSIGN_OR_RETURN(int64_t slot, c.integer(1, t.slot_count()));
+  return static_cast<int>(slot);
+}
+
+// "resources": [{"slot", "duration", "occupancy"}...] replaces the kind's.
+Status GraphReader::read_resources(const Cursor& c, Op& op) const {
+  const Target& t = g_.target;
+  TS_ASSIGN_OR_RETURN(size_t n, c.array(limits::kMaxTriplesPerOp, "resource triples"));
+  op.resources.clear();
+  for (size_t i = 0; i < n; ++i) {
+    const Cursor e = c.element(i);
+    TS_ASSIGN_OR_RETURN(Fields f, Fields::open(e, kTripleFields));
+    Triple tr;
+    TS_ASSIGN_OR_RETURN(Cursor slot_c, f.required("slot"));
+    TS_ASSIGN_OR_RETURN(tr.slot, read_slot_ref(slot_c));
+    for (size_t j = 0; j < op.resources.size(); ++j) {
+      if (op.resources[j].slot == tr.slot) {
+        return slot_c.error(slot_label(t, tr.slot) + " is already used by " + c.element(j).path() +
+                            " (one triple per slot)");
+      }
+    }
+    TS_ASSIGN_OR_RETURN(tr.duration, f.required_integer("duration", 1, limits::kMaxDuration));
+    TS_ASSIGN_OR_RETURN(tr.occupancy, f.integer_or("occupancy", 1, limits::kMaxSlotCapacity, 1));
+    const int64_t capacity = t.slot(tr.slot).capacity;
+    if (tr.occupancy > capacity) {
+      return e.member("occupancy")
+          .error("occupancy " + std::to_string(tr.occupancy) + " is more than the capacity " +
+                 std::to_string(capacity) + " of " + slot_label(t, tr.slot));
+    }
+    op.resources.push_back(tr);
+  }
+  return Status::Ok();
+}
+
+// "pools": {"name": count, ...} replaces the kind's; rate pools only.
+Status GraphReader::read_pools(const Cursor& c, Op& op) const {
+  const Target& t = g_.target;
+  TS_RETURN_IF_ERROR(c.expect_object());
+  op.pools.clear();
+  for (auto it = c.value().begin(); it != c.value().end(); ++it) {
+    const Cursor e(it.value(), jsonio::member_path(c.path(), it.key()));
+    std::optional<int> index = t.find_pool(it.key());
+    if (!index) return e.error("unknown pool " + quote(it.key()) + " on target " + quote(t.name));
+    const Pool& pool = t.pools[*index];
+    if (pool.kind == PoolKind::kStorage) {
+      return e.error("pool " + quote(pool.name) +
+                     " is a storage pool: give the op's bytes as \"store_bytes\" instead");
+    }
+    if (pool.kind == PoolKind::kSlot) {
+      return e.error("pool " + quote(pool.name) + " is the capacity of " +
+                     slot_label(t, pool.bound_slot) +
+                     ": give \"occupancy\" on that slot's resource triple instead");
+    }
+    TS_ASSIGN_OR_RETURN(int64_t count, e.integer(1, limits::kMaxPoolCapacity));
+    if (count > pool.capacity) {
+      return e.error("count " + std::to_string(count) + " is more than the capacity " +
+                     std::to_string(pool.capacity) + " of pool " + quote(pool.name));
+    }
+    op.pools.push_back(PoolUse{*index, count});
+  }
+  std::sort(op.pools.begin(), op.pools.end(),
+            [](const PoolUse& a, const PoolUse& b) { return a.pool < b.pool; });
+  return Status::Ok();
+}
+
+StatusOr<OpId> GraphReader::read_endpoint(const Fields& f, std::string_view key) const {
+  TS_ASSIGN_OR_RETURN(Cursor c, f.required(key));
+  TS_ASSIGN_OR_RETURN(std::string name, c.string(1, kMaxName));
+  auto it = ids_.find(name);
+  if (it == ids_.end()) return c.error("unknown op id " + quote(name));
+  return it->second;
+}
+
+Status GraphReader::read_edge(const Cursor& c) {
+  TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c, kEdgeFields));
+  Edge e;
+  TS_ASSIGN_OR_RETURN(e.from, read_endpoint(f, "from"));
+  TS_ASSIGN_OR_RETURN(e.to, read_endpoint(f, "to"));
+  TS_ASSIGN_OR_RETURN(e.latency,
+                      f.integer_or("latency", 0, limits::kMaxLatency, g_.ops[e.from].latency));
+  TS_ASSIGN_OR_RETURN(e.distance, f.integer_or("distance", 0, limits::kMaxDistance, 0));
+  if (std::optional<Cursor> kind_c = f.optional("kind")) {
+    TS_ASSIGN_OR_RETURN(std::string kind, kind_c->string(0, kMaxName));
+    if (kind == "data") {
+      e.kind = EdgeKind::kData;
+    } else if (kind == "order") {
+      e.kind = EdgeKind::kOrder;
+    } else {
+      return kind_c->error("expected \"data\" or \"order\", got " + quote(kind));
+    }
+  }
+  g_.edges.push_back(e);
+  return Status::Ok();
+}
+
+// ---- writer ---------------------------------------------------------------
+
+Json target_json(const Target& t) {
+  if (t.builtin) return t.name;
+  Json slots = Json::array();
+  for (const Slot& s : t.slots) slots.push_back(Json{{"name", s.name}, {"capacity", s.capacity}});
+  Json out = Json::object();
+  out["name"] = t.name;
+  out["slots"] = std::move(slots);
+  if (!t.pools.empty()) {
+    Json pools = Json::array();
+    for (const Pool& p : t.pools) {
+      pools.push_back(Json{{"name", p.name},
+                           {"kind", std::string(pool_kind_name(p.kind))},
+                           {"capacity", p.capacity}});
+    }
+    out["pools"] = std::move(pools);
+  }
+  return out;
+}
+
+std::string pool_name(const Target& t, int pool) {
+  if (pool >= 0 && pool < static_cast<int>(t.pools.size())) return t.pools[pool].name;
+  return std::to_string(pool);
+}
+
+Json op_json(const Target& t, const Op& op) {
+  const OpKind* kind = t.find_kind(op.kind);
+  Json o = Json::object();
+  o["id"] = op.name;
+  o["kind"] = op.kind;
+  if (kind == nullptr || op.latency != kind->latency) o["latency"] = op.latency;
+  if (kind == nullptr || op.resources != kind->resources) {
+    Json res = Json::array();
+    for (const Triple& tr : op.resources) {
+      res.push_back(
+          Json{{"slot", tr.slot}, {"duration", tr.duration}, {"occupancy", tr.occupancy}});
+    }
+    o["resources"] = std::move(res);
+  }
+  if (kind == nullptr || op.pools != kind->pools) {
+    Json pools = Json::object();
+    for (const PoolUse& p : op.pools) pools[pool_name(t, p.pool)] = p.count;
+    o["pools"] = std::move(pools);
+  }
+  if (op.store_bytes != 0) o["store_bytes"] = op.store_bytes;
+  if (op.gid) o["gid"] = *op.gid;
+  if (op.leader_gid) o["leader_gid"] = *op.leader_gid;
+  if (op.max_depth) o["max_depth"] = *op.max_depth;
+  return o;
+}
+
+Json edge_json(const Graph& g, const Edge& e) {
+  auto valid = [&](OpId v) { return v >= 0 && v < g.op_count(); };
+  Json o = Json::object();
+  o["from"] = valid(e.from) ? Json(g.ops[e.from].name) : Json(e.from);
+  o["to"] = valid(e.to) ? Json(g.ops[e.to].name) : Json(e.to);
+  if (!valid(e.from) || e.latency != g.ops[e.from].latency) o["latency"] = e.latency;
+  if (e.distance != 0) o["distance"] = e.distance;
+  if (e.kind == EdgeKind::kOrder) o["kind"] = "order";
+  return o;
+}
+
+}  // namespace
+
+StatusOr<Graph> parse_graph_json(std::string_view text, std::string_view source) {
+  try {
+    StatusOr<Json> doc = jsonio::parse_json_text(text);
+    if (!doc.ok()) return jsonio::with_source(doc.status(), source);
+    GraphReader reader;
+    StatusOr<Graph> g = reader.read(Cursor(*doc, "$"));
+    if (!g.ok()) return jsonio::with_source(g.status(), source);
+    return g;
+  } catch (const std::exception& e) {
+    // Typed access is checked before use; this is a last line of defence.
+    return Status::InvalidInput(jsonio::one_line(source) +
+                                ": $: cannot read: " + jsonio::one_line(e.what()));
+  }
+}
+
+StatusOr<Graph> read_graph_file(const std::string& path) {
+  StatusOr<std::string> text = read_file(path);
+  if (!text.ok()) return text.status();
+  return parse_graph_json(*text, path);
+}
+
+std::string write_graph_json(const Graph& g) {
+  Json doc = Json::object();
+  doc["format"] = std::string(kLoopFormat);
+  doc["name"] = g.name;
+  doc["target"] = target_json(g.target);
+  if (g.attrs != GraphAttrs{}) {
+    doc["attrs"] = Json{{"force_serial_execution", g.attrs.force_serial_execution}};
+  }
+  Json ops = Json::array();
+  for (const Op& op : g.ops) ops.push_back(op_json(g.target, op));
+  doc["ops"] = std::move(ops);
+  Json edges = Json::array();
+  for (const Edge& e : g.edges) edges.push_back(edge_json(g, e));
+  doc["edges"] = std::move(edges);
+  return jsonio::format_document(doc);
+}
+
+}  // namespace tilesched

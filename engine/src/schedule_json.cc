@@ -1,0 +1,257 @@
+// Reading and writing schedules in tilesched.schedule/1 (SPEC.md section 4;
+// docs/FORMATS.md). A schedule is read against its graph: every op of the
+// graph appears exactly once, by its JSON id, with a start cycle; stage and
+// order fall back to their derived values (derive_stage_order). Everything
+// the writer emits is read back, so parse(write(s)) == s for any schedule a
+// generator produces, feasible or not.
+#include <map>
+#include <utility>
+
+#include "json_reader.h"
+#include "tilesched/json_io.h"
+#include "tilesched/limits.h"
+
+namespace tilesched {
+
+namespace {
+
+using jsonio::Cursor;
+using jsonio::Fields;
+using jsonio::Json;
+using jsonio::quote;
+
+constexpr std::string_view kTopFields[] = {"format",    "graph",       "generator",   "options",
+                                           "selection", "feasible",    "failure",     "ii",
+                                           "mii",       "stage_count", "ops",         "pipes",
+                                           "mutexes",   "flags",       "diagnostics", "time_ns"};
+constexpr std::string_view kMiiFields[] = {"resource", "recurrence", "fine_density", "dependency",
+                                           "max"};
+constexpr std::string_view kOpFields[] = {"id", "start", "stage", "order"};
+
+constexpr FailureReason kFailureReasons[] = {
+    FailureReason::kNone, FailureReason::kDependenceCycle, FailureReason::kStorageBudget,
+    FailureReason::kIiCapReached, FailureReason::kBudgetExhausted};
+
+// Generous bound on MII figures: far above anything kMaxOps x kMaxEdges
+// x kMaxLatency can produce, far below overflow.
+constexpr int64_t kMaxBound = limits::kMaxStart;
+
+class ScheduleReader {
+ public:
+  explicit ScheduleReader(const Graph& g) : g_(g) {}
+  StatusOr<Schedule> read(const Cursor& root);
+
+ private:
+  Status read_options(const Cursor& c);
+  Status read_failure(const Cursor& c);
+  Status read_mii(const Cursor& c);
+  Status read_ops(const Cursor& c, const Fields& top);
+  StatusOr<std::vector<std::string>> read_strings(const Cursor& c) const;
+
+  const Graph& g_;
+  Schedule s_;
+};
+
+StatusOr<Schedule> ScheduleReader::read(const Cursor& root) {
+  TS_RETURN_IF_ERROR(jsonio::check_format(root, kScheduleFormat));
+  TS_ASSIGN_OR_RETURN(Fields top, Fields::open(root, kTopFields));
+  TS_ASSIGN_OR_RETURN(s_.graph, top.string_or("graph", 0, SIZE_MAX, g_.name));
+  TS_ASSIGN_OR_RETURN(s_.generator, top.string_or("generator", 0, SIZE_MAX, ""));
+  if (std::optional<Cursor> c = top.optional("options")) TS_RETURN_IF_ERROR(read_options(*c));
+  TS_ASSIGN_OR_RETURN(s_.selection, top.string_or("selection", 0, SIZE_MAX, ""));
+  // A schedule without "feasible" (hand-written, for `verify`) claims to be one.
+  TS_ASSIGN_OR_RETURN(s_.feasible, top.boolean_or("feasible", true));
+  if (std::optional<Cursor> c = top.optional("failure")) TS_RETURN_IF_ERROR(read_failure(*c));
+  // An infeasible schedule may carry no schedule at all: II 0, no ops.
+  TS_ASSIGN_OR_RETURN(s_.ii, top.required_integer("ii", s_.feasible ? 1 : 0, limits::kMaxII));
+  if (std::optional<Cursor> c = top.optional("mii")) TS_RETURN_IF_ERROR(read_mii(*c));
+  TS_ASSIGN_OR_RETURN(Cursor ops_c, top.required("ops"));
+  TS_RETURN_IF_ERROR(read_ops(ops_c, top));
+  for (std::string_view key : {"pipes", "mutexes"}) {
+    // Materialized values are recomputed from the schedule, not read back.
+    if (std::optional<Cursor> c = top.optional(key))
+      TS_RETURN_IF_ERROR(c->array(SIZE_MAX, key).status());
+  }
+  if (std::optional<Cursor> c = top.optional("flags")) {
+    TS_ASSIGN_OR_RETURN(s_.flags, read_strings(*c));
+  }
+  if (std::optional<Cursor> c = top.optional("diagnostics")) {
+    TS_ASSIGN_OR_RETURN(s_.diagnostics, read_strings(*c));
+  }
+  TS_ASSIGN_OR_RETURN(s_.time_ns, top.integer_or("time_ns", 0, INT64_MAX, 0));
+  return std::move(s_);
+}
+
+Status ScheduleReader::read_options(const Cursor& c) {
+  TS_RETURN_IF_ERROR(c.expect_object());
+  for (auto it = c.value().begin(); it != c.value().end(); ++it) {
+    const Cursor member(it.value(), jsonio::member_path(c.path(), it.key()));
+    TS_ASSIGN_OR_RETURN(std::string value, member.string(0, SIZE_MAX));
+    s_.options.emplace_back(it.key(), std::move(value));
+  }
+  return Status::Ok();
+}
+
+Status ScheduleReader::read_failure(const Cursor& c) {
+  TS_ASSIGN_OR_RETURN(std::string name, c.string(0, SIZE_MAX));
+  std::string known;
+  for (FailureReason r : kFailureReasons) {
+    if (failure_reason_name(r) == name) {
+      s_.failure = r;
+      return Status::Ok();
+    }
+    known += (known.empty() ? "" : ", ") + std::string(failure_reason_name(r));
+  }
+  return c.error("unknown failure reason " + quote(name) + " (expected one of: " + known + ")");
+}
+
+Status ScheduleReader::read_mii(const Cursor& c) {
+  TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c, kMiiFields));
+  MiiBounds& m = s_.mii;
+  TS_ASSIGN_OR_RETURN(m.resource, f.integer_or("resource", 0, kMaxBound, 1));
+  TS_ASSIGN_OR_RETURN(m.recurrence, f.integer_or("recurrence", 0, kMaxBound, 1));
+  TS_ASSIGN_OR_RETURN(m.fine_density, f.integer_or("fine_density", 0, kMaxBound, 1));
+  TS_ASSIGN_OR_RETURN(m.dependency, f.integer_or("dependency", 0, kMaxBound, 1));
+  TS_ASSIGN_OR_RETURN(std::optional<int64_t> max, f.optional_integer("max", 0, kMaxBound));
+  if (max && *max != m.max()) {
+    return c.member("max").error(std::to_string(*max) + " is not the largest of the four bounds (" +
+                                 std::to_string(m.max()) + ")");
+  }
+  return Status::Ok();
+}
+
+// "ops": every graph op once, in any order; fills start, stage, order and
+// stage_count (recorded values win, absent ones are derived).
+Status ScheduleReader::read_ops(const Cursor& c, const Fields& top) {
+  TS_ASSIGN_OR_RETURN(size_t n, c.array(limits::kMaxOps, "ops"));
+  if (n == 0 && !s_.feasible) {
+    TS_ASSIGN_OR_RETURN(s_.stage_count, top.integer_or("stage_count", 0, kMaxBound, 0));
+    return Status::Ok();
+  }
+  if (s_.ii < 1) return top.object().member("ii").error("a schedule with ops needs ii >= 1");
+
+  std::map<std::string, OpId, std::less<>> ids;
+  for (OpId v = 0; v < g_.op_count(); ++v) ids.emplace(g_.ops[v].name, v);
+  const size_t n_ops = static_cast<size_t>(g_.op_count());
+  std::vector<std::optional<size_t>> listed_at(n_ops);  // element index per op
+  std::vector<std::optional<int64_t>> stage(n_ops), order(n_ops);
+  s_.start.assign(n_ops, 0);
+
+  for (size_t i = 0; i < n; ++i) {
+    const Cursor e = c.element(i);
+    TS_ASSIGN_OR_RETURN(Fields f, Fields::open(e, kOpFields));
+    TS_ASSIGN_OR_RETURN(Cursor id_c, f.required("id"));
+    TS_ASSIGN_OR_RETURN(std::string name, id_c.string(0, SIZE_MAX));
+    auto it = ids.find(name);
+    if (it == ids.end()) {
+      return id_c.error("unknown op id " + quote(name) + " (not in graph " + quote(g_.name) + ")");
+    }
+    const OpId v = it->second;
+    if (listed_at[v]) {
+      return id_c.error("op " + quote(name) + " is listed twice (first at " +
+                        c.element(*listed_at[v]).path() + ")");
+    }
+    listed_at[v] = i;
+    TS_ASSIGN_OR_RETURN(s_.start[v], f.required_integer("start", 0, limits::kMaxStart));
+    TS_ASSIGN_OR_RETURN(stage[v], f.optional_integer("stage", 0, limits::kMaxStart));
+    TS_ASSIGN_OR_RETURN(order[v], f.optional_integer("order", 0, limits::kMaxOps));
+  }
+  for (size_t v = 0; v < n_ops; ++v) {
+    if (!listed_at[v]) {
+      return c.error("op " + quote(g_.ops[v].name) + " is missing (every op of graph " +
+                     quote(g_.name) + " needs a start)");
+    }
+  }
+
+  Schedule derived;
+  derived.ii = s_.ii;
+  derived.start = s_.start;
+  derive_stage_order(derived);
+  s_.stage = derived.stage;
+  s_.order = derived.order;
+  for (size_t v = 0; v < n_ops; ++v) {
+    if (stage[v]) s_.stage[v] = *stage[v];
+    if (order[v]) s_.order[v] = *order[v];
+  }
+  TS_ASSIGN_OR_RETURN(s_.stage_count,
+                      top.integer_or("stage_count", 0, kMaxBound, derived.stage_count));
+  return Status::Ok();
+}
+
+StatusOr<std::vector<std::string>> ScheduleReader::read_strings(const Cursor& c) const {
+  TS_ASSIGN_OR_RETURN(size_t n, c.array(SIZE_MAX, "strings"));
+  std::vector<std::string> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    TS_ASSIGN_OR_RETURN(std::string s, c.element(i).string(0, SIZE_MAX));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+template <typename T>
+int64_t at_or_zero(const std::vector<T>& v, size_t i) {
+  return i < v.size() ? static_cast<int64_t>(v[i]) : 0;
+}
+
+}  // namespace
+
+StatusOr<Schedule> parse_schedule_json(std::string_view text, std::string_view source,
+                                       const Graph& g) {
+  try {
+    StatusOr<Json> doc = jsonio::parse_json_text(text);
+    if (!doc.ok()) return jsonio::with_source(doc.status(), source);
+    ScheduleReader reader(g);
+    StatusOr<Schedule> s = reader.read(Cursor(*doc, "$"));
+    if (!s.ok()) return jsonio::with_source(s.status(), source);
+    return s;
+  } catch (const std::exception& e) {
+    // Typed access is checked before use; this is a last line of defence.
+    return Status::InvalidInput(jsonio::one_line(source) +
+                                ": $: cannot read: " + jsonio::one_line(e.what()));
+  }
+}
+
+StatusOr<Schedule> read_schedule_file(const std::string& path, const Graph& g) {
+  StatusOr<std::string> text = read_file(path);
+  if (!text.ok()) return text.status();
+  return parse_schedule_json(*text, path, g);
+}
+
+std::string write_schedule_json(const Graph& g, const Schedule& s) {
+  Json doc = Json::object();
+  doc["format"] = std::string(kScheduleFormat);
+  doc["graph"] = s.graph;
+  doc["generator"] = s.generator;
+  Json options = Json::object();
+  for (const auto& [key, value] : s.options) options[key] = value;
+  doc["options"] = std::move(options);
+  doc["selection"] = s.selection;
+  doc["feasible"] = s.feasible;
+  if (!s.feasible) doc["failure"] = std::string(failure_reason_name(s.failure));
+  doc["ii"] = s.ii;
+  doc["mii"] = Json{{"resource", s.mii.resource},
+                    {"recurrence", s.mii.recurrence},
+                    {"fine_density", s.mii.fine_density},
+                    {"dependency", s.mii.dependency},
+                    {"max", s.mii.max()}};
+  doc["stage_count"] = s.stage_count;
+  Json ops = Json::array();
+  for (size_t v = 0; v < s.start.size(); ++v) {
+    // REQUIRES: one start per graph op; a stray index is written as a number.
+    const Json id = v < g.ops.size() ? Json(g.ops[v].name) : Json(v);
+    ops.push_back(Json{{"id", id},
+                       {"start", s.start[v]},
+                       {"stage", at_or_zero(s.stage, v)},
+                       {"order", at_or_zero(s.order, v)}});
+  }
+  doc["ops"] = std::move(ops);
+  doc["pipes"] = Json::array();
+  doc["mutexes"] = Json::array();
+  doc["flags"] = s.flags;
+  doc["diagnostics"] = s.diagnostics;
+  doc["time_ns"] = s.time_ns;
+  return jsonio::format_document(doc);
+}
+
+}  // namespace tilesched

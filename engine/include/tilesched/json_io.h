@@ -23,7 +23,8 @@ StatusOr<Graph> read_graph_file(const std::string& path);
 std::string write_graph_json(const Graph& g);
 
 // Reads a schedule of graph `g`: needs format, ii and every op's start;
-// stage and order default to their derived values when absent.
+// stage and order default to their derived values when absent. A schedule
+// marked "feasible": false may instead carry ii 0 and no ops.
 StatusOr<Schedule> parse_schedule_json(std::string_view text, std::string_view source,
                                        const Graph& g);
 StatusOr<Schedule> read_schedule_file(const std::string& path, const Graph& g);
