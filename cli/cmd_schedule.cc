@@ -11,13 +11,27 @@ namespace po = boost::program_options;
 namespace tilesched::cli {
 
 int run_schedule(const Args& args) {
-  std::string graph_path, generator = "auto";
+  std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear";
+  GenerateOptions opts;
   po::options_description visible("options");
   visible.add_options()
       ("help,h", "show this help")
       ("generator,g", po::value(&generator)->default_value("auto"),
-       "auto | serial (cost-based and exact arrive with later issues); auto applies "
+       "auto | serial | cost-based (exact arrives with a later issue); auto applies "
        "seed 001's selector")
+      ("arm-policy", po::value(&arm_policy)->default_value("first-success"),
+       "cost-based: first-success (seed 004: the first arm that seats wins) or best-cost "
+       "(seed 001: every arm proposes, the cheapest wins)")
+      ("ii-search", po::value(&ii_search)->default_value("linear"),
+       "cost-based: linear (MII, MII+1, ...) or galloping (seed 000's exponential-then-binary "
+       "driver)")
+      ("ii-cap", po::value(&opts.cost_based.ii_cap)->default_value(0),
+       "cost-based: largest II tried; 0 = the serial schedule's II")
+      ("seed", po::value(&opts.cost_based.seed)->default_value(1),
+       "cost-based: seed of the permute arm's sampling")
+      ("max-constraint-iterations",
+       po::value(&opts.cost_based.max_constraint_iterations)->default_value(16),
+       "cost-based: bound of the constraint refinement loop (seed 003)")
       ("output,o", po::value<std::string>(), "write the schedule JSON here (atomically) "
        "instead of standard output");
   po::options_description hidden;
@@ -30,12 +44,27 @@ int run_schedule(const Args& args) {
     return *done;
   }
 
-  GenerateOptions opts;
   if (std::optional<GeneratorKind> k = parse_generator(generator)) {
     opts.generator = *k;
   } else {
     return fail("schedule", Status::InvalidInput("--generator: unknown generator '" + generator +
                                                  "' (auto, serial, cost-based, exact)"));
+  }
+  if (std::optional<ArmPolicy> p = parse_arm_policy(arm_policy)) {
+    opts.cost_based.arm_policy = *p;
+  } else {
+    return fail("schedule", Status::InvalidInput("--arm-policy: unknown policy '" + arm_policy +
+                                                 "' (first-success, best-cost)"));
+  }
+  if (std::optional<IiSearch> s = parse_ii_search(ii_search)) {
+    opts.cost_based.ii_search = *s;
+  } else {
+    return fail("schedule", Status::InvalidInput("--ii-search: unknown search '" + ii_search +
+                                                 "' (linear, galloping)"));
+  }
+  if (opts.cost_based.ii_cap < 0 || opts.cost_based.max_constraint_iterations < 1) {
+    return fail("schedule", Status::InvalidInput(
+                                "--ii-cap must be >= 0 and --max-constraint-iterations >= 1"));
   }
   StatusOr<Graph> graph = read_graph_file(graph_path);
   if (!graph.ok()) return fail("schedule", graph.status());

@@ -48,12 +48,6 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
   if (opts.generator == GeneratorKind::kAuto) {
     sel = select_generator(g, opts);
     sel.reason = "auto: " + sel.reason;
-    if (sel.chosen == GeneratorKind::kCostBased) {
-      // The cost-based generator is the next piece of work (issue 3).
-      sel.chosen = GeneratorKind::kSerial;
-      sel.reason += "; the selector picks cost-based, which this build does not have yet, "
-                    "so serial ran";
-    }
   } else {
     sel = {opts.generator, "requested"};
   }
@@ -63,8 +57,12 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
       s.selection = std::move(sel.reason);
       return s;
     }
+    case GeneratorKind::kCostBased: {
+      Schedule s = generate_cost_based(g, opts.cost_based).schedule;
+      s.selection = std::move(sel.reason);
+      return s;
+    }
     case GeneratorKind::kAuto:
-    case GeneratorKind::kCostBased:
     case GeneratorKind::kExact:
       break;
   }

@@ -33,16 +33,20 @@ TEST(Generate, SelectorFollowsTheSeedsOrderOfRules) {
   EXPECT_EQ(select_generator(Loads(2), low).chosen, GeneratorKind::kCostBased);
 }
 
-TEST(Generate, AutoRunsSerialAndSaysWhyWhileCostBasedIsMissing) {
+TEST(Generate, AutoRunsTheSelectedGeneratorAndSaysWhy) {
   StatusOr<Schedule> s = generate_schedule(Loads(8), GenerateOptions{});
   ASSERT_TRUE(s.ok());
-  EXPECT_EQ(s->generator, "serial");
-  EXPECT_NE(s->selection.find("does not have yet"), std::string::npos) << s->selection;
+  EXPECT_EQ(s->generator, "cost-based");
+  EXPECT_EQ(s->selection.rfind("auto: async/TMA/WGMMA op 'l0' present", 0), 0u) << s->selection;
+  StatusOr<Schedule> small = generate_schedule(Loads(3), GenerateOptions{});
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->generator, "serial");
+  EXPECT_EQ(small->selection, "auto: op count 3 is below serial_threshold 8");
 }
 
 TEST(Generate, UnavailableGeneratorIsRefused) {
   GenerateOptions opts;
-  opts.generator = GeneratorKind::kCostBased;
+  opts.generator = GeneratorKind::kExact;
   StatusOr<Schedule> s = generate_schedule(Loads(8), opts);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidInput);

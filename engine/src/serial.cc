@@ -22,6 +22,7 @@
 #include <queue>
 #include <string>
 
+#include "storage.h"
 #include "tilesched/mii.h"
 
 namespace tilesched {
@@ -127,26 +128,6 @@ std::vector<OpId> kahn_walk(const Graph& g, const Adjacency& adj) {
   return walk;
 }
 
-// L4 at the serial II, with the lifetime of SPEC.md (plus the consumer's
-// iteration offset distance * II, docs/DECISIONS.md). Returns the bytes
-// needed, saturated just above the capacity.
-int64_t storage_needed(const Graph& g, const Adjacency& adj, const std::vector<int64_t>& start,
-                       int64_t ii, int64_t cap) {
-  int64_t total = 0;
-  for (OpId v = 0; v < g.op_count() && total <= cap; ++v) {
-    if (g.ops[v].store_bytes == 0) continue;
-    int64_t lifetime = 1;
-    for (int p = adj.out_begin[v]; p < adj.out_begin[v + 1]; ++p) {
-      const Edge& e = g.edges[adj.out_edges[p]];
-      if (e.kind != EdgeKind::kData) continue;
-      lifetime = std::max(lifetime, start[e.to] + e.distance * ii +
-                                        footprint_duration(g.ops[e.to]) - start[v]);
-    }
-    total += g.ops[v].store_bytes * ((lifetime + ii - 1) / ii);
-  }
-  return total;
-}
-
 std::string list_ops(const Graph& g, const std::vector<OpId>& ops, size_t limit) {
   std::string out;
   for (size_t i = 0; i < ops.size() && i < limit; ++i) {
@@ -223,7 +204,7 @@ Schedule generate_serial(const Graph& g) {
 
   if (std::optional<int> sp = g.target.storage_pool()) {
     const int64_t cap = g.target.pools[*sp].capacity;
-    const int64_t need = storage_needed(g, adj, start, ii, cap);
+    const int64_t need = storage_bytes_needed(g, adj, start, ii, cap);
     if (need > cap) {
       s.failure = FailureReason::kStorageBudget;
       s.diagnostics.push_back("the serial schedule needs more than " + std::to_string(cap) +

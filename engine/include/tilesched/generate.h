@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "tilesched/cost_based.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
 #include "tilesched/status.h"
@@ -18,6 +19,7 @@ std::optional<GeneratorKind> parse_generator(std::string_view name);
 struct GenerateOptions {
   GeneratorKind generator = GeneratorKind::kAuto;
   int serial_threshold = 8;  // seed 001: op count below it selects serial
+  CostBasedOptions cost_based;
 };
 
 struct Selection {
@@ -29,9 +31,9 @@ struct Selection {
 // threshold, or no async/TMA/WGMMA op selects serial; otherwise cost-based.
 Selection select_generator(const Graph& g, const GenerateOptions& opts);
 
-// Runs the requested (or selected) generator. A generator this build does
-// not have yet is an InvalidInput status; no legal schedule is a Schedule
-// with feasible = false.
+// Runs the requested (or selected) generator and records the selection in
+// the schedule. A generator this build does not have yet is an InvalidInput
+// status; no legal schedule is a Schedule with feasible = false.
 StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts);
 
 }  // namespace tilesched

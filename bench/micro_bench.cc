@@ -1,0 +1,195 @@
+// Microbenchmarks of the engine's building blocks: the modulo reservation
+// table (probe, commit + release) on Blackwell ops, each MII bound, the
+// longest zero-distance paths, the structural distance closure and the
+// serial generator, on random layered graphs (tilesched::generators).
+// bench/README.md has the numbers measured on the development machine.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilesched/distance.h"
+#include "tilesched/gen/random_layered.h"
+#include "tilesched/graph_algo.h"
+#include "tilesched/mii.h"
+#include "tilesched/rrt.h"
+#include "tilesched/serial.h"
+
+namespace tilesched {
+namespace {
+
+// The benchmark graphs: layered, default mix, `back` loop-carried edges per
+// 1000 forward ones. Built once per (ops, back).
+const Graph& layered(int ops, int back = 100) {
+  static std::map<std::pair<int, int>, Graph> cache;
+  auto it = cache.find({ops, back});
+  if (it == cache.end()) {
+    gen::LayeredParams p;
+    p.ops = ops;
+    p.back_edge_per_mille = back;
+    p.seed = 1;
+    StatusOr<Graph> g = gen::random_layered(p);
+    if (!g.ok()) std::abort();
+    it = cache.emplace(std::make_pair(ops, back), std::move(g).value()).first;
+  }
+  return it->second;
+}
+
+void set_graph_counters(benchmark::State& state, const Graph& g) {
+  state.counters["ops"] = g.op_count();
+  state.counters["edges"] = g.edge_count();
+}
+
+std::vector<NodeRrt> blackwell_nodes() {
+  const Target& t = blackwell_target();
+  std::vector<NodeRrt> nodes;
+  for (const char* kind : {"tiled_tma_load", "smem_write", "smem_read", "wgmma", "alu", "exp",
+                           "tmem_load", "mbarrier_wait", "named_barrier", "cp_async"}) {
+    Op op;
+    op.kind = kind;
+    apply_kind_defaults(t, op);
+    nodes.push_back(NodeRrt::lower(op, t));
+  }
+  return nodes;
+}
+
+// A table about half full: ops committed wherever they fit, in turn, until
+// half the rows of slot 16 (tp_smem_wr) are taken.
+void half_fill(ModuloRrt& rrt, const std::vector<NodeRrt>& nodes) {
+  const int64_t ii = rrt.ii();
+  int64_t placed_cycles = 0;
+  for (int64_t start = 0; start < 4 * ii && placed_cycles < 2 * ii; ++start) {
+    const NodeRrt& n = nodes[static_cast<size_t>(start) % nodes.size()];
+    if (rrt.probe(n, start)) {
+      rrt.commit(n, start);
+      placed_cycles += n.duration;
+    }
+  }
+}
+
+void BM_RrtProbe(benchmark::State& state) {
+  const int64_t ii = state.range(0);
+  const std::vector<NodeRrt> nodes = blackwell_nodes();
+  ModuloRrt rrt(blackwell_target());
+  rrt.reset(ii);
+  half_fill(rrt, nodes);
+  size_t i = 0;
+  int64_t start = 0, fits = 0;
+  for (auto _ : state) {
+    const bool ok = rrt.probe(nodes[i], start);
+    benchmark::DoNotOptimize(ok);
+    fits += ok ? 1 : 0;
+    if (++i == nodes.size()) i = 0;
+    start += 3;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["fit_share"] =
+      static_cast<double>(fits) / static_cast<double>(std::max<int64_t>(1, state.iterations()));
+}
+BENCHMARK(BM_RrtProbe)->Arg(8)->Arg(32)->Arg(256)->Arg(4096);
+
+void BM_RrtCommitRelease(benchmark::State& state) {
+  const int64_t ii = state.range(0);
+  const std::vector<NodeRrt> nodes = blackwell_nodes();
+  ModuloRrt rrt(blackwell_target());
+  rrt.reset(ii);
+  // Each node at a start where it fits in the empty table: its own cycle.
+  size_t i = 0;
+  for (auto _ : state) {
+    const NodeRrt& n = nodes[i];
+    rrt.commit(n, static_cast<int64_t>(i));
+    rrt.release(n, static_cast<int64_t>(i));
+    benchmark::ClobberMemory();
+    if (++i == nodes.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_RrtCommitRelease)->Arg(16)->Arg(256)->Arg(4096);
+
+void BM_RrtReset(benchmark::State& state) {
+  ModuloRrt rrt(blackwell_target());
+  for (auto _ : state) {
+    rrt.reset(state.range(0));
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_RrtReset)->Arg(16)->Arg(256)->Arg(4096);
+
+template <int64_t (*Bound)(const Graph&)>
+void BM_MiiPart(benchmark::State& state) {
+  Graph g = layered(static_cast<int>(state.range(0)));
+  for (OpId v = 0; v < g.op_count(); v += 8) g.ops[v].max_depth = 3;  // DepMII has work
+  int64_t value = 0;
+  for (auto _ : state) {
+    value = Bound(g);
+    benchmark::DoNotOptimize(value);
+  }
+  set_graph_counters(state, g);
+  state.counters["bound"] = static_cast<double>(value);
+}
+#define MII_SIZES ->Arg(16)->Arg(64)->Arg(256)->Arg(1024)
+BENCHMARK_TEMPLATE(BM_MiiPart, resource_mii) MII_SIZES;
+BENCHMARK_TEMPLATE(BM_MiiPart, recurrence_mii) MII_SIZES;
+BENCHMARK_TEMPLATE(BM_MiiPart, fine_density_mii) MII_SIZES;
+BENCHMARK_TEMPLATE(BM_MiiPart, dependency_mii) MII_SIZES;
+
+void BM_ComputeMii(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(compute_mii(g));
+  set_graph_counters(state, g);
+}
+BENCHMARK(BM_ComputeMii) MII_SIZES;
+
+void BM_LongestZeroDistancePaths(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)));
+  const Adjacency adj = Adjacency::build(g);
+  for (auto _ : state) benchmark::DoNotOptimize(longest_zero_distance_paths(g, adj));
+  set_graph_counters(state, g);
+}
+BENCHMARK(BM_LongestZeroDistancePaths) MII_SIZES->Arg(8192);
+
+// Args: ops, loop-carried edges per 1000 forward ones, SCC method (0 auto,
+// 1 Floyd-Warshall, 2 Dijkstra). One rebuild of the closure at II = RecMII
+// per iteration, the matrix object reused as a scheduler would.
+void BM_DistanceClosure(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const Adjacency adj = Adjacency::build(g);
+  const int64_t ii = recurrence_mii(g);
+  DistanceMatrix m;
+  m.set_scc_method(static_cast<DistanceMatrix::SccMethod>(state.range(2)));
+  if (!m.build(g, adj, ii)) {
+    state.SkipWithError("RecMII infeasible");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(m.build(g, adj, ii));
+  set_graph_counters(state, g);
+  state.counters["ii"] = static_cast<double>(ii);
+  state.counters["sccs"] = m.stats().components;
+  state.counters["largest_scc"] = m.stats().largest_component;
+  state.counters["cells/s"] = benchmark::Counter(
+      static_cast<double>(g.op_count()) * g.op_count(), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_DistanceClosure)
+    ->ArgNames({"ops", "back", "method"})
+    ->ArgsProduct({{16, 64, 256, 1024}, {0, 20, 100}, {0}})
+    ->ArgsProduct({{64, 256, 1024}, {100}, {1, 2}})
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_Serial(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)));
+  int64_t ii = 0;
+  for (auto _ : state) {
+    Schedule s = generate_serial(g);
+    ii = s.ii;
+    benchmark::DoNotOptimize(s);
+  }
+  set_graph_counters(state, g);
+  state.counters["ii"] = static_cast<double>(ii);
+}
+BENCHMARK(BM_Serial) MII_SIZES->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace tilesched

@@ -1,0 +1,96 @@
+// The cost-based generator (TileASGenerateSchedule's throughput path; seeds
+// 004, 001, 000, 002, 003): a Rau-style modulo scheduler that searches II
+// from MII, places ops through four arms (permute, fuse, retry, cost-based)
+// behind four admission gates (G1 pending set, G2 max depth, G3 RRT veto,
+// G4 leader group), ranks seats by a lexicographic cost vector, escalates
+// through a strategy ladder and refines its own constraints in a bounded
+// loop. docs/COST_BASED.md explains every mechanism and each choice made
+// where the seeds are vague or contradict each other.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilesched/graph.h"
+#include "tilesched/schedule.h"
+
+namespace tilesched {
+
+// 004: the first arm that succeeds wins; 001: every arm proposes and the
+// cheapest proposal wins.
+enum class ArmPolicy { kFirstSuccess, kBestCost };
+std::string_view arm_policy_name(ArmPolicy p);
+std::optional<ArmPolicy> parse_arm_policy(std::string_view name);
+
+enum class IiSearch { kLinear, kGalloping };
+std::string_view ii_search_name(IiSearch s);
+std::optional<IiSearch> parse_ii_search(std::string_view name);
+
+struct CostBasedOptions {
+  ArmPolicy arm_policy = ArmPolicy::kFirstSuccess;
+  IiSearch ii_search = IiSearch::kLinear;
+  // Largest II tried. 0: the serial II when the serial schedule is legal
+  // (so the result is never worse than serial), else a bound from the graph.
+  int64_t ii_cap = 0;
+  int permute_budget = 24;        // exhaustive permutations up to this count
+  int permute_samples = 8;        // seeded samples beyond it
+  int eviction_budget_ratio = 6;  // Rau: placements per op before giving up at an II
+  int max_constraint_iterations = 16;  // 003: bound of the refinement loop
+  uint64_t seed = 1;              // seeds permutation sampling
+};
+
+enum class Arm { kPermute, kFuse, kRetry, kCostBased };
+inline constexpr int kArmCount = 4;
+std::string_view arm_name(Arm a);
+
+enum class Gate { kG1Pending, kG2MaxDepth, kG3Rrt, kG4Group };
+inline constexpr int kGateCount = 4;
+std::string_view gate_name(Gate g);
+
+enum class Rung {
+  kRauRefinement, kDeepestRetry, kInitialPlacement, kCostBasedPlacement,
+  kInitialAfterClear, kCostBasedAfterClear, kSerialFallback,
+};
+inline constexpr int kRungCount = 7;
+std::string_view rung_name(Rung r);
+
+// Why an II attempt gave up. Counted per II tried.
+enum class GiveUp {
+  kPositiveCycle,    // II < RecMII for some cycle: the distance closure fails
+  kNoSeat,           // every arm rejected and the eviction budget ran out
+  kStorage,          // placement done, L4 (SMEM) violated, refinement exhausted
+  kGroupReorders,    // G4 recovery budget exhausted
+};
+inline constexpr int kGiveUpCount = 4;
+std::string_view give_up_name(GiveUp g);
+
+struct CostBasedStats {
+  int64_t ii_tried = 0;
+  std::array<int64_t, kArmCount> arm_proposals{};  // an arm offered a seat
+  std::array<int64_t, kArmCount> arm_wins{};       // its proposal was committed
+  std::array<int64_t, kGateCount> gate_rejects{};
+  std::array<int64_t, kRungCount> rung_attempts{};
+  std::array<int64_t, kRungCount> rung_successes{};
+  std::array<int64_t, kGiveUpCount> give_ups{};
+  int64_t evictions = 0;
+  int64_t group_reorders = 0;
+  int64_t refinement_iterations = 0;
+  int64_t constraints_added = 0;
+  int64_t constraints_lifted = 0;
+  int64_t spill_surcharges = 0;
+};
+
+struct CostBasedResult {
+  Schedule schedule;
+  CostBasedStats stats;
+  uint8_t refinement_status = 0;  // 003: bit 0 converged, bit 1 budget exceeded
+};
+
+// REQUIRES: g passed validate_graph.
+CostBasedResult generate_cost_based(const Graph& g, const CostBasedOptions& opts);
+
+}  // namespace tilesched

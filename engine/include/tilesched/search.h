@@ -1,0 +1,50 @@
+// The threshold searches the schedulers share (seed 000, "Search Driver" and
+// "Exponential-Then-Binary Search Driver sub_988080"): find the smallest
+// integer in a range at which a feasibility probe turns true. The outer
+// search picks an II; the inner ones pick a cost threshold or a cycle. A
+// probe is a whole placement attempt, so these are not hot loops: they take
+// a std::function and count what they call.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+namespace tilesched {
+
+// A feasibility question about one integer (an II, a threshold, a cycle).
+using SearchProbe = std::function<bool(int64_t)>;
+
+struct SearchStats {
+  int64_t probes = 0;  // calls of the probe, accumulated across searches
+};
+
+// Seed 000's sub_988080. Gallops hi = max(lower, 1), 2·hi, 4·hi, ... (each
+// step clamped to upper) until probe(hi) holds, then bisects between the
+// last value that failed (or `lower` when none did) and hi for the smallest
+// value that holds. nullopt when the range is empty (lower > upper) or
+// probe(upper) fails.
+//
+// With a monotone probe (false ... false true ... true over [lower, upper])
+// the result is the smallest true value, after O(log answer) probes. Any
+// other probe still yields a value at which the probe returned true — the
+// bisection only ever moves its upper end onto such a value — but not
+// necessarily the smallest one, and it may report nullopt although some
+// value in the range holds.
+//
+// Two departures from the seed's listing, neither of which changes the
+// answer on a monotone probe: the bisection starts above the last failed
+// gallop point rather than at `lower`, and the value that ended the gallop
+// is not probed twice.
+//
+// REQUIRES: lower >= 0. The probe is called with values in [lower, upper]
+// only, never twice with the same value in one search.
+std::optional<int64_t> gallop_then_bisect(const SearchProbe& probe, int64_t lower,
+                                          int64_t upper, SearchStats* stats = nullptr);
+
+// The first value in lower, lower + 1, ..., upper at which probe holds, or
+// nullopt. Exact for any probe; the reference the gallop is tested against.
+std::optional<int64_t> linear_search(const SearchProbe& probe, int64_t lower, int64_t upper,
+                                     SearchStats* stats = nullptr);
+
+}  // namespace tilesched

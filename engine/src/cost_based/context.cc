@@ -1,0 +1,125 @@
+// Per-graph facts of the cost-based generator (see context.h).
+#include "context.h"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+
+#include "tilesched/graph_algo.h"
+#include "tilesched/mii.h"
+
+namespace tilesched::cost_based {
+
+namespace {
+
+// Register footprints by kind (docs/COST_BASED.md, "Spill model"): values
+// a tile op leaves in registers, in units of 32-bit registers per thread.
+// Ours; the seeds give only the surcharge formula.
+int64_t default_registers(std::string_view kind) {
+  if (kind == "wgmma" || kind == "tmem_load") return 64;  // accumulator / TMEM tile
+  if (kind == "smem_read") return 32;
+  if (kind == "alu" || kind == "exp") return 16;
+  return 0;  // TMA, TMEM-resident MMA, barriers, SMEM writes, generic ops
+}
+constexpr int64_t kBlackwellRegisterBudget = 128;  // per thread, ours
+
+}  // namespace
+
+Context::Context(const Graph& graph, const CostBasedOptions& options)
+    : g(graph), opts(options), adj(Adjacency::build(graph)) {
+  const int n = g.op_count();
+  nodes.reserve(n);
+  for (const Op& op : g.ops) nodes.push_back(NodeRrt::lower(op, g.target));
+  mii = compute_mii(g);
+  depth = longest_zero_distance_paths(g, adj);
+
+  const Components zero = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
+  zero_scc = zero.component;
+  // Kahn over the distance-0 condensation, lowest program index first (the
+  // serial generator's tie-break); members of a component by id.
+  std::vector<int> comp_min(zero.count, n), indegree(zero.count, 0);
+  std::vector<std::vector<OpId>> comp_members(zero.count);
+  for (OpId v = 0; v < n; ++v) {
+    comp_min[zero_scc[v]] = std::min(comp_min[zero_scc[v]], v);
+    comp_members[zero_scc[v]].push_back(v);
+  }
+  for (const Edge& e : g.edges) {
+    if (e.distance == 0 && zero_scc[e.from] != zero_scc[e.to]) ++indegree[zero_scc[e.to]];
+  }
+  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready;
+  for (int c = 0; c < zero.count; ++c) {
+    if (indegree[c] == 0) ready.push({comp_min[c], c});
+  }
+  std::vector<OpId> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    const int c = ready.top().second;
+    ready.pop();
+    for (OpId v : comp_members[c]) {
+      order.push_back(v);
+      for (int p = adj.out_begin[v]; p < adj.out_begin[v + 1]; ++p) {
+        const Edge& e = g.edges[adj.out_edges[p]];
+        const int to = zero_scc[e.to];
+        if (e.distance == 0 && to != c && --indegree[to] == 0) ready.push({comp_min[to], to});
+      }
+    }
+  }
+  topo_rank.assign(n, 0);
+  for (int i = 0; i < n; ++i) topo_rank[order[i]] = i;
+
+  height.assign(n, 0);
+  for (int i = n - 1; i >= 0; --i) {  // sinks first
+    const OpId v = order[i];
+    int64_t h = g.ops[v].latency;
+    for (int p = adj.out_begin[v]; p < adj.out_begin[v + 1]; ++p) {
+      const Edge& e = g.edges[adj.out_edges[p]];
+      if (e.distance == 0 && zero_scc[e.to] != zero_scc[v]) h = std::max(h, e.latency + height[e.to]);
+    }
+    height[v] = h;
+  }
+
+  group_of.assign(n, kNoGroup);
+  std::vector<int64_t> leaders;
+  for (OpId v = 0; v < n; ++v) {
+    if (!g.ops[v].leader_gid) continue;
+    auto it = std::find(leaders.begin(), leaders.end(), *g.ops[v].leader_gid);
+    if (it == leaders.end()) {
+      leaders.push_back(*g.ops[v].leader_gid);
+      group_members.emplace_back();
+      it = leaders.end() - 1;
+    }
+    const int group = static_cast<int>(it - leaders.begin());
+    group_of[v] = group;
+    group_members[group].push_back(v);
+  }
+  for (const std::vector<OpId>& members : group_members) {
+    group_anchor.push_back(*std::min_element(
+        members.begin(), members.end(),
+        [&](OpId a, OpId b) { return topo_rank[a] < topo_rank[b]; }));
+  }
+
+  regs.assign(n, 0);
+  bank_pooled.assign(g.target.slot_count(), 0);
+  touches_bank.assign(n, 0);
+  if (g.target.builtin && g.target.name == "blackwell") {
+    for (OpId v = 0; v < n; ++v) regs[v] = default_registers(g.ops[v].kind);
+    reg_budget = kBlackwellRegisterBudget;
+    // TMEM/SMEM banks (1-8), the SMEM write and TMEM transports (16, 20) and
+    // the pooled SMEM read transport (15); caps from pools 1 and 6 (seed 000).
+    for (int s = 1; s <= 8; ++s) bank_slots |= slot_bit(s);
+    bank_slots |= slot_bit(16) | slot_bit(20);
+    bank_pooled[15 - 1] = 1;
+    bank_cap_in = g.target.pools[1].capacity;
+    bank_cap_cross = g.target.pools[6].capacity;
+  }
+  for (OpId v = 0; v < n; ++v) {
+    for (const Triple& t : g.ops[v].resources) {
+      const bool bank = g.target.slot(t.slot).capacity == 1 ? (bank_slots & slot_bit(t.slot)) != 0
+                                                             : bank_pooled[t.slot - 1] != 0;
+      if (bank) touches_bank[v] = 1;
+    }
+  }
+  if (std::optional<int> sp = g.target.storage_pool()) max_storage = g.target.pools[*sp].capacity;
+}
+
+}  // namespace tilesched::cost_based

@@ -1,0 +1,50 @@
+// Per-graph facts the cost-based generator computes once and every II
+// attempt reads: footprints, priorities, leader groups, register
+// footprints and the bank model of the cost evaluators (seed 000).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tilesched/cost_based.h"
+#include "tilesched/graph.h"
+#include "tilesched/rrt.h"
+#include "tilesched/schedule.h"
+
+namespace tilesched::cost_based {
+
+inline constexpr int kNoGroup = -1;
+inline constexpr int64_t kUnbounded = INT64_MAX / 4;
+
+struct Context {
+  Context(const Graph& graph, const CostBasedOptions& options);
+
+  const Graph& g;
+  const CostBasedOptions& opts;
+  Adjacency adj;
+  std::vector<NodeRrt> nodes;          // per op
+  MiiBounds mii;
+  std::vector<int64_t> height;         // longest latency path to a sink (distance-0 edges)
+  std::vector<int64_t> depth;          // longest latency path from a source
+  std::vector<int> topo_rank;          // position in a topological order of the
+                                       // distance-0 condensation, ties by id
+  std::vector<int> zero_scc;           // distance-0 strongly connected component
+  // Leader groups (SPEC.md L5): dense group ids; the anchor is the member
+  // first in topological order, so no other member precedes it (G1).
+  std::vector<int> group_of;           // per op, or kNoGroup
+  std::vector<std::vector<OpId>> group_members;
+  std::vector<OpId> group_anchor;
+  // Register footprint per op (seed 002 spill model, docs/COST_BASED.md).
+  std::vector<int64_t> regs;
+  int64_t reg_budget = 0;
+  // Bank model (seed 000 bank-pressure evaluator): ops touching these slots
+  // count as bank occupants; caps from the pool vector (TMEM 4, barriers 3).
+  uint64_t bank_slots = 0;             // singleton bits
+  std::vector<char> bank_pooled;       // by slot - 1: a pooled bank slot
+  std::vector<char> touches_bank;      // per op
+  int64_t bank_cap_in = kUnbounded;
+  int64_t bank_cap_cross = kUnbounded;
+  int64_t max_storage = 0;             // storage pool capacity, 0 when none
+};
+
+}  // namespace tilesched::cost_based

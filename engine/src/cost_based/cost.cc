@@ -1,0 +1,132 @@
+// Cost evaluators of the cost-based generator (see cost.h).
+#include "cost.h"
+
+#include <algorithm>
+
+#include "tilesched/search.h"
+
+namespace tilesched::cost_based {
+
+namespace {
+constexpr int64_t kSpillWeight = 17;   // seed 002: SPILL_SURCHARGE_WEIGHT
+constexpr int64_t kSpillCap = 4096;    // seed 002: SPILL_SURCHARGE_CAP
+
+int64_t saturating_add(int64_t a, int64_t b) { return std::min(kInfiniteCost, a + b); }
+}  // namespace
+
+CostVector& CostVector::operator+=(const CostVector& o) {
+  resource = saturating_add(resource, o.resource);
+  pipe_slot = saturating_add(pipe_slot, o.pipe_slot);
+  spill = saturating_add(spill, o.spill);
+  bank = saturating_add(bank, o.bank);
+  structural = saturating_add(structural, o.structural);
+  return *this;
+}
+
+int64_t pipe_slot_cost(const Placement& p, const Context& ctx, OpId v, int64_t t) {
+  (void)ctx;
+  if (!p.fits(v, t)) return kInfiniteCost;
+  const DistanceMatrix& d = p.dist();
+  int64_t upper = 0;
+  for (OpId u : p.placed_ops()) {
+    if (u == v || !d.has_path(u, v)) continue;  // no path: vacuous, never summed
+    const int64_t slack = t - p.start(u) - d.at(u, v);
+    if (slack < 0) return kInfiniteCost;
+    upper = std::max(upper, slack);
+  }
+  auto within = [&](int64_t cap) {
+    for (OpId u : p.placed_ops()) {
+      if (u == v || !d.has_path(u, v)) continue;
+      if (t - p.start(u) - d.at(u, v) > cap) return false;
+    }
+    return true;
+  };
+  return gallop_then_bisect(within, 0, upper).value_or(kInfiniteCost);
+}
+
+int64_t bank_pressure_cost(const Placement& p, const Context& ctx, OpId v, int64_t t) {
+  if (!ctx.touches_bank[v]) return 0;
+  int64_t bank_dur = 0;
+  for (const Triple& tr : ctx.g.ops[v].resources) {
+    const bool bank = ctx.g.target.slot(tr.slot).capacity == 1
+                          ? (ctx.bank_slots & slot_bit(tr.slot)) != 0
+                          : ctx.bank_pooled[tr.slot - 1] != 0;
+    if (bank) bank_dur = std::max(bank_dur, tr.duration);
+  }
+  int64_t in_iter = 0, cross = 0;
+  const int64_t ii = p.ii();
+  for (int64_t c = t; c < t + bank_dur; ++c) {
+    const int64_t in_c = p.bank_in_iteration(c);
+    in_iter = std::max(in_iter, in_c);
+    cross = std::max(cross, p.bank_total(c % ii) - in_c);
+  }
+  if (in_iter > ctx.bank_cap_in || cross > ctx.bank_cap_cross) return kInfiniteCost;
+  auto within = [&](int64_t cap) { return in_iter + cross <= cap; };
+  return gallop_then_bisect(within, 0, in_iter + cross).value_or(kInfiniteCost);
+}
+
+int64_t register_pressure_at(const Placement& p, const Context& ctx, OpId v, int64_t t) {
+  return p.register_pressure(t % p.ii()) + ctx.regs[v];
+}
+
+int64_t spill_surcharge(int64_t pressure, int64_t budget) {
+  if (pressure <= budget) return 0;
+  return std::min((pressure - budget) * kSpillWeight, kSpillCap);
+}
+
+int64_t try_add_constraint_to_avoid_reg_spilling(Placement& p, const Context& ctx, OpId v,
+                                                 int64_t earliest) {
+  if (ctx.regs[v] == 0) return 0;
+  const int64_t amount =
+      spill_surcharge(register_pressure_at(p, ctx, v, earliest), ctx.reg_budget);
+  if (amount == 0) return 0;
+  const int64_t before = p.surcharge(v, earliest);
+  p.add_surcharge(v, earliest, amount);
+  return p.surcharge(v, earliest) - before;
+}
+
+int64_t structural_distance(const Placement& p, OpId v, int64_t t) {
+  int64_t inversions = 0;
+  for (OpId u : p.placed_ops()) {
+    // In the schedule u precedes v when (s_u, u) < (t, v).
+    const bool u_first = p.start(u) < t || (p.start(u) == t && u < v);
+    if (u_first != (u < v)) ++inversions;
+  }
+  return inversions;
+}
+
+int64_t kendall_tau_inversions(const std::vector<int>& sequence) {
+  std::vector<int> a = sequence, tmp(sequence.size());
+  int64_t inversions = 0;
+  for (size_t width = 1; width < a.size(); width *= 2) {  // bottom-up merge sort
+    for (size_t lo = 0; lo < a.size(); lo += 2 * width) {
+      const size_t mid = std::min(lo + width, a.size()), hi = std::min(lo + 2 * width, a.size());
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        if (a[j] < a[i]) {
+          inversions += static_cast<int64_t>(mid - i);
+          tmp[k++] = a[j++];
+        } else {
+          tmp[k++] = a[i++];
+        }
+      }
+      while (i < mid) tmp[k++] = a[i++];
+      while (j < hi) tmp[k++] = a[j++];
+    }
+    a.swap(tmp);
+  }
+  return inversions;
+}
+
+CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t) {
+  CostVector c;
+  if (!p.fits(v, t)) return CostVector::infinite();
+  c.pipe_slot = pipe_slot_cost(p, ctx, v, t);
+  if (c.pipe_slot >= kInfiniteCost) return CostVector::infinite();
+  c.spill = p.surcharge(v, t);
+  c.bank = bank_pressure_cost(p, ctx, v, t);
+  c.structural = structural_distance(p, v, t);
+  return c;
+}
+
+}  // namespace tilesched::cost_based

@@ -1,0 +1,376 @@
+// The cost-based generator: golden results on bundled and hand-built graphs
+// with known optima, the arms, the gates and their recoveries, the
+// evaluators and the refinement loop. Every schedule goes through the
+// independent verifier.
+#include "tilesched/cost_based.h"
+
+#include <gtest/gtest.h>
+
+#include "cost.h"
+#include "driver.h"
+#include "tilesched/json_io.h"
+#include "tilesched/serial.h"
+#include "tilesched/verify.h"
+
+namespace tilesched::cost_based {
+namespace {
+
+Graph Build(const GraphBuilder& b) {
+  StatusOr<Graph> g = b.build();
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return std::move(g).value();
+}
+
+Graph Example(const std::string& name) {
+  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + name);
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return std::move(g).value();
+}
+
+// Schedules g, checks the verifier accepts it, returns it.
+Schedule Schedule_(const Graph& g, CostBasedOptions opts = {}) {
+  const CostBasedResult r = generate_cost_based(g, opts);
+  if (r.schedule.feasible) {
+    const VerifyReport report = verify_schedule(g, r.schedule);
+    for (const Violation& v : report.violations) {
+      ADD_FAILURE() << g.name << ": " << rule_name(v.rule) << ": " << v.message;
+    }
+  }
+  return r.schedule;
+}
+
+const ArmPolicy kPolicies[] = {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost};
+
+TEST(CostBased, ReachesKnownOptimaOnBundledGraphs) {
+  // Optima argued by hand in docs/COST_BASED.md ("Golden results").
+  const std::pair<const char*, int64_t> kGolden[] = {
+      {"seed_worked_example.loop.json", 15},  // ResMII: slot 16 holds 8 + 7
+      {"spec_example.loop.json", 16},         // RecMII: mma -> mma (16, 1)
+      {"attention_forward.loop.json", 34},    // MII 27; qk and pv collide below 34
+      {"generic_dsp.loop.json", 6},           // MII 5; ld and st share mem below 6
+      {"gemm_mainloop.loop.json", 32},        // ResMII: four TMA loads on slot 12
+  };
+  for (ArmPolicy policy : kPolicies) {
+    for (auto [file, ii] : kGolden) {
+      CostBasedOptions opts;
+      opts.arm_policy = policy;
+      const Schedule s = Schedule_(Example(file), opts);
+      ASSERT_TRUE(s.feasible) << file;
+      EXPECT_EQ(s.ii, ii) << file << " " << arm_policy_name(policy);
+    }
+  }
+}
+
+TEST(CostBased, NeverWorseThanSerialOnExamples) {
+  for (const char* file : {"seed_worked_example.loop.json", "attention_forward.loop.json",
+                           "constraints.loop.json", "gemm_mainloop.loop.json",
+                           "generic_dsp.loop.json", "spec_example.loop.json"}) {
+    const Graph g = Example(file);
+    const Schedule serial = generate_serial(g);
+    for (IiSearch search : {IiSearch::kLinear, IiSearch::kGalloping}) {
+      CostBasedOptions opts;
+      opts.ii_search = search;
+      const Schedule s = Schedule_(g, opts);
+      ASSERT_TRUE(s.feasible) << file;
+      if (serial.feasible) {
+        EXPECT_LE(s.ii, serial.ii) << file;
+      }
+      EXPECT_GE(s.ii, s.mii.max()) << file;
+    }
+  }
+}
+
+TEST(CostBased, IsDeterministic) {
+  const Graph g = Example("attention_forward.loop.json");
+  for (ArmPolicy policy : kPolicies) {
+    CostBasedOptions opts;
+    opts.arm_policy = policy;
+    Schedule a = generate_cost_based(g, opts).schedule;
+    Schedule b = generate_cost_based(g, opts).schedule;
+    a.time_ns = b.time_ns = 0;
+    EXPECT_EQ(a, b);
+  }
+}
+
+TEST(CostBased, RecurrenceBoundIsReached) {
+  // a -> b -> c -> a with latencies 3, 4, 5 over distance 2: RecMII 6.
+  GraphBuilder b(blackwell_target());
+  const OpId x = b.op("x", "tiled_tma_load"), y = b.op("y", "alu"), z = b.op("z", "alu");
+  for (int i = 0; i < 6; ++i) b.op("pad" + std::to_string(i), "alu");
+  b.edge(x, y, 3);
+  b.edge(y, z, 4);
+  b.edge(z, x, 5, 2);
+  const Graph g = Build(b);
+  const Schedule s = Schedule_(g);
+  EXPECT_EQ(s.mii.recurrence, 6);
+  EXPECT_EQ(s.ii, 8);  // the TMA load holds slot 12 for 8 cycles: ResMII 8
+}
+
+TEST(CostBased, PooledSlotFillsToCapacity) {
+  // Ten smem_reads of 7 cycles on tp_smem_rd (capacity 5): FineMII 14.
+  GraphBuilder b(blackwell_target());
+  for (int i = 0; i < 10; ++i) b.op("r" + std::to_string(i), "smem_read");
+  const Schedule s = Schedule_(Build(b));
+  EXPECT_EQ(s.mii.fine_density, 14);
+  EXPECT_EQ(s.ii, 14);
+}
+
+TEST(CostBased, GroupsShareAStageAndMaxDepthHolds) {
+  GraphBuilder b(blackwell_target());
+  const OpId load = b.op("load", "tiled_tma_load");
+  const OpId mma = b.op("mma", "wgmma");
+  const OpId read = b.op("read", "smem_read");
+  const OpId fix = b.op("fix", "alu");
+  b.edge(load, mma);
+  b.edge(mma, read);
+  b.edge(read, fix);
+  b.at(load).leader_gid = 7;
+  b.at(fix).leader_gid = 7;  // 8 + 16 + 7 cycles later, yet the same stage
+  b.at(read).max_depth = 1;
+  for (int i = 0; i < 4; ++i) b.op("pad" + std::to_string(i), "alu");
+  const Graph g = Build(b);
+  for (ArmPolicy policy : kPolicies) {
+    CostBasedOptions opts;
+    opts.arm_policy = policy;
+    const Schedule s = Schedule_(g, opts);
+    ASSERT_TRUE(s.feasible);
+    EXPECT_EQ(s.stage[load], s.stage[fix]);
+    EXPECT_LE(s.stage[read], 1);
+    EXPECT_GE(s.ii, 32);  // load .. fix spans 31 cycles inside one stage
+  }
+}
+
+TEST(CostBased, StorageBudgetDrivesRefinement) {
+  // A 200000-byte buffer: two copies exceed 232448, so the read must end
+  // within one II of the write: II >= 14 although ResMII is 7.
+  GraphBuilder b(blackwell_target());
+  const OpId w = b.op("write", "smem_write");
+  b.at(w).store_bytes = 200000;
+  const OpId r = b.op("read", "smem_read");
+  b.edge(w, r);
+  for (int i = 0; i < 6; ++i) b.op("pad" + std::to_string(i), "alu");
+  const Graph g = Build(b);
+  const CostBasedResult res = generate_cost_based(g, {});
+  ASSERT_TRUE(res.schedule.feasible);
+  EXPECT_EQ(res.schedule.mii.max(), 7);
+  EXPECT_EQ(res.schedule.ii, 14);
+  EXPECT_TRUE(verify_schedule(g, res.schedule).legal());
+  EXPECT_GT(res.stats.constraints_added, 0);
+  EXPECT_GT(res.stats.give_ups[static_cast<int>(GiveUp::kStorage)], 0);
+
+  CostBasedOptions one;
+  one.max_constraint_iterations = 1;  // the loop cannot converge at II 7
+  const CostBasedResult cut = generate_cost_based(g, one);
+  const auto& flags = cut.schedule.flags;
+  EXPECT_NE(std::find(flags.begin(), flags.end(), "budget_truncated"), flags.end());
+  EXPECT_TRUE(verify_schedule(g, cut.schedule).legal());
+}
+
+TEST(CostBased, ForceSerialKeepsTheSerialSchedule) {
+  const Graph g = Example("force_serial.loop.json");
+  const Schedule s = Schedule_(g);
+  EXPECT_EQ(s.stage_count, 1);
+  EXPECT_EQ(s.ii, generate_serial(g).ii);
+}
+
+TEST(CostBased, InfeasibleBelowTheCapIsReportedWithDiagnostics) {
+  const Graph g = Example("attention_forward.loop.json");
+  CostBasedOptions opts;
+  opts.ii_cap = 30;  // the optimum is 34
+  const CostBasedResult r = generate_cost_based(g, opts);
+  EXPECT_FALSE(r.schedule.feasible);
+  EXPECT_EQ(r.schedule.failure, FailureReason::kIiCapReached);
+  ASSERT_GE(r.schedule.diagnostics.size(), 2u);
+  EXPECT_EQ(r.schedule.diagnostics[1].rfind("II 27: op '", 0), 0u)
+      << r.schedule.diagnostics[1];
+  EXPECT_NE(r.schedule.diagnostics[1].find("global row 0x"), std::string::npos);
+  EXPECT_EQ(r.stats.ii_tried, 4);
+}
+
+// --- evaluators -----------------------------------------------------------
+
+TEST(CostEvaluators, KendallTauCountsInversions) {
+  EXPECT_EQ(kendall_tau_inversions({}), 0);
+  EXPECT_EQ(kendall_tau_inversions({0, 1, 2, 3}), 0);
+  EXPECT_EQ(kendall_tau_inversions({3, 2, 1, 0}), 6);
+  EXPECT_EQ(kendall_tau_inversions({0, 2, 3, 1}), 2);  // seed 000: write moved past two ops
+  SplitMix64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<int> seq(static_cast<size_t>(rng.uniform(0, 40)));
+    for (size_t i = 0; i < seq.size(); ++i) seq[i] = static_cast<int>(i);
+    rng.shuffle(seq);
+    int64_t naive = 0;
+    for (size_t i = 0; i < seq.size(); ++i) {
+      for (size_t j = i + 1; j < seq.size(); ++j) naive += seq[i] > seq[j];
+    }
+    EXPECT_EQ(kendall_tau_inversions(seq), naive);
+  }
+}
+
+TEST(CostEvaluators, SpillSurchargeFormula) {
+  EXPECT_EQ(spill_surcharge(128, 128), 0);
+  EXPECT_EQ(spill_surcharge(130, 128), 34);  // (130 - 128) * 17
+  EXPECT_EQ(spill_surcharge(10000, 128), 4096);
+}
+
+TEST(CostEvaluators, CostVectorIsLexicographic) {
+  const CostVector a{0, 0, 3, 2, 0}, b{0, 0, 2, 9, 9}, c{0, 1, 0, 0, 0};
+  EXPECT_LT(b, a);  // a later component never outweighs an earlier one
+  EXPECT_LT(a, c);
+  EXPECT_FALSE(CostVector::infinite().feasible());
+  CostVector sum = a;
+  sum += CostVector::infinite();
+  EXPECT_FALSE(sum.feasible());
+}
+
+// The worked example at II 8 with write and mma unplaced (seed 000).
+struct WorkedAtII {
+  Graph g;
+  CostBasedOptions opts;
+  std::unique_ptr<Context> ctx;
+  std::unique_ptr<Placement> p;
+  CostBasedStats stats;
+  std::unique_ptr<Driver> d;
+  explicit WorkedAtII(int64_t ii, Graph graph) : g(std::move(graph)) {
+    ctx = std::make_unique<Context>(g, opts);
+    p = std::make_unique<Placement>(*ctx);
+    EXPECT_TRUE(p->reset(ii));
+    d = std::make_unique<Driver>(*ctx, *p, stats);
+  }
+};
+
+TEST(CostEvaluators, PipeSlotCostIsTheSlackOverTheDistance) {
+  WorkedAtII w(15, Example("seed_worked_example.loop.json"));
+  const OpId load = 0, read = 3;
+  w.p->place(load, 0);
+  EXPECT_EQ(pipe_slot_cost(*w.p, *w.ctx, read, 8), 0);  // D[load][read] = 8: tight
+  EXPECT_EQ(pipe_slot_cost(*w.p, *w.ctx, read, 11), 3);
+  EXPECT_EQ(pipe_slot_cost(*w.p, *w.ctx, read, 7), kInfiniteCost);  // breaks the edge
+}
+
+TEST(CostEvaluators, BankPressureCountsBothIterationsAndHonoursHardCaps) {
+  GraphBuilder b(blackwell_target());
+  for (int i = 0; i < 5; ++i) b.op("r" + std::to_string(i), "smem_read");
+  WorkedAtII w(20, Build(b));
+  w.p->place(0, 0);
+  w.p->place(1, 20);  // the next window of the same rows: cross-iteration
+  EXPECT_EQ(bank_pressure_cost(*w.p, *w.ctx, 2, 0), 2);  // 1 in + 1 cross
+  w.p->place(2, 40);
+  w.p->place(3, 60);
+  // Three cross-iteration occupants reach the named-barrier cap of 3; a
+  // fourth (placed in a fifth window) would pass it.
+  EXPECT_EQ(bank_pressure_cost(*w.p, *w.ctx, 4, 0), 4);
+  EXPECT_EQ(bank_pressure_cost(*w.p, *w.ctx, 4, 80), kInfiniteCost);
+}
+
+// --- gates and arms ---------------------------------------------------------
+
+TEST(Gates, G1HoldsGroupMembersUntilTheAnchorIsPlaced) {
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.op("a", "alu"), c = b.op("c", "alu");
+  b.edge(a, c);
+  b.at(a).leader_gid = 1;
+  b.at(c).leader_gid = 1;
+  const OpId m = b.op("m", "alu");
+  b.at(m).leader_gid = 1;  // m is ready at once but a is the anchor
+  WorkedAtII w(4, Build(b));
+  EXPECT_EQ(w.d->earliest_seat(m).outcome, SeatOutcome::kPending);
+  EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG1Pending)], 1);
+  w.p->place(a, 0);
+  EXPECT_EQ(w.d->earliest_seat(m).outcome, SeatOutcome::kSeat);
+}
+
+TEST(Gates, G2MarksAnOpDeadPastItsMaxDepth) {
+  GraphBuilder b(blackwell_target());
+  const OpId x = b.op("x", "tiled_tma_load"), y = b.op("y", "alu");
+  b.edge(x, y, 20);
+  b.at(y).max_depth = 0;
+  WorkedAtII w(8, Build(b));
+  EXPECT_EQ(w.d->earliest_seat(y).outcome, SeatOutcome::kDead);
+  EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG2MaxDepth)], 1);
+}
+
+TEST(Gates, G3BumpsTheSeatByOneCycle) {
+  WorkedAtII w(15, Example("seed_worked_example.loop.json"));
+  w.p->place(0, 0);  // load holds tp_smem_wr over [0, 8)
+  const SeatSearch s = w.d->earliest_seat(1);
+  EXPECT_EQ(s.outcome, SeatOutcome::kSeat);
+  EXPECT_EQ(s.t, 8);
+  EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG3Rrt)], 8);
+}
+
+TEST(Gates, G4KeepsTheGroupsStageAndAsksForAReorder) {
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.op("a", "alu"), c = b.op("c", "alu");
+  b.at(a).leader_gid = 3;
+  b.at(c).leader_gid = 3;
+  const OpId x = b.generic("x", 9);
+  b.edge(x, c);
+  WorkedAtII w(4, Build(b));
+  w.p->place(a, 0);  // the group is in stage 0
+  w.p->place(x, 0);  // c cannot start before 9: stage 2
+  EXPECT_EQ(w.d->earliest_seat(c).outcome, SeatOutcome::kGroupLater);
+  EXPECT_GT(w.stats.gate_rejects[static_cast<int>(Gate::kG4Group)], 0);
+  // Forced placement moves the group: a is evicted and c takes stage 2.
+  EXPECT_TRUE(w.d->force_place(c));
+  EXPECT_FALSE(w.p->placed(a));
+  EXPECT_EQ(w.stats.group_reorders, 1);
+}
+
+TEST(Arms, FuseComposesTwoReadsIntoOneSeat) {
+  GraphBuilder b(blackwell_target());
+  const OpId r1 = b.op("r1", "smem_read"), r2 = b.op("r2", "smem_read");
+  const OpId wr = b.op("w", "smem_write"), ld = b.op("ld", "tiled_tma_load");
+  const OpId r3 = b.op("r3", "smem_read");
+  b.edge(r1, r3);
+  WorkedAtII w(16, Build(b));
+  EXPECT_TRUE(w.d->can_fuse(r1, r2));    // (15, 7, 2): under tp_smem_rd's 5
+  EXPECT_FALSE(w.d->can_fuse(r1, r3));   // a dependence
+  EXPECT_FALSE(w.d->can_fuse(r1, wr));   // different slot groups
+  EXPECT_FALSE(w.d->can_fuse(wr, ld));   // singleton tp_smem_wr twice
+  const std::optional<Proposal> p = w.d->try_fuse({r1, r2, wr, ld});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->arm, Arm::kFuse);
+  ASSERT_EQ(p->seats.size(), 2u);
+  EXPECT_EQ(p->seats[0].t, p->seats[1].t);
+}
+
+TEST(Arms, RetryRevivesTheFirstDeadOpThatFits) {
+  WorkedAtII w(15, Example("seed_worked_example.loop.json"));
+  w.p->mark_dead(1);
+  w.p->mark_dead(2);
+  const std::optional<Proposal> p = w.d->try_retry({1, 2});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->seats[0].op, 1);
+  EXPECT_FALSE(w.p->dead(1));
+  EXPECT_TRUE(w.p->dead(2));  // one revival per call
+}
+
+TEST(Arms, CostBasedArmTakesTheGlobalMinimum) {
+  WorkedAtII w(15, Example("seed_worked_example.loop.json"));
+  w.p->place(0, 0);
+  // write: seats 8..14 on tp_smem_wr, read: 8.. (pipe slack 0 at 8).
+  const std::optional<Proposal> p = w.d->try_cost_based({1, 2, 3});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->arm, Arm::kCostBased);
+  const CostVector best = p->cost;
+  for (OpId v : {1, 2, 3}) {
+    for (int64_t t = w.p->window(v).lo; t < w.p->window(v).lo + 15; ++t) {
+      const CostVector c = evaluate_seat(*w.p, *w.ctx, v, t);
+      if (c.feasible()) {
+        EXPECT_LE(best, c) << v << "@" << t;
+      }
+    }
+  }
+}
+
+TEST(Arms, PermuteExploresEveryOrderOfASmallReadySet) {
+  WorkedAtII w(15, Example("seed_worked_example.loop.json"));
+  const std::optional<Proposal> p = w.d->try_permute({0, 1, 2}, /*whole_set=*/true);
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->seats.size(), 3u);
+  for (const Seat& s : p->seats) EXPECT_FALSE(w.p->placed(s.op));  // proposals only
+}
+
+}  // namespace
+}  // namespace tilesched::cost_based

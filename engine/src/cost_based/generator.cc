@@ -1,0 +1,282 @@
+// TileASGenerateSchedule's cost-based path: II search (seed 004 linear, or
+// seed 000's galloping driver), the constraint refinement loop (seed 003)
+// around the strategy ladder (seed 001), and the published schedule.
+#include <algorithm>
+#include <chrono>
+
+#include "../storage.h"
+#include "driver.h"
+#include "tilesched/cost_based.h"
+#include "tilesched/search.h"
+#include "tilesched/serial.h"
+
+namespace tilesched {
+
+std::string_view arm_policy_name(ArmPolicy p) {
+  return p == ArmPolicy::kFirstSuccess ? "first-success" : "best-cost";
+}
+std::optional<ArmPolicy> parse_arm_policy(std::string_view name) {
+  if (name == "first-success") return ArmPolicy::kFirstSuccess;
+  if (name == "best-cost") return ArmPolicy::kBestCost;
+  return std::nullopt;
+}
+std::string_view ii_search_name(IiSearch s) {
+  return s == IiSearch::kLinear ? "linear" : "galloping";
+}
+std::optional<IiSearch> parse_ii_search(std::string_view name) {
+  if (name == "linear") return IiSearch::kLinear;
+  if (name == "galloping") return IiSearch::kGalloping;
+  return std::nullopt;
+}
+std::string_view arm_name(Arm a) {
+  static constexpr std::string_view kNames[] = {"permute", "fuse", "retry", "cost_based"};
+  return kNames[static_cast<int>(a)];
+}
+std::string_view gate_name(Gate g) {
+  static constexpr std::string_view kNames[] = {"g1_pending", "g2_max_depth", "g3_rrt",
+                                                "g4_group"};
+  return kNames[static_cast<int>(g)];
+}
+std::string_view rung_name(Rung r) {
+  static constexpr std::string_view kNames[] = {
+      "rau_refinement", "deepest_retry", "initial_placement", "cost_based_placement",
+      "initial_after_clear", "cost_based_after_clear", "serial_fallback"};
+  return kNames[static_cast<int>(r)];
+}
+std::string_view give_up_name(GiveUp g) {
+  static constexpr std::string_view kNames[] = {"positive_cycle", "no_seat", "storage",
+                                                "group_reorders"};
+  return kNames[static_cast<int>(g)];
+}
+
+namespace cost_based {
+namespace {
+
+constexpr uint8_t kConverged = 1;       // seed 003: bit 0
+constexpr uint8_t kBudgetExceeded = 2;  // seed 003: bit 1
+constexpr size_t kMaxFailureNotes = 8;
+
+class Generator {
+ public:
+  Generator(const Graph& g, const CostBasedOptions& opts)
+      : ctx_(g, opts), placement_(ctx_), driver_(ctx_, placement_, stats_) {}
+
+  CostBasedResult run();
+
+ private:
+  bool attempt(int64_t ii);
+  bool ladder();
+  bool seat_serially();
+  std::optional<StageSpanLimit> tighten_for_storage();
+  void note(std::string line) {
+    if (notes_.size() < kMaxFailureNotes) notes_.push_back(std::move(line));
+  }
+
+  Context ctx_;
+  Placement placement_;
+  CostBasedStats stats_;
+  Driver driver_;
+  Schedule serial_;
+  uint8_t status_ = 0;
+  bool truncated_ = false;
+  bool serial_fallback_ = false;
+  std::vector<std::string> notes_;
+  std::vector<StageSpanLimit> lifted_;  // limits that made placement fail at this II
+};
+
+bool Generator::seat_serially() {
+  placement_.clear_seats();
+  for (OpId v = 0; v < ctx_.g.op_count(); ++v) {
+    if (!placement_.fits(v, serial_.start[v])) return false;  // cannot happen at II >= serial II
+    placement_.place(v, serial_.start[v]);
+  }
+  return true;
+}
+
+bool Generator::ladder() {
+  static constexpr Rung kFirst[] = {Rung::kRauRefinement, Rung::kDeepestRetry,
+                                    Rung::kInitialPlacement, Rung::kCostBasedPlacement};
+  static constexpr Rung kAfterClear[] = {Rung::kInitialAfterClear, Rung::kCostBasedAfterClear};
+  for (Rung r : kFirst) {
+    placement_.clear_seats();
+    if (driver_.run(r)) return true;
+  }
+  std::vector<StageSpanLimit> limits = placement_.span_limits;
+  placement_.clear_intermediate();  // dead marks and surcharges; builder limits stay
+  placement_.span_limits = std::move(limits);
+  for (Rung r : kAfterClear) {
+    placement_.clear_seats();
+    if (driver_.run(r)) return true;
+  }
+  if (serial_.feasible && placement_.ii() >= serial_.ii) {
+    ++stats_.rung_attempts[static_cast<int>(Rung::kSerialFallback)];
+    if (seat_serially()) {
+      ++stats_.rung_successes[static_cast<int>(Rung::kSerialFallback)];
+      serial_fallback_ = true;
+      return true;
+    }
+  }
+  for (const std::string& f : driver_.failure()) note(f);
+  return false;
+}
+
+// L4 refinement: the producer whose buffer copies cost the most bytes gets
+// its consumers pulled one stage closer (a builder depth constraint).
+std::optional<StageSpanLimit> Generator::tighten_for_storage() {
+  const int64_t ii = placement_.ii();
+  std::vector<int64_t> start(ctx_.g.op_count());
+  for (OpId v = 0; v < ctx_.g.op_count(); ++v) start[v] = placement_.start(v);
+  std::optional<StageSpanLimit> best;
+  int64_t best_bytes = 0;
+  for (OpId v = 0; v < ctx_.g.op_count(); ++v) {
+    const int64_t bytes = ctx_.g.ops[v].store_bytes;
+    if (bytes == 0) continue;
+    int64_t span = 0;
+    for (int p = ctx_.adj.out_begin[v]; p < ctx_.adj.out_begin[v + 1]; ++p) {
+      const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
+      if (e.kind == EdgeKind::kData) span = std::max(span, start[e.to] / ii - start[v] / ii);
+    }
+    const int64_t extra = bytes * (buffer_copies(ctx_.g, ctx_.adj, start, ii, v) - 1);
+    const bool tried = std::any_of(lifted_.begin(), lifted_.end(), [&](const StageSpanLimit& l) {
+      return l.producer == v && l.max_span >= span - 1;
+    });
+    if (span > 0 && extra > best_bytes && !tried) {
+      best_bytes = extra;
+      best = StageSpanLimit{v, span - 1};
+    }
+  }
+  return best;
+}
+
+bool Generator::attempt(int64_t ii) {
+  ++stats_.ii_tried;
+  if (!placement_.reset(ii)) {
+    ++stats_.give_ups[static_cast<int>(GiveUp::kPositiveCycle)];
+    note("II " + std::to_string(ii) + ": a dependence cycle needs a larger II");
+    return false;
+  }
+  placement_.clear_intermediate();
+  lifted_.clear();
+  serial_fallback_ = false;
+  status_ = 0;
+  for (int iter = 0; iter < ctx_.opts.max_constraint_iterations; ++iter) {
+    ++stats_.refinement_iterations;
+    if (ladder()) {
+      if (ctx_.max_storage == 0) {
+        status_ = kConverged;
+        return true;
+      }
+      std::vector<int64_t> start(ctx_.g.op_count());
+      for (OpId v = 0; v < ctx_.g.op_count(); ++v) start[v] = placement_.start(v);
+      const int64_t need =
+          storage_bytes_needed(ctx_.g, ctx_.adj, start, ii, ctx_.max_storage);
+      if (need <= ctx_.max_storage) {
+        status_ = kConverged;
+        return true;
+      }
+      std::optional<StageSpanLimit> limit = tighten_for_storage();
+      if (!limit) {
+        ++stats_.give_ups[static_cast<int>(GiveUp::kStorage)];
+        note("II " + std::to_string(ii) + ": the SMEM budget (L4) does not hold and no "
+             "consumer can move closer to its buffer");
+        return false;
+      }
+      placement_.span_limits.push_back(*limit);  // rationale: SMEM budget (L4)
+      ++stats_.constraints_added;
+      continue;
+    }
+    if (placement_.span_limits.empty()) {
+      ++stats_.give_ups[static_cast<int>(driver_.give_up())];
+      return false;
+    }
+    lifted_.push_back(placement_.span_limits.back());  // lift the latest builder constraint
+    placement_.span_limits.pop_back();
+    ++stats_.constraints_lifted;
+  }
+  status_ = kBudgetExceeded;
+  truncated_ = true;
+  ++stats_.give_ups[static_cast<int>(GiveUp::kStorage)];
+  note("II " + std::to_string(ii) + ": constraint refinement stopped after " +
+       std::to_string(ctx_.opts.max_constraint_iterations) + " iterations");
+  return false;
+}
+
+CostBasedResult Generator::run() {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Graph& g = ctx_.g;
+  serial_ = generate_serial(g);
+  if (g.attrs.force_serial_execution) {  // L7 is hard: the region runs serially
+    CostBasedResult forced;
+    forced.schedule = serial_;
+    forced.schedule.generator = "cost-based";
+    forced.schedule.flags.push_back("force_serial");
+    forced.schedule.diagnostics.push_back(
+        "force_serial_execution is set: the cost-based generator keeps the serial schedule");
+    forced.schedule.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::steady_clock::now() - t0).count();
+    forced.refinement_status = kConverged;
+    return forced;
+  }
+  Schedule s;
+  s.graph = g.name;
+  s.generator = "cost-based";
+  s.options = {{"arm_policy", std::string(arm_policy_name(ctx_.opts.arm_policy))},
+               {"ii_search", std::string(ii_search_name(ctx_.opts.ii_search))}};
+  s.mii = ctx_.mii;
+
+  const int64_t lower = ctx_.mii.max();
+  int64_t cap = ctx_.opts.ii_cap;
+  if (cap == 0) {
+    if (serial_.feasible) {
+      cap = serial_.ii;
+    } else {  // every op one after another, plus the longest recurrence
+      cap = lower;
+      for (OpId v = 0; v < g.op_count(); ++v) {
+        cap += std::max(g.ops[v].latency, footprint_duration(g.ops[v]));
+      }
+    }
+  }
+  cap = std::min(cap, ModuloRrt::kMaxRrtII);
+
+  std::optional<int64_t> found;
+  if (lower <= cap) {
+    if (ctx_.opts.ii_search == IiSearch::kLinear) {
+      found = linear_search([&](int64_t ii) { return attempt(ii); }, lower, cap);
+    } else {
+      found = gallop_then_bisect([&](int64_t ii) { return attempt(ii); }, lower, cap);
+      if (found && !attempt(*found)) found.reset();  // restore the winning placement
+    }
+  }
+
+  CostBasedResult result;
+  if (found) {
+    s.feasible = true;
+    s.ii = *found;
+    s.start.resize(g.op_count());
+    for (OpId v = 0; v < g.op_count(); ++v) s.start[v] = placement_.start(v);
+    derive_stage_order(s);
+    if (serial_fallback_) s.flags.push_back("serial_fallback");
+  } else {
+    s.failure = FailureReason::kIiCapReached;
+    s.diagnostics.push_back("no legal placement for II " + std::to_string(lower) + " to " +
+                            std::to_string(cap) + " (the cap)");
+  }
+  if (truncated_) s.flags.push_back("budget_truncated");
+  for (std::string& n : notes_) s.diagnostics.push_back(std::move(n));
+  s.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - t0).count();
+  result.schedule = std::move(s);
+  result.stats = stats_;
+  result.refinement_status = status_;
+  return result;
+}
+
+}  // namespace
+}  // namespace cost_based
+
+CostBasedResult generate_cost_based(const Graph& g, const CostBasedOptions& opts) {
+  cost_based::Generator gen(g, opts);
+  return gen.run();
+}
+
+}  // namespace tilesched

@@ -1,0 +1,252 @@
+// One placement attempt at a fixed II (see placement.h).
+#include "placement.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace tilesched::cost_based {
+
+namespace {
+constexpr int64_t kNeverForced = INT64_MIN;
+constexpr int64_t kSurchargeCap = 4096;  // seed 002: SPILL_SURCHARGE_CAP
+
+
+// Cycles an op holds a bank resource, from its start (all triples start at 0).
+int64_t bank_duration(const Context& ctx, OpId v) {
+  int64_t d = 0;
+  for (const Triple& tr : ctx.g.ops[v].resources) {
+    const bool bank = ctx.g.target.slot(tr.slot).capacity == 1
+                          ? (ctx.bank_slots & slot_bit(tr.slot)) != 0
+                          : ctx.bank_pooled[tr.slot - 1] != 0;
+    if (bank) d = std::max(d, tr.duration);
+  }
+  return d;
+}
+}  // namespace
+
+Placement::Placement(const Context& ctx) : ctx_(ctx), rrt_(ctx.g.target) {
+  const int n = ctx.g.op_count();
+  asap_.assign(n, 0);
+  start_.assign(n, 0);
+  placed_.assign(n, 0);
+  placed_pos_.assign(n, 0);
+  live_to_.assign(n, 0);
+  dead_.assign(n, 0);
+  surcharges_.assign(n, {});
+  surcharge_total_.assign(n, 0);
+  last_forced_.assign(n, kNeverForced);
+  group_placed_.assign(ctx.group_members.size(), 0);
+  group_stage_.assign(ctx.group_members.size(), 0);
+}
+
+bool Placement::reset(int64_t ii) {
+  ii_ = ii;
+  if (!dist_.build(ctx_.g, ctx_.adj, ii)) return false;
+  const int n = ctx_.g.op_count();
+  for (OpId v = 0; v < n; ++v) {
+    int64_t lo = 0;  // every start is >= 0, so s_v >= D[u][v] for every u
+    for (OpId u = 0; u < n; ++u) {
+      if (u != v && dist_.has_path(u, v)) lo = std::max(lo, dist_.at(u, v));
+    }
+    asap_[v] = lo;
+  }
+  clear_seats();
+  return true;
+}
+
+void Placement::clear_seats() {
+  rrt_.reset(ii_);
+  std::fill(placed_.begin(), placed_.end(), 0);
+  placed_list_.clear();
+  placed_count_ = 0;
+  std::fill(group_placed_.begin(), group_placed_.end(), 0);
+  bank_windows_.assign(static_cast<size_t>(ii_), 0);
+  bank_total_.assign(static_cast<size_t>(ii_), 0);
+  reg_rows_.assign(static_cast<size_t>(ii_), 0);
+  std::fill(last_forced_.begin(), last_forced_.end(), kNeverForced);
+}
+
+void Placement::clear_intermediate() {
+  std::fill(dead_.begin(), dead_.end(), 0);
+  for (auto& s : surcharges_) s.clear();
+  std::fill(surcharge_total_.begin(), surcharge_total_.end(), 0);
+  span_limits.clear();
+}
+
+std::optional<int64_t> Placement::group_stage(int group) const {
+  if (group == kNoGroup || group_placed_[group] == 0) return std::nullopt;
+  return group_stage_[group];
+}
+
+std::optional<int64_t> Placement::last_forced_start(OpId v) const {
+  if (last_forced_[v] == kNeverForced) return std::nullopt;
+  return last_forced_[v];
+}
+
+Window Placement::window(OpId v) const {
+  Window w;
+  w.lo = asap_[v];
+  for (OpId u : placed_list_) {
+    if (u == v) continue;
+    if (dist_.has_path(u, v)) w.lo = std::max(w.lo, start_[u] + dist_.at(u, v));
+    if (dist_.has_path(v, u)) w.hi = std::min(w.hi, start_[u] - dist_.at(v, u));
+  }
+  const Op& op = ctx_.g.ops[v];
+  if (op.max_depth) w.hi = std::min(w.hi, (*op.max_depth + 1) * ii_ - 1);
+  for (const StageSpanLimit& lim : span_limits) {
+    for (int p = ctx_.adj.out_begin[lim.producer]; p < ctx_.adj.out_begin[lim.producer + 1]; ++p) {
+      const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
+      if (e.kind != EdgeKind::kData) continue;
+      if (e.to == v && e.from != v && placed(e.from)) {
+        w.hi = std::min(w.hi, (start_[e.from] / ii_ + lim.max_span + 1) * ii_ - 1);
+      } else if (e.from == v && e.to != v && placed(e.to)) {
+        w.lo = std::max(w.lo, (start_[e.to] / ii_ - lim.max_span) * ii_);
+      }
+    }
+  }
+  return w;  // the group's stage is gate G4's to enforce, with its own recovery
+}
+
+void Placement::add_rows(std::vector<int64_t>& rows, int64_t from, int64_t to, int64_t amount) {
+  if (to <= from || amount == 0) return;
+  const int64_t len = to - from;
+  const int64_t laps = len / ii_;
+  if (laps > 0) {
+    for (int64_t& r : rows) r += laps * amount;
+  }
+  const int64_t first = from % ii_;
+  for (int64_t k = 0; k < len % ii_; ++k) {
+    int64_t r = first + k;
+    if (r >= ii_) r -= ii_;
+    rows[r] += amount;
+  }
+}
+
+void Placement::add_bank(OpId v, int64_t t, int64_t sign) {
+  if (!ctx_.touches_bank[v]) return;
+  const int64_t d = bank_duration(ctx_, v);
+  for (int64_t c = t; c < t + d; ++c) {
+    const int64_t window = c / ii_, row = c % ii_;
+    const size_t at = static_cast<size_t>(window * ii_ + row);
+    if (at >= bank_windows_.size()) bank_windows_.resize(static_cast<size_t>((window + 1) * ii_), 0);
+    bank_windows_[at] += sign;
+    bank_total_[row] += sign;
+  }
+}
+
+int64_t Placement::bank_in_iteration(int64_t c) const {
+  const size_t at = static_cast<size_t>(c / ii_ * ii_ + c % ii_);
+  return at < bank_windows_.size() ? bank_windows_[at] : 0;
+}
+
+int64_t Placement::live_end(OpId u) const {
+  int64_t end = start_[u] + std::max<int64_t>(1, ctx_.g.ops[u].latency);
+  for (int p = ctx_.adj.out_begin[u]; p < ctx_.adj.out_begin[u + 1]; ++p) {
+    const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
+    if (e.kind == EdgeKind::kData && placed(e.to)) {
+      end = std::max(end, start_[e.to] + e.distance * ii_);
+    }
+  }
+  return end;
+}
+
+void Placement::refresh_live(OpId u) {
+  if (ctx_.regs[u] == 0) return;
+  const int64_t end = live_end(u);
+  if (end > live_to_[u]) add_rows(reg_rows_, live_to_[u], end, ctx_.regs[u]);
+  if (end < live_to_[u]) add_rows(reg_rows_, end, live_to_[u], -ctx_.regs[u]);
+  live_to_[u] = end;
+}
+
+void Placement::place(OpId v, int64_t t) {
+  assert(!placed(v) && t >= 0);
+  rrt_.commit(ctx_.nodes[v], t);
+  start_[v] = t;
+  placed_[v] = 1;
+  placed_pos_[v] = static_cast<int>(placed_list_.size());
+  placed_list_.push_back(v);
+  ++placed_count_;
+  const int group = ctx_.group_of[v];
+  if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
+  add_bank(v, t, +1);
+  if (ctx_.regs[v] != 0) {
+    live_to_[v] = t;  // empty range, grown by refresh_live
+    refresh_live(v);
+  }
+  for (int p = ctx_.adj.in_begin[v]; p < ctx_.adj.in_begin[v + 1]; ++p) {
+    const Edge& e = ctx_.g.edges[ctx_.adj.in_edges[p]];
+    if (e.kind == EdgeKind::kData && e.from != v && placed(e.from)) refresh_live(e.from);
+  }
+}
+
+void Placement::unplace(OpId v) {
+  assert(placed(v));
+  const int64_t t = start_[v];
+  rrt_.release(ctx_.nodes[v], t);
+  add_bank(v, t, -1);
+  if (ctx_.regs[v] != 0) add_rows(reg_rows_, t, live_to_[v], -ctx_.regs[v]);
+  placed_[v] = 0;
+  const int pos = placed_pos_[v];
+  placed_list_[pos] = placed_list_.back();
+  placed_pos_[placed_list_[pos]] = pos;
+  placed_list_.pop_back();
+  --placed_count_;
+  const int group = ctx_.group_of[v];
+  if (group != kNoGroup) --group_placed_[group];
+  for (int p = ctx_.adj.in_begin[v]; p < ctx_.adj.in_begin[v + 1]; ++p) {
+    const Edge& e = ctx_.g.edges[ctx_.adj.in_edges[p]];
+    if (e.kind == EdgeKind::kData && e.from != v && placed(e.from)) refresh_live(e.from);
+  }
+}
+
+std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
+  std::vector<OpId> out;
+  const NodeRrt& nv = ctx_.nodes[v];
+  const int64_t stage = t / ii_;
+  const std::optional<int64_t> gstage = group_stage(ctx_.group_of[v]);
+  for (OpId u : placed_list_) {
+    bool hit = false;
+    if (dist_.has_path(v, u) && start_[u] < t + dist_.at(v, u)) hit = true;
+    if (dist_.has_path(u, v) && t < start_[u] + dist_.at(u, v)) hit = true;
+    if (gstage && *gstage != stage && ctx_.group_of[u] == ctx_.group_of[v]) hit = true;
+    if (!hit) {
+      // Singleton rows: u's cycle k' lands on v's row (t + k) mod II.
+      const NodeRrt& nu = ctx_.nodes[u];
+      for (int64_t k = 0; k < nv.duration && !hit; ++k) {
+        if (nv.rows[k] == 0) continue;
+        const int64_t kp = ((t + k - start_[u]) % ii_ + ii_) % ii_;
+        for (int64_t kk = kp; kk < nu.duration; kk += ii_) {
+          if (nu.rows[kk] & nv.rows[k]) {
+            hit = true;
+            break;
+          }
+        }
+      }
+    }
+    if (hit) out.push_back(u);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int64_t Placement::surcharge(OpId v, int64_t t) const {
+  for (const auto& [at, amount] : surcharges_[v]) {
+    if (at == t) return amount;
+  }
+  return 0;
+}
+
+void Placement::add_surcharge(OpId v, int64_t t, int64_t amount) {
+  amount = std::min(amount, kSurchargeCap - surcharge_total_[v]);
+  if (amount <= 0) return;
+  surcharge_total_[v] += amount;
+  for (auto& [at, value] : surcharges_[v]) {
+    if (at == t) {
+      value += amount;
+      return;
+    }
+  }
+  surcharges_[v].push_back({t, amount});
+}
+
+}  // namespace tilesched::cost_based

@@ -1,0 +1,117 @@
+// The state of one placement attempt at a fixed II: the modulo RRT, the
+// seats taken, the structural distance closure (seed 000, Rau's MinDist),
+// the dual bank table of the bank-pressure evaluator, the register-pressure
+// rows of the spill model, group stages (G4), and the snapshot overlay of
+// dead marks the retry arm reads (seeds 004/001).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "context.h"
+#include "tilesched/distance.h"
+#include "tilesched/rrt.h"
+
+namespace tilesched::cost_based {
+
+// The legal start cycles of an op given what is placed: [lo, hi].
+struct Window {
+  int64_t lo = 0;
+  int64_t hi = kUnbounded;
+  bool empty() const { return lo > hi; }
+};
+
+// Builder constraints (seed 003): soft limits the refinement loop adds and
+// lifts. Each bounds how many stages an op's data consumers may trail it.
+struct StageSpanLimit {
+  OpId producer = 0;
+  int64_t max_span = 0;  // stage(consumer) - stage(producer) <= max_span
+};
+
+class Placement {
+ public:
+  explicit Placement(const Context& ctx);
+
+  // Starts an attempt at `ii`: empty table, nothing placed, dead marks and
+  // surcharges kept (they are the intermediate state the ladder clears).
+  // Returns false when the distance closure finds a positive cycle.
+  bool reset(int64_t ii);
+  // Unseats every op (same II, same closure); the ladder's next rung.
+  void clear_seats();
+  void clear_intermediate();  // dead marks, spill surcharges
+
+  int64_t ii() const { return ii_; }
+  const DistanceMatrix& dist() const { return dist_; }
+  const ModuloRrt& rrt() const { return rrt_; }
+  bool placed(OpId v) const { return placed_[v] != 0; }
+  int64_t start(OpId v) const { return start_[v]; }
+  int placed_count() const { return placed_count_; }
+  const std::vector<OpId>& placed_ops() const { return placed_list_; }
+
+  // Dependence window from the closure against every placed op, the
+  // static ASAP bound, max_depth (L6) and builder span limits. The group's
+  // stage (L5) is left to gate G4.
+  Window window(OpId v) const;
+  // The stage the group's placed members share, if any is placed.
+  std::optional<int64_t> group_stage(int group) const;
+
+  bool fits(OpId v, int64_t t, RrtConflict* why = nullptr) const {
+    return rrt_.probe(ctx_.nodes[v], t, why);
+  }
+  void place(OpId v, int64_t t);   // REQUIRES: fits(v, t) and not placed
+  void unplace(OpId v);            // REQUIRES: placed
+
+  // Placed ops that conflict with v at t: RRT claimants on v's rows and
+  // placed ops whose distance to or from v would be violated.
+  std::vector<OpId> conflicts(OpId v, int64_t t) const;
+
+  // Bank-pressure occupancy at cycle c: ops in the same iteration window
+  // (in-iteration, rrt0) and ops of other windows (cross-iteration, rrt1).
+  int64_t bank_in_iteration(int64_t c) const;
+  int64_t bank_total(int64_t row) const { return bank_total_[row]; }
+  int64_t register_pressure(int64_t row) const { return reg_rows_[row]; }
+
+  // Snapshot overlay (retry arm).
+  bool dead(OpId v) const { return dead_[v] != 0; }
+  void mark_dead(OpId v) { dead_[v] = 1; }
+  void mark_live(OpId v) { dead_[v] = 0; }
+
+  // Accumulated spill surcharge for seating v at t (seed 002).
+  int64_t surcharge(OpId v, int64_t t) const;
+  void add_surcharge(OpId v, int64_t t, int64_t amount);  // capped per op
+
+  std::vector<StageSpanLimit> span_limits;  // builder constraints in force
+  // Rau: a forced op never goes back to a cycle it was forced into before.
+  std::optional<int64_t> last_forced_start(OpId v) const;
+  void set_last_forced_start(OpId v, int64_t t) { last_forced_[v] = t; }
+
+ private:
+  void add_bank(OpId v, int64_t t, int64_t sign);
+  void add_rows(std::vector<int64_t>& rows, int64_t from, int64_t to, int64_t amount);
+  int64_t live_end(OpId u) const;  // end of u's value's live range given placed consumers
+  void refresh_live(OpId u);
+
+  const Context& ctx_;
+  int64_t ii_ = 0;
+  DistanceMatrix dist_;
+  ModuloRrt rrt_;
+  std::vector<int64_t> asap_;
+  std::vector<int64_t> start_;
+  std::vector<char> placed_;
+  std::vector<int> placed_pos_;        // index into placed_list_
+  std::vector<OpId> placed_list_;
+  int placed_count_ = 0;
+  std::vector<int> group_placed_;      // members placed, per group
+  std::vector<int64_t> group_stage_;   // stage of the placed members
+  std::vector<int64_t> bank_windows_;  // [window * ii + row], grown on demand
+  std::vector<int64_t> bank_total_;    // per row
+  std::vector<int64_t> reg_rows_;      // per row
+  std::vector<int64_t> live_to_;       // per op: current end of its live range
+  std::vector<char> dead_;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> surcharges_;  // per op: (t, amount)
+  std::vector<int64_t> surcharge_total_;
+  std::vector<int64_t> last_forced_;
+};
+
+}  // namespace tilesched::cost_based

@@ -1,0 +1,347 @@
+// Tests for the structural distance closure: hand-computed graphs (chain,
+// diamond, a recurrence exactly at and just below RecMII, components joined
+// by a DAG), the no-path sentinel, reuse across builds, and a dense
+// Floyd-Warshall oracle on thousands of random graphs, for each way of
+// closing a component. Positive cycles must be reported exactly when
+// ii < recurrence_mii(g).
+#include "tilesched/distance.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tilesched/graph_algo.h"
+#include "tilesched/mii.h"
+#include "tilesched/rng.h"
+
+namespace tilesched {
+namespace {
+
+using Method = DistanceMatrix::SccMethod;
+constexpr Method kMethods[] = {Method::kAuto, Method::kFloydWarshall, Method::kDijkstra};
+
+Graph build(const GraphBuilder& b) {
+  StatusOr<Graph> g = b.build();
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return std::move(g).value();
+}
+
+// The oracle: the seed's dense closure, max-plus, with "no path" explicit.
+// nullopt when a positive cycle exists.
+std::optional<std::vector<std::optional<int64_t>>> naive_closure(const Graph& g, int64_t ii) {
+  const int n = g.op_count();
+  std::vector<std::optional<int64_t>> d(static_cast<size_t>(n * n));
+  auto at = [&](int u, int v) -> std::optional<int64_t>& { return d[u * n + v]; };
+  for (int v = 0; v < n; ++v) at(v, v) = 0;
+  for (const Edge& e : g.edges) {
+    const int64_t w = e.latency - ii * e.distance;
+    if (!at(e.from, e.to) || *at(e.from, e.to) < w) at(e.from, e.to) = w;
+  }
+  for (int k = 0; k < n; ++k) {
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        if (!at(i, k) || !at(k, j)) continue;
+        const int64_t t = *at(i, k) + *at(k, j);
+        if (!at(i, j) || *at(i, j) < t) at(i, j) = t;
+      }
+    }
+  }
+  for (int v = 0; v < n; ++v) {
+    if (*at(v, v) > 0) return std::nullopt;
+  }
+  return d;
+}
+
+// Compares every cell; returns the first difference or "".
+std::string compare(const DistanceMatrix& m, const std::vector<std::optional<int64_t>>& want) {
+  const int n = m.size();
+  for (int u = 0; u < n; ++u) {
+    for (int v = 0; v < n; ++v) {
+      const std::optional<int64_t>& w = want[u * n + v];
+      const bool has = m.has_path(u, v);
+      if (has != w.has_value() || (has && m.at(u, v) != *w)) {
+        return "D[" + std::to_string(u) + "][" + std::to_string(v) + "] = " +
+               (has ? std::to_string(m.at(u, v)) : "no path") + ", want " +
+               (w ? std::to_string(*w) : "no path");
+      }
+      if (!has && m.row(u)[v] != DistanceMatrix::kNoPath) return "row() disagrees";
+    }
+  }
+  return "";
+}
+
+TEST(DistanceHand, Chain) {
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.generic("a", 3), c1 = b.generic("b", 4), c2 = b.generic("c", 1);
+  b.edge(a, c1);
+  b.edge(c1, c2);
+  const Graph g = build(b);
+  DistanceMatrix m;
+  ASSERT_TRUE(m.build(g, Adjacency::build(g), 5));
+  EXPECT_TRUE(m.valid());
+  EXPECT_EQ(m.size(), 3);
+  EXPECT_EQ(m.ii(), 5);
+  EXPECT_EQ(m.at(a, c1), 3);
+  EXPECT_EQ(m.at(a, c2), 7);
+  EXPECT_EQ(m.at(c1, c2), 4);
+  for (OpId v : {a, c1, c2}) EXPECT_EQ(m.at(v, v), 0);
+  EXPECT_FALSE(m.has_path(c2, a));
+  EXPECT_FALSE(m.has_path(c1, a));
+  EXPECT_FALSE(m.has_path(c2, c1));
+  EXPECT_EQ(m.row(c2)[a], DistanceMatrix::kNoPath);
+}
+
+TEST(DistanceHand, DiamondTakesTheLongerBranch) {
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.generic("a", 1), l = b.generic("l", 1), r = b.generic("r", 1),
+             d = b.generic("d", 1);
+  b.edge(a, l, 2);
+  b.edge(a, r, 5);
+  b.edge(l, d, 10);
+  b.edge(r, d, 1);
+  b.edge(a, d, 11);  // a direct edge shorter than a -> l -> d
+  const Graph g = build(b);
+  DistanceMatrix m;
+  ASSERT_TRUE(m.build(g, Adjacency::build(g), 1));
+  EXPECT_EQ(m.at(a, d), 12);
+  EXPECT_EQ(m.at(a, r), 5);
+  EXPECT_FALSE(m.has_path(l, r));
+  EXPECT_FALSE(m.has_path(r, l));
+}
+
+TEST(DistanceHand, LoopCarriedEdgeWeighsLatencyMinusIiTimesDistance) {
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.generic("a", 1), c = b.generic("c", 1);
+  b.edge(a, c, 40, 2);  // not a cycle: no bound from it
+  const Graph g = build(b);
+  DistanceMatrix m;
+  ASSERT_TRUE(m.build(g, Adjacency::build(g), 7));
+  EXPECT_EQ(m.at(a, c), 40 - 14);
+  ASSERT_TRUE(m.build(g, Adjacency::build(g), 30));
+  EXPECT_EQ(m.at(a, c), 40 - 60);
+  EXPECT_FALSE(m.has_path(c, a));
+}
+
+// a -5-> b -3-> c -(2, distance 1)-> a: RecMII = 10.
+Graph recurrence() {
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.generic("a", 5), c1 = b.generic("b", 3), c2 = b.generic("c", 2);
+  b.edge(a, c1);
+  b.edge(c1, c2);
+  b.edge(c2, a, 2, 1);
+  return build(b);
+}
+
+TEST(DistanceHand, RecurrenceAtRecMiiIsFeasibleAndExact) {
+  const Graph g = recurrence();
+  ASSERT_EQ(recurrence_mii(g), 10);
+  for (Method method : kMethods) {
+    DistanceMatrix m;
+    m.set_scc_method(method);
+    ASSERT_TRUE(m.build(g, Adjacency::build(g), 10));
+    // Rows a, b, c; columns a, b, c.
+    const int64_t want[3][3] = {{0, 5, 8}, {-5, 0, 3}, {-8, -3, 0}};
+    for (int u = 0; u < 3; ++u) {
+      for (int v = 0; v < 3; ++v) EXPECT_EQ(m.at(u, v), want[u][v]) << u << " " << v;
+    }
+    ASSERT_TRUE(m.build(g, Adjacency::build(g), 12));
+    EXPECT_EQ(m.at(2, 0), -10);
+    EXPECT_EQ(m.at(1, 0), -7);
+    EXPECT_EQ(m.at(0, 2), 8);
+  }
+}
+
+TEST(DistanceHand, RecurrenceBelowRecMiiIsAPositiveCycle) {
+  const Graph g = recurrence();
+  for (Method method : kMethods) {
+    DistanceMatrix m;
+    m.set_scc_method(method);
+    EXPECT_FALSE(m.build(g, Adjacency::build(g), 9));
+    EXPECT_FALSE(m.valid());
+    EXPECT_TRUE(m.build(g, Adjacency::build(g), 10));  // usable again
+    EXPECT_TRUE(m.valid());
+  }
+}
+
+TEST(DistanceHand, PositiveSelfLoop) {
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.generic("a", 16);
+  b.edge(a, a, 16, 1);
+  const Graph g = build(b);
+  DistanceMatrix m;
+  EXPECT_FALSE(m.build(g, Adjacency::build(g), 15));
+  ASSERT_TRUE(m.build(g, Adjacency::build(g), 16));
+  EXPECT_EQ(m.at(a, a), 0);
+}
+
+TEST(DistanceHand, ComponentsJoinedByADag) {
+  // {a, b} cycle (RecMII 4) -> c -> {d, e} cycle (RecMII 3), plus a -> e.
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.generic("a", 4), bb = b.generic("b", 0), c = b.generic("c", 2),
+             d = b.generic("d", 3), e = b.generic("e", 0);
+  b.edge(a, bb, 4);
+  b.edge(bb, a, 0, 1);
+  b.edge(bb, c, 2);
+  b.edge(c, d, 1);
+  b.edge(d, e, 3);
+  b.edge(e, d, 0, 1);
+  b.edge(a, e, 1);
+  const Graph g = build(b);
+  ASSERT_EQ(recurrence_mii(g), 4);
+  DistanceMatrix m;
+  ASSERT_TRUE(m.build(g, Adjacency::build(g), 4));
+  EXPECT_EQ(m.at(a, c), 6);
+  EXPECT_EQ(m.at(a, d), 7);
+  EXPECT_EQ(m.at(a, e), 10);     // through c and d beats the direct edge
+  EXPECT_EQ(m.at(bb, a), -4);
+  EXPECT_EQ(m.at(bb, e), 6);
+  EXPECT_EQ(m.at(e, d), -4);
+  EXPECT_FALSE(m.has_path(c, a));
+  EXPECT_FALSE(m.has_path(d, c));
+  EXPECT_FALSE(m.has_path(e, bb));
+  EXPECT_FALSE(m.build(g, Adjacency::build(g), 3));
+}
+
+TEST(DistanceHand, SeedWorkedExample) {
+  GraphBuilder b(blackwell_target(), "worked");
+  const OpId load = b.op("load", "tiled_tma_load");
+  b.op("write", "smem_write");
+  const OpId mma = b.op("mma", "wgmma");
+  const OpId read = b.op("read", "smem_read");
+  b.edge(load, read, 8);
+  b.edge(mma, mma, 16, 1);
+  const Graph g = build(b);
+  DistanceMatrix m;
+  ASSERT_TRUE(m.build(g, Adjacency::build(g), 16));
+  EXPECT_EQ(m.at(load, read), 8);  // the seed's D[load, read] = 8
+  EXPECT_EQ(m.at(mma, mma), 0);
+  EXPECT_FALSE(m.build(g, Adjacency::build(g), 15));  // mma's recurrence
+}
+
+TEST(DistanceHand, EmptyGraph) {
+  GraphBuilder b(blackwell_target());
+  StatusOr<Graph> g = b.build();
+  if (!g.ok()) GTEST_SKIP() << "empty graphs are refused: " << g.status().message();
+  DistanceMatrix m;
+  EXPECT_TRUE(m.build(*g, Adjacency::build(*g), 1));
+  EXPECT_EQ(m.size(), 0);
+}
+
+TEST(DistanceReuse, SameSizeKeepsStorageAndOtherEdgesRecomputeComponents) {
+  // Two graphs with the same ops: the second joins a and c into a cycle.
+  GraphBuilder b1(blackwell_target());
+  const OpId a = b1.generic("a", 2), c = b1.generic("c", 2);
+  b1.generic("x", 1);
+  b1.edge(a, c);
+  GraphBuilder b2 = b1;
+  b2.edge(c, a, 2, 1);
+  const Graph g1 = build(b1), g2 = build(b2);
+  DistanceMatrix m;
+  ASSERT_TRUE(m.build(g1, Adjacency::build(g1), 3));
+  const int64_t* storage = m.row(0).data();
+  EXPECT_FALSE(m.has_path(c, a));
+  ASSERT_TRUE(m.build(g2, Adjacency::build(g2), 4));
+  EXPECT_EQ(m.row(0).data(), storage);
+  EXPECT_EQ(m.at(c, a), 2 - 4);
+  EXPECT_EQ(m.at(a, c), 2);
+  EXPECT_FALSE(m.build(g2, Adjacency::build(g2), 3));  // RecMII 4 now
+  ASSERT_TRUE(m.build(g1, Adjacency::build(g1), 3));  // and back
+  EXPECT_FALSE(m.has_path(c, a));
+  EXPECT_EQ(m.row(0).data(), storage);
+}
+
+// A random valid graph: zero-distance edges go forward in op order, except
+// some zero-latency order edges going back, kept when they close only
+// zero-weight cycles (which the closure must treat as harmless).
+Graph random_graph(SplitMix64& rng, int max_ops) {
+  GraphBuilder b(blackwell_target(), "random");
+  const int n = static_cast<int>(rng.uniform(1, max_ops));
+  for (int v = 0; v < n; ++v) b.generic("v" + std::to_string(v), rng.uniform(0, 9));
+  const int64_t m = rng.uniform(0, 3 * n);
+  std::vector<std::pair<int, int>> back;
+  for (int64_t i = 0; i < m; ++i) {
+    int u = static_cast<int>(rng.uniform(0, n - 1));
+    int v = static_cast<int>(rng.uniform(0, n - 1));
+    const int64_t latency = rng.uniform(0, 20);
+    int64_t distance = rng.uniform(0, 3);
+    if (distance == 0 && u >= v) {
+      if (rng.chance_per_mille(300)) {
+        back.push_back({u, v});
+        continue;
+      }
+      if (u == v) {
+        distance = 1;
+      } else {
+        std::swap(u, v);
+      }
+    }
+    b.edge(u, v, latency, distance,
+           rng.chance_per_mille(200) ? EdgeKind::kOrder : EdgeKind::kData);
+  }
+  Graph g = build(b);
+  for (const auto& [u, v] : back) {
+    g.edges.push_back({u, v, 0, 0, EdgeKind::kOrder});
+    if (find_zero_distance_positive_cycle(g, Adjacency::build(g))) g.edges.pop_back();
+  }
+  const Status valid = validate_graph(g);
+  EXPECT_TRUE(valid.ok()) << valid.message();
+  return g;
+}
+
+void check_random(uint64_t seed, int graphs, int max_ops, Method method, int* infeasible,
+                  int* feasible) {
+  SplitMix64 rng(seed);
+  DistanceMatrix m;  // one object across graphs: exercises the reuse paths
+  m.set_scc_method(method);
+  for (int t = 0; t < graphs; ++t) {
+    const Graph g = random_graph(rng, max_ops);
+    const Adjacency adj = Adjacency::build(g);
+    const int64_t rec = recurrence_mii(g);
+    for (int64_t ii = std::max<int64_t>(1, rec - 3); ii <= rec + 4; ++ii) {
+      const auto want = naive_closure(g, ii);
+      const bool ok = m.build(g, adj, ii);
+      ASSERT_EQ(ok, ii >= rec) << "graph " << t << " ii " << ii << " RecMII " << rec;
+      ASSERT_EQ(ok, want.has_value()) << "graph " << t << " ii " << ii;
+      if (!ok) {
+        ++*infeasible;
+        continue;
+      }
+      ++*feasible;
+      const std::string diff = compare(m, *want);
+      ASSERT_EQ(diff, "") << "graph " << t << " (" << g.op_count() << " ops) ii " << ii;
+    }
+  }
+}
+
+TEST(DistanceRandom, MatchesDenseOracleWithAutoMethod) {
+  int infeasible = 0, feasible = 0;
+  check_random(1, 1500, 12, Method::kAuto, &infeasible, &feasible);
+  EXPECT_GT(infeasible, 500);  // the below-RecMII side is exercised too
+  EXPECT_GT(feasible, 5000);
+}
+
+TEST(DistanceRandom, MatchesDenseOracleWithFloydWarshall) {
+  int infeasible = 0, feasible = 0;
+  check_random(2, 1000, 12, Method::kFloydWarshall, &infeasible, &feasible);
+  EXPECT_GT(infeasible, 300);
+}
+
+TEST(DistanceRandom, MatchesDenseOracleWithDijkstra) {
+  int infeasible = 0, feasible = 0;
+  check_random(3, 1000, 12, Method::kDijkstra, &infeasible, &feasible);
+  EXPECT_GT(infeasible, 300);
+}
+
+TEST(DistanceRandom, LargerGraphsReachBothMethodsUnderAuto) {
+  // Sparse components of 32+ ops make kAuto pick Dijkstra.
+  int infeasible = 0, feasible = 0;
+  check_random(4, 40, 90, Method::kAuto, &infeasible, &feasible);
+  check_random(5, 20, 90, Method::kDijkstra, &infeasible, &feasible);
+  EXPECT_GT(infeasible, 10);
+  EXPECT_GT(feasible, 100);
+}
+
+}  // namespace
+}  // namespace tilesched

@@ -1,0 +1,56 @@
+// Gallop-then-bisect and linear threshold searches (seed 000, "Search
+// Driver", sub_988080).
+#include "tilesched/search.h"
+
+#include <cassert>
+
+namespace tilesched {
+
+namespace {
+
+// Calls the probe and counts the call.
+bool ask(const SearchProbe& probe, int64_t value, SearchStats* stats) {
+  if (stats != nullptr) ++stats->probes;
+  return probe(value);
+}
+
+}  // namespace
+
+std::optional<int64_t> gallop_then_bisect(const SearchProbe& probe, int64_t lower,
+                                          int64_t upper, SearchStats* stats) {
+  assert(lower >= 0);
+  if (lower > upper) return std::nullopt;
+
+  // Gallop: hi doubles from max(lower, 1); `lo` is one above the last
+  // value that failed (the smallest value still in doubt).
+  int64_t lo = lower;
+  int64_t hi = lower > 0 ? lower : 1;
+  if (hi > upper) hi = upper;  // lower = upper = 0
+  while (!ask(probe, hi, stats)) {
+    if (hi == upper) return std::nullopt;
+    lo = hi + 1;
+    hi = hi > upper - hi ? upper : 2 * hi;  // 2·hi clamped, without overflow
+  }
+
+  // Bisect [lo, hi]: probe(hi) holds; every value below lo is ruled out.
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (ask(probe, mid, stats)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
+
+std::optional<int64_t> linear_search(const SearchProbe& probe, int64_t lower, int64_t upper,
+                                     SearchStats* stats) {
+  if (lower > upper) return std::nullopt;
+  for (int64_t v = lower;; ++v) {
+    if (ask(probe, v, stats)) return v;
+    if (v == upper) return std::nullopt;  // before ++v can overflow at INT64_MAX
+  }
+}
+
+}  // namespace tilesched

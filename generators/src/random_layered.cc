@@ -1,0 +1,145 @@
+// The random layered loop-graph family (see random_layered.h).
+#include "tilesched/gen/random_layered.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilesched/limits.h"
+#include "tilesched/rng.h"
+
+namespace tilesched::gen {
+
+namespace {
+
+struct KindWeight {
+  std::string_view kind;
+  int64_t weight;
+};
+
+// The op mix: a tile loop is mostly data movement and MMAs around ALU work.
+constexpr std::array<KindWeight, 10> kMix = {{
+    {"tiled_tma_load", 3},
+    {"smem_write", 2},
+    {"smem_read", 3},
+    {"wgmma", 3},
+    {"alu", 4},
+    {"exp", 2},
+    {"tmem_load", 1},
+    {"mbarrier_arrive", 1},
+    {"mbarrier_wait", 1},
+    {"named_barrier", 1},
+}};
+
+std::string_view pick_kind(SplitMix64& rng) {
+  int64_t total = 0;
+  for (const KindWeight& k : kMix) total += k.weight;
+  int64_t r = rng.uniform(0, total - 1);
+  for (const KindWeight& k : kMix) {
+    if (r < k.weight) return k.kind;
+    r -= k.weight;
+  }
+  return kMix.back().kind;  // unreachable
+}
+
+Status check(const LayeredParams& p) {
+  auto bad = [](const std::string& what) { return Status::InvalidInput("random_layered: " + what); };
+  if (p.ops < 1 || p.ops > limits::kMaxOps) {
+    return bad("ops " + std::to_string(p.ops) + " is out of range 1.." +
+               std::to_string(limits::kMaxOps));
+  }
+  if (p.layers < 0) return bad("layers must be >= 0");
+  if (p.edge_per_mille < 0 || p.edge_per_mille > 1000) return bad("edge_per_mille must be 0..1000");
+  if (p.back_edge_per_mille < 0 || p.back_edge_per_mille > 1000) {
+    return bad("back_edge_per_mille must be 0..1000");
+  }
+  if (p.max_fan_in < 1) return bad("max_fan_in must be >= 1");
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<Graph> random_layered(const LayeredParams& p) {
+  if (Status s = check(p); !s.ok()) return s;
+  SplitMix64 rng(p.seed);
+  const int n = p.ops;
+  const int layers = p.layers > 0
+                         ? std::min(p.layers, n)
+                         : std::max(1, static_cast<int>(std::lround(std::sqrt(static_cast<double>(n)))));
+
+  // Every layer gets one op; the rest fall into random layers. Op ids run
+  // layer by layer, so program order is a topological order.
+  std::vector<int> size(static_cast<size_t>(layers), 1);
+  for (int i = layers; i < n; ++i) ++size[static_cast<size_t>(rng.uniform(0, layers - 1))];
+  std::vector<int> begin(static_cast<size_t>(layers) + 1, 0);
+  for (int l = 0; l < layers; ++l) begin[l + 1] = begin[l] + size[l];
+
+  GraphBuilder b(blackwell_target(), "layered-" + std::to_string(n) + "-s" + std::to_string(p.seed));
+  std::vector<OpId> writes;
+  for (int v = 0; v < n; ++v) {
+    const std::string_view kind = pick_kind(rng);
+    const OpId id = b.op("n" + std::to_string(v), std::string(kind));
+    if (kind == "smem_write") writes.push_back(id);
+  }
+  // Buffers share the SMEM budget: each gets at most an equal share.
+  if (!writes.empty()) {
+    const std::optional<int> pool = blackwell_target().storage_pool();
+    const int64_t budget = pool ? blackwell_target().pools[*pool].capacity : 0;
+    const int64_t share = std::min<int64_t>(32768, budget / static_cast<int64_t>(writes.size()));
+    for (OpId w : writes) {
+      b.at(w).store_bytes = share >= 1 ? rng.uniform(std::max<int64_t>(1, share / 2), share) : 0;
+    }
+  }
+
+  // Forward edges: candidates from the previous layer in random order, then
+  // at a quarter of the rate from the one before, up to max_fan_in. An op
+  // that drew none from the previous layer gets one, so each layer hangs
+  // on the one before it.
+  int64_t forward = 0;
+  std::vector<OpId> candidates;
+  auto add_forward = [&](OpId u, OpId v) {
+    if (rng.chance_per_mille(60)) {
+      b.edge(u, v, 0, 0, EdgeKind::kOrder);  // a WAR-style ordering
+    } else {
+      b.edge(u, v);
+    }
+    ++forward;
+  };
+  for (int l = 1; l < layers; ++l) {
+    for (OpId v = begin[l]; v < begin[l + 1]; ++v) {
+      int fan_in = 0;
+      for (int back_by = 1; back_by <= 2 && l - back_by >= 0; ++back_by) {
+        const int from = l - back_by;
+        candidates.clear();
+        for (OpId u = begin[from]; u < begin[from + 1]; ++u) candidates.push_back(u);
+        rng.shuffle(candidates);
+        const int64_t rate = back_by == 1 ? p.edge_per_mille : p.edge_per_mille / 4;
+        for (OpId u : candidates) {
+          if (fan_in == p.max_fan_in) break;
+          if (!rng.chance_per_mille(rate)) continue;
+          add_forward(u, v);
+          ++fan_in;
+        }
+        if (back_by == 1 && fan_in == 0) {
+          add_forward(candidates[static_cast<size_t>(rng.uniform(0, static_cast<int64_t>(candidates.size()) - 1))], v);
+          ++fan_in;
+        }
+      }
+    }
+  }
+
+  // Loop-carried edges: from an op to itself or an earlier op, 1..3
+  // iterations later, with the source's latency (a recurrence).
+  const int64_t back = (forward * p.back_edge_per_mille + 500) / 1000;
+  for (int64_t i = 0; i < back; ++i) {
+    const OpId v = static_cast<OpId>(rng.uniform(0, n - 1));
+    const OpId u = static_cast<OpId>(rng.uniform(0, v));
+    b.edge(v, u, std::nullopt, rng.uniform(1, 3));
+  }
+  return b.build();
+}
+
+}  // namespace tilesched::gen

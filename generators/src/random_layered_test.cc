@@ -1,0 +1,196 @@
+// Tests for the random layered family: valid graphs for many seeds and
+// sizes with the promised structure (forward zero-distance edges,
+// loop-carried distances 1..3, SMEM within budget), determinism, and
+// parameter checks.
+#include "tilesched/gen/random_layered.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "tilesched/graph_algo.h"
+#include "tilesched/limits.h"
+
+namespace tilesched::gen {
+namespace {
+
+Graph make(const LayeredParams& p) {
+  StatusOr<Graph> g = random_layered(p);
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return std::move(g).value();
+}
+
+TEST(RandomLayered, ValidAcrossSeedsAndSizes) {
+  const std::set<std::string> kinds = {"tiled_tma_load", "smem_write", "smem_read", "wgmma",
+                                       "alu", "exp", "tmem_load", "mbarrier_arrive",
+                                       "mbarrier_wait", "named_barrier"};
+  int graphs = 0;
+  int64_t back_edges = 0;
+  for (int ops : {1, 2, 3, 7, 16, 64, 200, 1024}) {
+    for (uint64_t seed = 0; seed < 12; ++seed) {
+      LayeredParams p;
+      p.ops = ops;
+      p.seed = seed;
+      p.layers = static_cast<int>(seed % 3 == 0 ? 0 : seed);
+      p.edge_per_mille = static_cast<int>(seed * 80 % 1001);
+      p.back_edge_per_mille = static_cast<int>(seed * 50 % 301);
+      const Graph g = make(p);
+      ASSERT_EQ(g.op_count(), ops);
+      ASSERT_TRUE(validate_graph(g).ok()) << validate_graph(g).message();
+      const Adjacency adj = Adjacency::build(g);
+      EXPECT_FALSE(find_zero_distance_positive_cycle(g, adj).has_value());
+      int64_t bytes = 0;
+      for (const Op& op : g.ops) {
+        EXPECT_TRUE(kinds.count(op.kind)) << op.kind;
+        bytes += op.store_bytes;
+        if (op.kind != "smem_write") {
+          EXPECT_EQ(op.store_bytes, 0);
+        }
+      }
+      EXPECT_LE(bytes, 232448);
+      for (const Edge& e : g.edges) {
+        if (e.distance == 0) {
+          EXPECT_LT(e.from, e.to);  // ids run layer by layer
+        } else {
+          EXPECT_GE(e.from, e.to);
+          EXPECT_LE(e.distance, 3);
+          ++back_edges;
+        }
+      }
+      // Every op past the first layer has a zero-distance predecessor, so
+      // the ops without one (the first layer) are a prefix of the ids.
+      int roots = 0;
+      for (OpId v = 0; v < ops; ++v) {
+        bool has_pred = false;
+        for (int i = adj.in_begin[v]; i < adj.in_begin[v + 1]; ++i) {
+          has_pred = has_pred || g.edges[adj.in_edges[i]].distance == 0;
+        }
+        if (!has_pred) {
+          EXPECT_EQ(v, roots) << "op " << v << " has no predecessor past the first layer";
+          ++roots;
+        }
+      }
+      EXPECT_GE(roots, 1);
+      ++graphs;
+    }
+  }
+  EXPECT_EQ(graphs, 96);
+  EXPECT_GT(back_edges, 100);
+}
+
+TEST(RandomLayered, ChainWhenEveryLayerHasOneOp) {
+  LayeredParams p;
+  p.ops = 10;
+  p.layers = 10;
+  p.edge_per_mille = 0;
+  p.back_edge_per_mille = 0;
+  const Graph g = make(p);
+  ASSERT_EQ(g.edge_count(), 9);  // the forced edge per layer, nothing else
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_EQ(g.edges[i].from, i);
+    EXPECT_EQ(g.edges[i].to, i + 1);
+    EXPECT_EQ(g.edges[i].distance, 0);
+    const Edge& e = g.edges[i];
+    EXPECT_EQ(e.latency, e.kind == EdgeKind::kData ? g.ops[i].latency : 0);
+  }
+}
+
+TEST(RandomLayered, OneLayerHasNoForwardEdges) {
+  LayeredParams p;
+  p.ops = 20;
+  p.layers = 1;
+  p.edge_per_mille = 1000;
+  const Graph g = make(p);
+  EXPECT_EQ(g.edge_count(), 0);  // and so no loop-carried share either
+}
+
+TEST(RandomLayered, FanInIsCapped) {
+  LayeredParams p;
+  p.ops = 300;
+  p.layers = 5;
+  p.edge_per_mille = 1000;
+  p.max_fan_in = 3;
+  p.back_edge_per_mille = 0;
+  const Graph g = make(p);
+  const Adjacency adj = Adjacency::build(g);
+  int full = 0;
+  for (OpId v = 0; v < g.op_count(); ++v) {
+    const int in = adj.in_begin[v + 1] - adj.in_begin[v];
+    EXPECT_LE(in, 3);
+    full += in == 3 ? 1 : 0;
+  }
+  EXPECT_GT(full, 200);  // every op past layer 0 is saturated
+}
+
+TEST(RandomLayered, BackEdgeShare) {
+  LayeredParams p;
+  p.ops = 500;
+  p.back_edge_per_mille = 250;
+  p.seed = 9;
+  const Graph g = make(p);
+  int64_t forward = 0, back = 0;
+  for (const Edge& e : g.edges) (e.distance == 0 ? forward : back) += 1;
+  EXPECT_EQ(back, (forward * 250 + 500) / 1000);
+}
+
+TEST(RandomLayered, Deterministic) {
+  LayeredParams p;
+  p.ops = 256;
+  p.seed = 42;
+  const Graph a = make(p), b = make(p);
+  EXPECT_EQ(a, b);
+  p.seed = 43;
+  const Graph c = make(p);
+  EXPECT_FALSE(a == c);
+  EXPECT_NE(a.name, c.name);
+  Graph renamed = c;
+  renamed.name = a.name;
+  EXPECT_FALSE(a == renamed);  // not just the name differs
+}
+
+TEST(RandomLayered, PinnedSmallGraph) {
+  // Pins the stream: a change here changes every generated benchmark graph.
+  LayeredParams p;
+  p.ops = 6;
+  p.layers = 3;
+  p.seed = 1;
+  const Graph g = make(p);
+  std::string shape;
+  for (const Op& op : g.ops) shape += op.kind + ":" + std::to_string(op.store_bytes) + " ";
+  for (const Edge& e : g.edges) {
+    shape += std::to_string(e.from) + (e.kind == EdgeKind::kData ? ">" : "~") +
+             std::to_string(e.to) + "/" + std::to_string(e.latency) + "/" +
+             std::to_string(e.distance) + " ";
+  }
+  EXPECT_EQ(shape,
+            "alu:0 alu:0 tiled_tma_load:0 tiled_tma_load:0 smem_write:20204 exp:0 "
+            "0>2/4/0 1~3/0/0 2>4/8/0 2>5/8/0 3>5/8/0 2>2/8/1 ");
+}
+
+TEST(RandomLayered, RejectsBadParameters) {
+  auto code = [](LayeredParams p) { return random_layered(p).status().code(); };
+  LayeredParams p;
+  p.ops = 0;
+  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
+  p.ops = limits::kMaxOps + 1;
+  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
+  p = {};
+  p.edge_per_mille = 1001;
+  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
+  p = {};
+  p.back_edge_per_mille = -1;
+  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
+  p = {};
+  p.max_fan_in = 0;
+  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
+  p = {};
+  p.layers = -2;
+  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
+  p = {};
+  p.ops = limits::kMaxOps;  // the largest graph is still within the limits
+  EXPECT_TRUE(random_layered(p).ok());
+}
+
+}  // namespace
+}  // namespace tilesched::gen
