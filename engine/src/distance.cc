@@ -1,12 +1,13 @@
 // The structural distance closure (Rau's MinDist) per strongly connected
 // component, carried across the condensation in topological order. See
-// distance.h for the contract and the magnitude bound.
+// distance.h for the contract, the methods and the magnitude bound.
 #include "tilesched/distance.h"
 
 #include <algorithm>
 #include <bit>
 #include <cassert>
 #include <functional>
+#include <queue>
 
 #include "tilesched/graph_algo.h"
 #include "tilesched/limits.h"
@@ -29,6 +30,33 @@ void relax_row(int64_t* __restrict dst, const int64_t* __restrict src, int64_t a
   }
 }
 
+// In-place max-plus Floyd-Warshall on a k×k row-major matrix whose
+// diagonal starts at 0 or above. False as soon as a diagonal entry turns
+// positive (a positive cycle).
+//
+// Row p and column p do not change while p is the pivot (d[p][p] <= 0), so
+// row i never aliases row p. Invariant: at each pivot every diagonal entry
+// is <= 0, hence every entry is a simple path's weight and every sum stays
+// within the bound of distance.h.
+bool max_plus_closure(int64_t* d, int k) {
+  const size_t kk = static_cast<size_t>(k);
+  for (int i = 0; i < k; ++i) {
+    if (d[i * kk + i] > 0) return false;
+  }
+  for (int p = 0; p < k; ++p) {
+    const int64_t* row_p = d + p * kk;
+    for (int i = 0; i < k; ++i) {
+      if (i == p) continue;
+      int64_t* row_i = d + i * kk;
+      const int64_t ip = row_i[p];
+      if (ip == kNoPath) continue;
+      relax_row(row_i, row_p, ip, 0, k - 1);
+      if (row_i[i] > 0) return false;  // a positive cycle through i and p
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
@@ -36,49 +64,89 @@ void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
   edges_ = g.edges;
   const Components comps = strongly_connected(g, adj, EdgeFilter::kAll);
   comp_count_ = comps.count;
+  const auto& comp = comps.component;
 
   comp_begin_.assign(static_cast<size_t>(comp_count_) + 1, 0);
-  for (int v = 0; v < n_; ++v) ++comp_begin_[comps.component[v] + 1];
+  for (int v = 0; v < n_; ++v) ++comp_begin_[comp[v] + 1];
   for (int c = 0; c < comp_count_; ++c) comp_begin_[c + 1] += comp_begin_[c];
+
+  // Local order inside each component: topological over its distance-0
+  // edges, smallest op id first among the ready ones (program order when
+  // that is already topological). Ops on zero-latency distance-0 cycles,
+  // which no such order can place, follow in id order. Any order is
+  // correct; this one makes the backward edges the loop-carried ones.
   members_.resize(static_cast<size_t>(n_));
-  local_.resize(static_cast<size_t>(n_));
+  local_.assign(static_cast<size_t>(n_), -1);
+  comp_lo_.assign(static_cast<size_t>(comp_count_), n_);
+  comp_hi_.assign(static_cast<size_t>(comp_count_), -1);
   {
+    std::vector<int> indegree(static_cast<size_t>(n_), 0);
+    for (const Edge& e : g.edges) {
+      if (e.distance == 0 && comp[e.from] == comp[e.to]) ++indegree[e.to];
+    }
     std::vector<int> fill(comp_begin_.begin(), comp_begin_.end() - 1);
-    for (int v = 0; v < n_; ++v) {  // ascending ids within each component
-      const int c = comps.component[v];
+    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+    for (int v = 0; v < n_; ++v) {
+      comp_lo_[comp[v]] = std::min(comp_lo_[comp[v]], v);
+      comp_hi_[comp[v]] = std::max(comp_hi_[comp[v]], v);
+      if (indegree[v] == 0) ready.push(v);
+    }
+    auto place = [&](int v) {
+      const int c = comp[v];
       local_[v] = fill[c] - comp_begin_[c];
       members_[fill[c]++] = v;
+    };
+    while (!ready.empty()) {
+      const int v = ready.top();
+      ready.pop();
+      place(v);
+      for (int i = adj.out_begin[v]; i < adj.out_begin[v + 1]; ++i) {
+        const Edge& e = g.edges[adj.out_edges[i]];
+        if (e.distance == 0 && comp[e.to] == comp[v] && --indegree[e.to] == 0) ready.push(e.to);
+      }
+    }
+    for (int v = 0; v < n_; ++v) {
+      if (local_[v] < 0) place(v);
     }
   }
   // Member position of an op: comp_begin_[component] + local index.
-  auto position = [&](int v) { return comp_begin_[comps.component[v]] + local_[v]; };
+  auto position = [&](int v) { return comp_begin_[comp[v]] + local_[v]; };
 
-  // Internal edges by source position; exit edges by component.
+  // Internal edges by source position; backward ones also by component;
+  // exit edges by component.
   inner_begin_.assign(static_cast<size_t>(n_) + 1, 0);
+  back_begin_.assign(static_cast<size_t>(comp_count_) + 1, 0);
   cross_begin_.assign(static_cast<size_t>(comp_count_) + 1, 0);
   for (const Edge& e : g.edges) {
-    const int cf = comps.component[e.from];
-    if (cf == comps.component[e.to]) {
-      ++inner_begin_[position(e.from) + 1];
-    } else {
-      ++cross_begin_[cf + 1];
+    const int c = comp[e.from];
+    if (c != comp[e.to]) {
+      ++cross_begin_[c + 1];
+      continue;
     }
+    ++inner_begin_[position(e.from) + 1];
+    if (local_[e.to] <= local_[e.from]) ++back_begin_[c + 1];
   }
   for (int p = 0; p < n_; ++p) inner_begin_[p + 1] += inner_begin_[p];
-  for (int c = 0; c < comp_count_; ++c) cross_begin_[c + 1] += cross_begin_[c];
+  for (int c = 0; c < comp_count_; ++c) {
+    back_begin_[c + 1] += back_begin_[c];
+    cross_begin_[c + 1] += cross_begin_[c];
+  }
   inner_.resize(static_cast<size_t>(inner_begin_[n_]));
+  back_.resize(static_cast<size_t>(back_begin_[comp_count_]));
   cross_.resize(static_cast<size_t>(cross_begin_[comp_count_]));
   {
     std::vector<int> inner_fill(inner_begin_.begin(), inner_begin_.end() - 1);
+    std::vector<int> back_fill(back_begin_.begin(), back_begin_.end() - 1);
     std::vector<int> cross_fill(cross_begin_.begin(), cross_begin_.end() - 1);
     for (const Edge& e : g.edges) {
-      const int cf = comps.component[e.from];
-      if (cf == comps.component[e.to]) {
-        inner_[inner_fill[position(e.from)]++] = {local_[e.from], local_[e.to], e.latency,
-                                                  e.distance};
-      } else {
-        cross_[cross_fill[cf]++] = {e.from, e.to, e.latency, e.distance};
+      const int c = comp[e.from];
+      if (c != comp[e.to]) {
+        cross_[cross_fill[c]++] = {e.from, e.to, e.latency, e.distance};
+        continue;
       }
+      const Arc local{local_[e.from], local_[e.to], e.latency, e.distance};
+      inner_[inner_fill[position(e.from)]++] = local;
+      if (local.to <= local.from) back_[back_fill[c]++] = local;
     }
   }
   // Exit edges grouped by target, so each (source op, target) pair costs one
@@ -88,6 +156,22 @@ void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
               [](const Arc& a, const Arc& b) {
                 return a.to != b.to ? a.to < b.to : a.from < b.from;
               });
+  }
+  // Heads: the distinct targets of backward edges. Every cycle of a
+  // component has a backward edge, so passes through a head.
+  head_of_.assign(static_cast<size_t>(n_), -1);
+  head_begin_.assign(static_cast<size_t>(comp_count_) + 1, 0);
+  heads_.clear();
+  for (int c = 0; c < comp_count_; ++c) {
+    const size_t first = heads_.size();
+    for (int i = back_begin_[c]; i < back_begin_[c + 1]; ++i) heads_.push_back(back_[i].to);
+    std::sort(heads_.begin() + static_cast<std::ptrdiff_t>(first), heads_.end());
+    heads_.erase(std::unique(heads_.begin() + static_cast<std::ptrdiff_t>(first), heads_.end()),
+                 heads_.end());
+    head_begin_[c + 1] = static_cast<int>(heads_.size());
+    for (size_t h = first; h < heads_.size(); ++h) {
+      head_of_[comp_begin_[c] + heads_[h]] = static_cast<int>(h - first);
+    }
   }
   prepared_ = true;
 }
@@ -116,14 +200,31 @@ bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
   return true;
 }
 
+DistanceMatrix::SccMethod DistanceMatrix::choose_method(int c) const {
+  if (method_ != SccMethod::kAuto) return method_;
+  // Rough step counts; the weights are measured (bench/README.md).
+  // Floyd-Warshall and the head closure do tight row updates; Dijkstra's
+  // heap steps cost several times more.
+  const int begin = comp_begin_[c];
+  const int64_t k = comp_begin_[c + 1] - begin;
+  const int64_t m = inner_begin_[begin + k] - inner_begin_[begin];
+  const int64_t h = head_begin_[c + 1] - head_begin_[c];
+  const int64_t f = back_begin_[c + 1] - back_begin_[c];
+  const int64_t floyd = k * k * k;
+  const int64_t feedback = k * m + h * f + h * h * h + h * h * k + k * k;
+  const int64_t dijkstra = 16 * k * m * std::bit_width(static_cast<uint64_t>(k)) + 4 * k * k;
+  if (floyd <= feedback && floyd <= dijkstra) return SccMethod::kFloydWarshall;
+  return feedback <= dijkstra ? SccMethod::kFeedback : SccMethod::kDijkstra;
+}
+
 bool DistanceMatrix::close_component(int c) {
   const int begin = comp_begin_[c];
   const int k = comp_begin_[c + 1] - begin;
   stats_.largest_component = std::max(stats_.largest_component, k);
   // The component's columns, before any exit edge widens them.
-  for (int i = 0; i < k; ++i) {
-    first_[members_[begin + i]] = members_[begin];
-    last_[members_[begin + i]] = members_[begin + k - 1];
+  for (int i = begin; i < begin + k; ++i) {
+    first_[members_[i]] = comp_lo_[c];
+    last_[members_[i]] = comp_hi_[c];
   }
   if (k == 1) {
     // A lone op: the empty path, unless a self loop is a positive cycle.
@@ -134,16 +235,31 @@ bool DistanceMatrix::close_component(int c) {
     row_ptr(v)[v] = 0;
     return true;
   }
-  bool dijkstra = method_ == SccMethod::kDijkstra;
-  if (method_ == SccMethod::kAuto) {
-    // Floyd-Warshall does k³ cheap steps; Dijkstra about k·m·log k dearer
-    // ones. The constant is measured (bench/README.md).
-    const int64_t m = inner_begin_[begin + k] - inner_begin_[begin];
-    const int64_t log_k = std::bit_width(static_cast<uint64_t>(k));
-    dijkstra = k >= 32 && 8 * m * log_k < int64_t{k} * k;
+  switch (choose_method(c)) {
+    case SccMethod::kAuto:  // choose_method never returns it
+    case SccMethod::kFloydWarshall:
+      ++stats_.floyd_warshall;
+      return close_by_floyd_warshall(c);
+    case SccMethod::kFeedback:
+      ++stats_.feedback;
+      return close_by_feedback(c);
+    case SccMethod::kDijkstra:
+      ++stats_.dijkstra;
+      return close_by_dijkstra(c);
   }
-  ++(dijkstra ? stats_.sparse_closures : stats_.dense_closures);
-  return dijkstra ? close_by_dijkstra(c) : close_by_floyd_warshall(c);
+  return false;
+}
+
+void DistanceMatrix::scatter_dense(int c) {
+  const int begin = comp_begin_[c];
+  const int k = comp_begin_[c + 1] - begin;
+  const size_t kk = static_cast<size_t>(k);
+  const int* member = members_.data() + begin;
+  for (int i = 0; i < k; ++i) {
+    int64_t* out = row_ptr(member[i]);
+    const int64_t* in = dense_.data() + i * kk;
+    for (int j = 0; j < k; ++j) out[member[j]] = in[j];
+  }
 }
 
 bool DistanceMatrix::close_by_floyd_warshall(int c) {
@@ -159,36 +275,82 @@ bool DistanceMatrix::close_by_floyd_warshall(int c) {
     int64_t& cell = d[a.from * kk + a.to];
     cell = std::max(cell, weight(a));
   }
-  for (int i = 0; i < k; ++i) {
-    if (d[i * kk + i] > 0) return false;  // a positive self loop
-  }
+  if (!max_plus_closure(d, k)) return false;
+  scatter_dense(c);
+  return true;
+}
 
-  // Max-plus Floyd-Warshall. Row p and column p do not change while p is
-  // the pivot (d[p][p] <= 0), so row i never aliases row p. Invariant: at
-  // each pivot every diagonal entry is <= 0, hence every entry is a simple
-  // path's weight and the sums below stay within the bound of distance.h.
-  for (int p = 0; p < k; ++p) {
-    const int64_t* row_p = d + p * kk;
-    for (int i = 0; i < k; ++i) {
-      if (i == p) continue;
-      int64_t* row_i = d + i * kk;
-      const int64_t ip = row_i[p];
-      if (ip == kNoPath) continue;
-      for (int j = 0; j < k; ++j) {
-        const int64_t pj = row_p[j];
-        if (pj == kNoPath) continue;
-        const int64_t t = ip + pj;
-        if (t > row_i[j]) row_i[j] = t;
-      }
-      if (row_i[i] > 0) return false;  // a positive cycle through i and p
+bool DistanceMatrix::close_by_feedback(int c) {
+  const int begin = comp_begin_[c];
+  const int k = comp_begin_[c + 1] - begin;
+  const size_t kk = static_cast<size_t>(k);
+  const int* head = heads_.data() + head_begin_[c];
+  const int h = head_begin_[c + 1] - head_begin_[c];
+  const size_t hh = static_cast<size_t>(h);
+  stats_.largest_head_set = std::max(stats_.largest_head_set, h);
+  dense_.resize(kk * kk);
+  int64_t* d = dense_.data();
+  auto row = [&](int i) { return d + i * kk; };
+
+  // 1. Longest paths over the forward edges alone (a DAG in local order),
+  //    last op first: row i only has columns >= i.
+  for (int i = k - 1; i >= 0; --i) {
+    int64_t* row_i = row(i);
+    std::fill(row_i, row_i + kk, kNoPath);
+    row_i[i] = 0;
+    for (int e = inner_begin_[begin + i]; e < inner_begin_[begin + i + 1]; ++e) {
+      const Arc& a = inner_[e];
+      if (a.to > i) relax_row(row_i, row(a.to), weight(a), a.to, k - 1);
     }
   }
 
-  for (int i = 0; i < k; ++i) {
-    int64_t* out = row_ptr(members_[begin + i]);
-    const int64_t* in = d + i * kk;
-    for (int j = 0; j < k; ++j) out[members_[begin + j]] = in[j];
+  // 2. The heads' graph: a -> b weighs the best forward path from head a
+  //    to a backward edge into head b, plus that edge. Its closure finds
+  //    every positive cycle, since each cycle passes through a head.
+  heads_dense_.resize(hh * hh);
+  std::fill(heads_dense_.begin(), heads_dense_.end(), kNoPath);
+  int64_t* hd = heads_dense_.data();
+  for (int a = 0; a < h; ++a) {
+    const int64_t* forward = row(head[a]);
+    int64_t* out = hd + a * hh;
+    out[a] = 0;
+    for (int e = back_begin_[c]; e < back_begin_[c + 1]; ++e) {
+      const Arc& arc = back_[e];
+      const int64_t to_tail = forward[arc.from];
+      if (to_tail == kNoPath) continue;
+      int64_t& cell = out[head_of_[begin + arc.to]];
+      cell = std::max(cell, to_tail + weight(arc));
+    }
   }
+  if (!max_plus_closure(hd, h)) return false;
+
+  // 3. The heads' rows: the closure to some head b, then forward from b.
+  heads_rows_.resize(hh * kk);
+  for (int a = 0; a < h; ++a) {
+    int64_t* out = heads_rows_.data() + a * kk;
+    std::fill(out, out + kk, kNoPath);
+    for (int b = 0; b < h; ++b) {
+      const int64_t ab = hd[a * hh + b];
+      if (ab != kNoPath) relax_row(out, row(head[b]), ab, head[b], k - 1);
+    }
+  }
+  for (int a = 0; a < h; ++a) {
+    std::copy(heads_rows_.data() + a * kk, heads_rows_.data() + (a + 1) * kk, row(head[a]));
+  }
+
+  // 4. Every other op, last first, from its successors' final rows: a
+  //    forward edge leads to a later op, a backward one to a head.
+  for (int i = k - 1; i >= 0; --i) {
+    if (head_of_[begin + i] >= 0) continue;
+    int64_t* row_i = row(i);
+    std::fill(row_i, row_i + kk, kNoPath);
+    row_i[i] = 0;
+    for (int e = inner_begin_[begin + i]; e < inner_begin_[begin + i + 1]; ++e) {
+      const Arc& a = inner_[e];
+      relax_row(row_i, row(a.to), weight(a), 0, k - 1);
+    }
+  }
+  scatter_dense(c);
   return true;
 }
 

@@ -8,8 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilesched/graph_algo.h"
@@ -20,7 +22,8 @@ namespace tilesched {
 namespace {
 
 using Method = DistanceMatrix::SccMethod;
-constexpr Method kMethods[] = {Method::kAuto, Method::kFloydWarshall, Method::kDijkstra};
+constexpr Method kMethods[] = {Method::kAuto, Method::kFloydWarshall, Method::kFeedback,
+                               Method::kDijkstra};
 
 Graph build(const GraphBuilder& b) {
   StatusOr<Graph> g = b.build();
@@ -165,6 +168,28 @@ TEST(DistanceHand, RecurrenceBelowRecMiiIsAPositiveCycle) {
   }
 }
 
+TEST(DistanceHand, FeedbackOrdersByDistanceZeroEdgesNotIds) {
+  // Ids run against the dependences: c -> b -> a, and a -> c one iteration
+  // later. Topologically c, b, a: one loop-carried edge, one head.
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.generic("a", 1), bb = b.generic("b", 2), c = b.generic("c", 3);
+  b.edge(c, bb);
+  b.edge(bb, a);
+  b.edge(a, c, 1, 1);
+  const Graph g = build(b);
+  DistanceMatrix m;
+  m.set_scc_method(Method::kFeedback);
+  ASSERT_TRUE(m.build(g, Adjacency::build(g), 6));
+  EXPECT_EQ(m.stats().components, 1);
+  EXPECT_EQ(m.stats().largest_component, 3);
+  EXPECT_EQ(m.stats().feedback, 1);
+  EXPECT_EQ(m.stats().largest_head_set, 1);
+  EXPECT_EQ(m.at(c, a), 5);
+  EXPECT_EQ(m.at(a, c), 1 - 6);
+  EXPECT_EQ(m.at(a, bb), 1 - 6 + 3);
+  EXPECT_FALSE(m.build(g, Adjacency::build(g), 5));
+}
+
 TEST(DistanceHand, PositiveSelfLoop) {
   GraphBuilder b(blackwell_target());
   const OpId a = b.generic("a", 16);
@@ -221,11 +246,10 @@ TEST(DistanceHand, SeedWorkedExample) {
 }
 
 TEST(DistanceHand, EmptyGraph) {
-  GraphBuilder b(blackwell_target());
-  StatusOr<Graph> g = b.build();
-  if (!g.ok()) GTEST_SKIP() << "empty graphs are refused: " << g.status().message();
+  Graph g;  // validate_graph refuses it; the closure is still well defined
+  g.target = blackwell_target();
   DistanceMatrix m;
-  EXPECT_TRUE(m.build(*g, Adjacency::build(*g), 1));
+  EXPECT_TRUE(m.build(g, Adjacency::build(g), 1));
   EXPECT_EQ(m.size(), 0);
 }
 
@@ -290,8 +314,12 @@ Graph random_graph(SplitMix64& rng, int max_ops) {
   return g;
 }
 
-void check_random(uint64_t seed, int graphs, int max_ops, Method method, int* infeasible,
-                  int* feasible) {
+struct Tally {
+  int infeasible = 0, feasible = 0;
+  int floyd_warshall = 0, feedback = 0, dijkstra = 0;  // components closed by each
+};
+
+void check_random(uint64_t seed, int graphs, int max_ops, Method method, Tally& tally) {
   SplitMix64 rng(seed);
   DistanceMatrix m;  // one object across graphs: exercises the reuse paths
   m.set_scc_method(method);
@@ -305,10 +333,13 @@ void check_random(uint64_t seed, int graphs, int max_ops, Method method, int* in
       ASSERT_EQ(ok, ii >= rec) << "graph " << t << " ii " << ii << " RecMII " << rec;
       ASSERT_EQ(ok, want.has_value()) << "graph " << t << " ii " << ii;
       if (!ok) {
-        ++*infeasible;
+        ++tally.infeasible;
         continue;
       }
-      ++*feasible;
+      ++tally.feasible;
+      tally.floyd_warshall += m.stats().floyd_warshall;
+      tally.feedback += m.stats().feedback;
+      tally.dijkstra += m.stats().dijkstra;
       const std::string diff = compare(m, *want);
       ASSERT_EQ(diff, "") << "graph " << t << " (" << g.op_count() << " ops) ii " << ii;
     }
@@ -316,31 +347,42 @@ void check_random(uint64_t seed, int graphs, int max_ops, Method method, int* in
 }
 
 TEST(DistanceRandom, MatchesDenseOracleWithAutoMethod) {
-  int infeasible = 0, feasible = 0;
-  check_random(1, 1500, 12, Method::kAuto, &infeasible, &feasible);
-  EXPECT_GT(infeasible, 500);  // the below-RecMII side is exercised too
-  EXPECT_GT(feasible, 5000);
+  Tally tally;
+  check_random(1, 1500, 12, Method::kAuto, tally);
+  EXPECT_GT(tally.infeasible, 500);  // the below-RecMII side is exercised too
+  EXPECT_GT(tally.feasible, 5000);
 }
 
 TEST(DistanceRandom, MatchesDenseOracleWithFloydWarshall) {
-  int infeasible = 0, feasible = 0;
-  check_random(2, 1000, 12, Method::kFloydWarshall, &infeasible, &feasible);
-  EXPECT_GT(infeasible, 300);
+  Tally tally;
+  check_random(2, 1000, 12, Method::kFloydWarshall, tally);
+  EXPECT_GT(tally.infeasible, 300);
+  EXPECT_GT(tally.floyd_warshall, 1000);
+  EXPECT_EQ(tally.feedback + tally.dijkstra, 0);
+}
+
+TEST(DistanceRandom, MatchesDenseOracleWithFeedback) {
+  Tally tally;
+  check_random(3, 1000, 12, Method::kFeedback, tally);
+  EXPECT_GT(tally.infeasible, 300);
+  EXPECT_GT(tally.feedback, 1000);
 }
 
 TEST(DistanceRandom, MatchesDenseOracleWithDijkstra) {
-  int infeasible = 0, feasible = 0;
-  check_random(3, 1000, 12, Method::kDijkstra, &infeasible, &feasible);
-  EXPECT_GT(infeasible, 300);
+  Tally tally;
+  check_random(4, 1000, 12, Method::kDijkstra, tally);
+  EXPECT_GT(tally.infeasible, 300);
+  EXPECT_GT(tally.dijkstra, 1000);
 }
 
-TEST(DistanceRandom, LargerGraphsReachBothMethodsUnderAuto) {
-  // Sparse components of 32+ ops make kAuto pick Dijkstra.
-  int infeasible = 0, feasible = 0;
-  check_random(4, 40, 90, Method::kAuto, &infeasible, &feasible);
-  check_random(5, 20, 90, Method::kDijkstra, &infeasible, &feasible);
-  EXPECT_GT(infeasible, 10);
-  EXPECT_GT(feasible, 100);
+TEST(DistanceRandom, LargerGraphsUnderEveryMethod) {
+  Tally tally;
+  check_random(5, 30, 90, Method::kAuto, tally);
+  check_random(6, 10, 90, Method::kFloydWarshall, tally);
+  check_random(7, 10, 90, Method::kFeedback, tally);
+  check_random(8, 10, 90, Method::kDijkstra, tally);
+  EXPECT_GT(tally.infeasible, 10);
+  EXPECT_GT(tally.feasible, 100);
 }
 
 }  // namespace

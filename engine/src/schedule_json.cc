@@ -23,7 +23,8 @@ using jsonio::quote;
 constexpr std::string_view kTopFields[] = {"format",    "graph",       "generator",   "options",
                                            "selection", "feasible",    "failure",     "ii",
                                            "mii",       "stage_count", "ops",         "pipes",
-                                           "mutexes",   "flags",       "diagnostics", "time_ns"};
+                                           "mutexes",   "flags",       "diagnostics", "stats",
+                                           "time_ns"};
 constexpr std::string_view kMiiFields[] = {"resource", "recurrence", "fine_density", "dependency",
                                            "max"};
 constexpr std::string_view kOpFields[] = {"id", "start", "stage", "order"};
@@ -43,6 +44,7 @@ class ScheduleReader {
 
  private:
   Status read_options(const Cursor& c);
+  Status read_stats(const Cursor& c);
   Status read_failure(const Cursor& c);
   Status read_mii(const Cursor& c);
   Status read_ops(const Cursor& c, const Fields& top);
@@ -78,6 +80,7 @@ StatusOr<Schedule> ScheduleReader::read(const Cursor& root) {
   if (std::optional<Cursor> c = top.optional("diagnostics")) {
     TS_ASSIGN_OR_RETURN(s_.diagnostics, read_strings(*c));
   }
+  if (std::optional<Cursor> c = top.optional("stats")) TS_RETURN_IF_ERROR(read_stats(*c));
   TS_ASSIGN_OR_RETURN(s_.time_ns, top.integer_or("time_ns", 0, INT64_MAX, 0));
   return std::move(s_);
 }
@@ -88,6 +91,16 @@ Status ScheduleReader::read_options(const Cursor& c) {
     const Cursor member(it.value(), jsonio::member_path(c.path(), it.key()));
     TS_ASSIGN_OR_RETURN(std::string value, member.string(0, SIZE_MAX));
     s_.options.emplace_back(it.key(), std::move(value));
+  }
+  return Status::Ok();
+}
+
+Status ScheduleReader::read_stats(const Cursor& c) {
+  TS_RETURN_IF_ERROR(c.expect_object());
+  for (auto it = c.value().begin(); it != c.value().end(); ++it) {
+    const Cursor member(it.value(), jsonio::member_path(c.path(), it.key()));
+    TS_ASSIGN_OR_RETURN(int64_t value, member.integer(0, INT64_MAX));
+    s_.stats.emplace_back(it.key(), value);
   }
   return Status::Ok();
 }
@@ -250,6 +263,11 @@ std::string write_schedule_json(const Graph& g, const Schedule& s) {
   doc["mutexes"] = Json::array();
   doc["flags"] = s.flags;
   doc["diagnostics"] = s.diagnostics;
+  if (!s.stats.empty()) {
+    Json stats = Json::object();
+    for (const auto& [key, value] : s.stats) stats[key] = value;
+    doc["stats"] = std::move(stats);
+  }
   doc["time_ns"] = s.time_ns;
   return jsonio::format_document(doc);
 }

@@ -84,15 +84,6 @@ StatusOr<Graph> random_layered(const LayeredParams& p) {
     const OpId id = b.op("n" + std::to_string(v), std::string(kind));
     if (kind == "smem_write") writes.push_back(id);
   }
-  // Buffers share the SMEM budget: each gets at most an equal share.
-  if (!writes.empty()) {
-    const std::optional<int> pool = blackwell_target().storage_pool();
-    const int64_t budget = pool ? blackwell_target().pools[*pool].capacity : 0;
-    const int64_t share = std::min<int64_t>(32768, budget / static_cast<int64_t>(writes.size()));
-    for (OpId w : writes) {
-      b.at(w).store_bytes = share >= 1 ? rng.uniform(std::max<int64_t>(1, share / 2), share) : 0;
-    }
-  }
 
   // Forward edges: candidates from the previous layer in random order, then
   // at a quarter of the rate from the one before, up to max_fan_in. An op
@@ -134,10 +125,28 @@ StatusOr<Graph> random_layered(const LayeredParams& p) {
   // Loop-carried edges: from an op to itself or an earlier op, 1..3
   // iterations later, with the source's latency (a recurrence).
   const int64_t back = (forward * p.back_edge_per_mille + 500) / 1000;
+  std::vector<int64_t> carried(static_cast<size_t>(n), 0);  // longest distance read at
   for (int64_t i = 0; i < back; ++i) {
     const OpId v = static_cast<OpId>(rng.uniform(0, n - 1));
     const OpId u = static_cast<OpId>(rng.uniform(0, v));
-    b.edge(v, u, std::nullopt, rng.uniform(1, 3));
+    const int64_t distance = rng.uniform(1, 3);
+    b.edge(v, u, std::nullopt, distance);
+    carried[v] = std::max(carried[v], distance);
+  }
+
+  // SMEM buffers share the budget. A buffer read `d` iterations later is
+  // live in d + 1 overlapped iterations at once (SPEC.md L4), so it counts
+  // d + 1 times; each gets at most an equal share of what is left. The
+  // serial schedule's II covers the makespan, so it needs no more.
+  if (!writes.empty()) {
+    const std::optional<int> pool = blackwell_target().storage_pool();
+    const int64_t budget = pool ? blackwell_target().pools[*pool].capacity : 0;
+    int64_t copies = 0;
+    for (OpId w : writes) copies += 1 + carried[w];
+    const int64_t share = std::min<int64_t>(32768, budget / copies);
+    for (OpId w : writes) {
+      b.at(w).store_bytes = share >= 1 ? rng.uniform(std::max<int64_t>(1, share / 2), share) : 0;
+    }
   }
   return b.build();
 }

@@ -11,6 +11,8 @@
 
 #include "tilesched/graph_algo.h"
 #include "tilesched/limits.h"
+#include "tilesched/serial.h"
+#include "tilesched/verify.h"
 
 namespace tilesched::gen {
 namespace {
@@ -49,6 +51,13 @@ TEST(RandomLayered, ValidAcrossSeedsAndSizes) {
         }
       }
       EXPECT_LE(bytes, 232448);
+      if (ops <= 200 || seed % 4 == 0) {  // the serial schedule is legal (L4 too)
+        const Schedule serial = generate_serial(g);
+        ASSERT_TRUE(serial.feasible) << ops << " ops, seed " << seed << ": "
+                                     << failure_reason_name(serial.failure);
+        const VerifyReport report = verify_schedule(g, serial);
+        EXPECT_TRUE(report.legal()) << ops << " ops, seed " << seed;
+      }
       for (const Edge& e : g.edges) {
         if (e.distance == 0) {
           EXPECT_LT(e.from, e.to);  // ids run layer by layer
@@ -77,6 +86,19 @@ TEST(RandomLayered, ValidAcrossSeedsAndSizes) {
   }
   EXPECT_EQ(graphs, 96);
   EXPECT_GT(back_edges, 100);
+}
+
+TEST(RandomLayered, SerialScheduleLegalAtBenchmarkShapes) {
+  for (int ops : {1024, 2048}) {
+    LayeredParams p;
+    p.ops = ops;
+    p.seed = 1;
+    p.back_edge_per_mille = 300;
+    const Graph g = make(p);
+    const Schedule serial = generate_serial(g);
+    ASSERT_TRUE(serial.feasible) << failure_reason_name(serial.failure);
+    EXPECT_TRUE(verify_schedule(g, serial).legal());
+  }
 }
 
 TEST(RandomLayered, ChainWhenEveryLayerHasOneOp) {
@@ -164,8 +186,8 @@ TEST(RandomLayered, PinnedSmallGraph) {
              std::to_string(e.distance) + " ";
   }
   EXPECT_EQ(shape,
-            "alu:0 alu:0 tiled_tma_load:0 tiled_tma_load:0 smem_write:20204 exp:0 "
-            "0>2/4/0 1~3/0/0 2>4/8/0 2>5/8/0 3>5/8/0 2>2/8/1 ");
+            "alu:0 alu:0 tiled_tma_load:0 tiled_tma_load:0 smem_write:29372 exp:0 "
+            "1>2/4/0 0~3/0/0 2>4/8/0 2>5/8/0 3>5/8/0 2>2/8/1 ");
 }
 
 TEST(RandomLayered, RejectsBadParameters) {

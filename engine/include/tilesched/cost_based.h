@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tilesched/graph.h"
@@ -63,9 +64,8 @@ enum class GiveUp {
   kPositiveCycle,    // II < RecMII for some cycle: the distance closure fails
   kNoSeat,           // every arm rejected and the eviction budget ran out
   kStorage,          // placement done, L4 (SMEM) violated, refinement exhausted
-  kGroupReorders,    // G4 recovery budget exhausted
 };
-inline constexpr int kGiveUpCount = 4;
+inline constexpr int kGiveUpCount = 3;
 std::string_view give_up_name(GiveUp g);
 
 struct CostBasedStats {
@@ -83,6 +83,10 @@ struct CostBasedStats {
   int64_t constraints_lifted = 0;
   int64_t spill_surcharges = 0;
 };
+
+// The counters as named fields in a fixed order ("arm_wins.permute", ...),
+// as the schedule JSON and the sweep CSV carry them.
+std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& s);
 
 struct CostBasedResult {
   Schedule schedule;

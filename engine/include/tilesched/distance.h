@@ -6,20 +6,31 @@
 // A positive cycle means the II is below RecMII and no schedule exists.
 //
 // Unlike the seed's dense n³ pass, the closure is computed per strongly
-// connected component (dense max-plus Floyd-Warshall, or Johnson's
-// reweighting and one Dijkstra per member for large sparse components) and
-// carried across the acyclic condensation in topological order, one
-// vectorisable row update per (op, successor) pair: O(Σk³ + n·(n + m)) in
-// the worst case, far less on graphs whose recurrences are small.
+// connected component and carried across the acyclic condensation in
+// topological order, one row update per (op, successor component entry)
+// pair. Inside a component of k ops, m edges, the ops are ordered
+// topologically by their distance-0 edges; the edges running backwards in
+// that order (the loop-carried ones) have h distinct heads, and every
+// cycle passes through a head. The closure is then longest paths over the
+// forward DAG, a dense closure among the heads only, and one more DAG pass:
+// O(k·m + h³ + h²·k). Dense max-plus Floyd-Warshall (O(k³)) and Johnson's
+// reweighting with one Dijkstra per op (O(k·m·log k)) are the other
+// methods; per component the cheapest by a cost model is used.
 //
 // Magnitudes (REQUIRES a graph within tilesched/limits.h and
-// 1 ≤ II ≤ limits::kMaxII): |λ − II·δ| < 2^31 · 2^10 = 2^41; a simple path
-// has at most 8191 edges, so every stored distance is below 2^54 in
-// magnitude, and every sum formed on the way (at most three such terms) is
-// below 2^56. No int64 arithmetic can overflow, and the sentinel kNoPath
-// is compared before any addition, never added.
+// 1 ≤ II ≤ limits::kMaxII): an edge weighs λ − II·δ in (−2^41, 2^16].
+// Every value the closure forms is the weight of a walk that is at least
+// as heavy as some simple path (≥ −8191·2^41 > −2^54) and, while no
+// positive cycle has been found, at most as heavy as the positive parts of
+// a walk of at most k·h ≤ 2^26 edges (< 2^42). Sums of two such values stay
+// within ±2^56, so no int64 arithmetic can overflow, and the sentinel
+// kNoPath is compared before any addition, never added.
+//
+// Memory: 8·n² bytes for the matrix, plus 8·k² (and 8·h·k) of scratch for
+// the largest component closed by a dense method.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -38,9 +49,10 @@ class DistanceMatrix {
   // How the closure inside one strongly connected component is computed.
   // Every method gives the same matrix; tests and benchmarks pin one.
   enum class SccMethod {
-    kAuto,           // per component, the one estimated cheaper
+    kAuto,           // per component, the one estimated cheapest
     kFloydWarshall,  // dense max-plus, O(k³)
-    kDijkstra,       // Bellman-Ford potentials, then one Dijkstra per member
+    kFeedback,       // DAG passes around a dense closure of the heads
+    kDijkstra,       // Bellman-Ford potentials, then one Dijkstra per op
   };
 
   DistanceMatrix() = default;
@@ -64,7 +76,10 @@ class DistanceMatrix {
 
   // Every op reaches itself with 0 (the empty path; after a successful
   // build no cycle through it is positive). REQUIRES: valid().
-  bool has_path(OpId u, OpId v) const { return cell(u, v) != kNoPath; }
+  bool has_path(OpId u, OpId v) const {
+    assert(valid_);
+    return cell(u, v) != kNoPath;
+  }
   // REQUIRES: has_path(u, v).
   int64_t at(OpId u, OpId v) const;
   // Row u, size() entries in op id order, kNoPath where there is no path.
@@ -77,8 +92,10 @@ class DistanceMatrix {
   struct Stats {
     int components = 0;         // strongly connected components
     int largest_component = 0;  // ops in the largest one
-    int dense_closures = 0;     // components of 2+ ops closed by Floyd-Warshall
-    int sparse_closures = 0;    // components closed by Dijkstra
+    int floyd_warshall = 0;     // components of 2+ ops closed by each method
+    int feedback = 0;
+    int dijkstra = 0;
+    int largest_head_set = 0;   // h of the largest component closed by kFeedback
   };
   const Stats& stats() const { return stats_; }
 
@@ -93,8 +110,12 @@ class DistanceMatrix {
   void prepare(const Graph& g, const Adjacency& adj);
   // The closure inside component c, into the rows of its members.
   bool close_component(int c);
+  SccMethod choose_method(int c) const;
   bool close_by_floyd_warshall(int c);
+  bool close_by_feedback(int c);
   bool close_by_dijkstra(int c);
+  // Copies the k×k local closure in dense_ into the members' rows.
+  void scatter_dense(int c);
   // Extends the rows of c's members past c's exit edges.
   void propagate_component(int c);
 
@@ -112,10 +133,16 @@ class DistanceMatrix {
   std::vector<Edge> edges_;     // to recognise the same graph again
   int comp_count_ = 0;          // Tarjan order: successors have lower ids
   std::vector<int> comp_begin_; // members_[comp_begin_[c] .. comp_begin_[c + 1])
-  std::vector<int> members_;    // op ids by component, ascending within one
+  std::vector<int> members_;    // op ids by component, in local order
   std::vector<int> local_;      // op -> index among its component's members
+  std::vector<int> comp_lo_, comp_hi_;  // smallest and largest op id, by component
   std::vector<int> inner_begin_;  // by member position: inner_[inner_begin_[p] ..]
   std::vector<Arc> inner_;      // internal edges, local ends, by source position
+  std::vector<int> back_begin_;   // by component: back_[back_begin_[c] ..]
+  std::vector<Arc> back_;       // internal edges with to <= from (local order)
+  std::vector<int> head_begin_;   // by component: heads_[head_begin_[c] ..]
+  std::vector<int> heads_;      // distinct local targets of back_, ascending
+  std::vector<int> head_of_;    // by member position: index among heads, or -1
   std::vector<int> cross_begin_;  // by component: cross_[cross_begin_[c] ..]
   std::vector<Arc> cross_;      // exit edges, op ids, sorted by (to, from)
 
@@ -128,7 +155,8 @@ class DistanceMatrix {
   std::vector<int> first_, last_;  // finite columns of row u lie in [first_, last_]
 
   // Scratch, reused across components and builds.
-  std::vector<int64_t> dense_;  // k×k for Floyd-Warshall
+  std::vector<int64_t> dense_;  // k×k local closure
+  std::vector<int64_t> heads_dense_, heads_rows_;  // h×h and h×k for kFeedback
   std::vector<int64_t> potential_, reduced_;
   std::vector<int> hops_, queue_;
   std::vector<char> queued_;

@@ -47,6 +47,9 @@ struct Schedule {
   std::vector<int64_t> order;  // rank inside the stage by (start, op id)
   std::vector<std::string> flags;
   std::vector<std::string> diagnostics;
+  // Generator counters (the cost-based generator's arms, gates, rungs and
+  // give-up reasons), in a fixed order; empty for the serial generator.
+  std::vector<std::pair<std::string, int64_t>> stats;
   int64_t time_ns = 0;         // generator time, graph to schedule, no I/O
 
   friend bool operator==(const Schedule&, const Schedule&) = default;

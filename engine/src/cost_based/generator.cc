@@ -44,9 +44,39 @@ std::string_view rung_name(Rung r) {
   return kNames[static_cast<int>(r)];
 }
 std::string_view give_up_name(GiveUp g) {
-  static constexpr std::string_view kNames[] = {"positive_cycle", "no_seat", "storage",
-                                                "group_reorders"};
+  static constexpr std::string_view kNames[] = {"positive_cycle", "no_seat", "storage"};
   return kNames[static_cast<int>(g)];
+}
+
+std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& s) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  auto add = [&](std::string key, int64_t value) { out.emplace_back(std::move(key), value); };
+  add("ii_tried", s.ii_tried);
+  for (int a = 0; a < kArmCount; ++a) {
+    add("arm_proposals." + std::string(arm_name(static_cast<Arm>(a))), s.arm_proposals[a]);
+  }
+  for (int a = 0; a < kArmCount; ++a) {
+    add("arm_wins." + std::string(arm_name(static_cast<Arm>(a))), s.arm_wins[a]);
+  }
+  for (int g = 0; g < kGateCount; ++g) {
+    add("gate_rejects." + std::string(gate_name(static_cast<Gate>(g))), s.gate_rejects[g]);
+  }
+  for (int r = 0; r < kRungCount; ++r) {
+    add("rung_attempts." + std::string(rung_name(static_cast<Rung>(r))), s.rung_attempts[r]);
+  }
+  for (int r = 0; r < kRungCount; ++r) {
+    add("rung_successes." + std::string(rung_name(static_cast<Rung>(r))), s.rung_successes[r]);
+  }
+  for (int g = 0; g < kGiveUpCount; ++g) {
+    add("give_ups." + std::string(give_up_name(static_cast<GiveUp>(g))), s.give_ups[g]);
+  }
+  add("evictions", s.evictions);
+  add("group_reorders", s.group_reorders);
+  add("refinement_iterations", s.refinement_iterations);
+  add("constraints_added", s.constraints_added);
+  add("constraints_lifted", s.constraints_lifted);
+  add("spill_surcharges", s.spill_surcharges);
+  return out;
 }
 
 namespace cost_based {
@@ -265,6 +295,8 @@ CostBasedResult Generator::run() {
   for (std::string& n : notes_) s.diagnostics.push_back(std::move(n));
   s.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::steady_clock::now() - t0).count();
+  s.stats = stats_fields(stats_);
+  s.stats.emplace_back("refinement_status", status_);
   result.schedule = std::move(s);
   result.stats = stats_;
   result.refinement_status = status_;

@@ -4,8 +4,10 @@
 // so no zero-distance cycle can arise, and a share of loop-carried edges
 // (distance 1..3) run from an op back to itself or an earlier op, closing
 // recurrences. Kinds mix TMA loads, SMEM traffic, WGMMAs, ALU and SFU work,
-// TMEM loads and barriers; SMEM writes' store_bytes add up to at most the
-// SMEM budget, so every graph has a legal (serial) schedule.
+// TMEM loads and barriers. SMEM writes' store_bytes, each counted once per
+// iteration its buffer stays live across (1 + the longest distance it is
+// read at), add up to at most the SMEM budget, so the serial schedule of
+// every generated graph is legal.
 //
 // Deterministic: one SplitMix64 stream seeded from params.seed; the same
 // parameters give the same graph on every platform and compiler.
