@@ -449,17 +449,4 @@ void DistanceMatrix::propagate_component(int c) {
   }
 }
 
-int64_t DistanceMatrix::at(OpId u, OpId v) const {
-  assert(valid_);
-  const int64_t d = cell(u, v);
-  assert(d != kNoPath);
-  return d;
-}
-
-std::span<const int64_t> DistanceMatrix::row(OpId u) const {
-  assert(valid_);
-  return {dist_.data() + static_cast<size_t>(u) * static_cast<size_t>(n_),
-          static_cast<size_t>(n_)};
-}
-
 }  // namespace tilesched

@@ -80,11 +80,21 @@ class DistanceMatrix {
     assert(valid_);
     return cell(u, v) != kNoPath;
   }
-  // REQUIRES: has_path(u, v).
-  int64_t at(OpId u, OpId v) const;
+  // REQUIRES: has_path(u, v). Inline: the schedulers' windows read it in
+  // their inner loops.
+  int64_t at(OpId u, OpId v) const {
+    assert(valid_);
+    const int64_t d = cell(u, v);
+    assert(d != kNoPath);
+    return d;
+  }
   // Row u, size() entries in op id order, kNoPath where there is no path.
   // REQUIRES: valid().
-  std::span<const int64_t> row(OpId u) const;
+  std::span<const int64_t> row(OpId u) const {
+    assert(valid_);
+    return {dist_.data() + static_cast<size_t>(u) * static_cast<size_t>(n_),
+            static_cast<size_t>(n_)};
+  }
 
   void set_scc_method(SccMethod method) { method_ = method; }
 

@@ -23,25 +23,23 @@ CostVector& CostVector::operator+=(const CostVector& o) {
   return *this;
 }
 
-int64_t pipe_slot_cost(const Placement& p, const Context& ctx, OpId v, int64_t t) {
-  (void)ctx;
+PipeSlotBasis PipeSlotBasis::of(const Window& w) {
+  return {w.has_pred, w.latest_pred_bound, w.earliest_pred_bound};
+}
+
+PipeSlotBasis PipeSlotBasis::of(const Placement& p, OpId v) { return of(p.window(v)); }
+
+int64_t pipe_slot_cost(const Placement& p, const PipeSlotBasis& basis, OpId v, int64_t t) {
   if (!p.fits(v, t)) return kInfiniteCost;
-  const DistanceMatrix& d = p.dist();
-  int64_t upper = 0;
-  for (OpId u : p.placed_ops()) {
-    if (u == v || !d.has_path(u, v)) continue;  // no path: vacuous, never summed
-    const int64_t slack = t - p.start(u) - d.at(u, v);
-    if (slack < 0) return kInfiniteCost;
-    upper = std::max(upper, slack);
-  }
-  auto within = [&](int64_t cap) {
-    for (OpId u : p.placed_ops()) {
-      if (u == v || !d.has_path(u, v)) continue;
-      if (t - p.start(u) - d.at(u, v) > cap) return false;
-    }
-    return true;
-  };
-  return gallop_then_bisect(within, 0, upper).value_or(kInfiniteCost);
+  if (!basis.has_pred) return 0;
+  if (t < basis.latest_bound) return kInfiniteCost;  // a dependence would break
+  const int64_t widest = t - basis.earliest_bound;
+  auto within = [&](int64_t cap) { return widest <= cap; };
+  return gallop_then_bisect(within, 0, widest).value_or(kInfiniteCost);
+}
+
+int64_t pipe_slot_cost(const Placement& p, OpId v, int64_t t) {
+  return pipe_slot_cost(p, PipeSlotBasis::of(p, v), v, t);
 }
 
 int64_t bank_pressure_cost(const Placement& p, const Context& ctx, OpId v, int64_t t) {
@@ -95,6 +93,18 @@ int64_t structural_distance(const Placement& p, OpId v, int64_t t) {
   return inversions;
 }
 
+StructuralIndex::StructuralIndex(const Placement& p, OpId v) {
+  for (OpId u : p.placed_ops()) (u < v ? before_ : after_).push_back(p.start(u));
+  std::sort(before_.begin(), before_.end());
+  std::sort(after_.begin(), after_.end());
+}
+
+int64_t StructuralIndex::at(int64_t t) const {
+  const auto later = before_.end() - std::upper_bound(before_.begin(), before_.end(), t);
+  const auto earlier = std::lower_bound(after_.begin(), after_.end(), t) - after_.begin();
+  return static_cast<int64_t>(later + earlier);
+}
+
 int64_t kendall_tau_inversions(const std::vector<int>& sequence) {
   std::vector<int> a = sequence, tmp(sequence.size());
   int64_t inversions = 0;
@@ -118,14 +128,19 @@ int64_t kendall_tau_inversions(const std::vector<int>& sequence) {
   return inversions;
 }
 
-CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t) {
+CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,
+                         const PipeSlotBasis& basis) {
   CostVector c;
-  if (!p.fits(v, t)) return CostVector::infinite();
-  c.pipe_slot = pipe_slot_cost(p, ctx, v, t);
+  c.pipe_slot = pipe_slot_cost(p, basis, v, t);  // includes the RRT probe
   if (c.pipe_slot >= kInfiniteCost) return CostVector::infinite();
   c.spill = p.surcharge(v, t);
   c.bank = bank_pressure_cost(p, ctx, v, t);
-  c.structural = structural_distance(p, v, t);
+  return c;
+}
+
+CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t) {
+  CostVector c = evaluate_seat(p, ctx, v, t, PipeSlotBasis::of(p, v));
+  if (c.feasible()) c.structural = structural_distance(p, v, t);
   return c;
 }
 

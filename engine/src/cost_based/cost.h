@@ -29,11 +29,23 @@ struct CostVector {
   friend auto operator<=>(const CostVector&, const CostVector&) = default;
 };
 
+// What the pipe-slot evaluator needs of the placed predecessors of v, read
+// once per op: the earliest legal seat and the earliest predecessor bound.
+struct PipeSlotBasis {
+  bool has_pred = false;
+  int64_t latest_bound = 0;    // max over placed p with a path of s_p + D[p][v]
+  int64_t earliest_bound = 0;  // min over the same
+  static PipeSlotBasis of(const Placement& p, OpId v);
+  static PipeSlotBasis of(const Window& w);
+};
+
 // Pipe-slot evaluator (seed 000, sub_98E6C0): the RRT probe, then every
 // placed predecessor p must satisfy t - s_p >= D[p][v] (else infinite);
 // the cost is the smallest cap with every slack t - s_p - D[p][v] <= cap,
-// found by the exponential-then-binary driver (sub_988080).
-int64_t pipe_slot_cost(const Placement& p, const Context& ctx, OpId v, int64_t t);
+// found by the exponential-then-binary driver (sub_988080). The slacks'
+// maximum is t - earliest_bound, so each probe is O(1).
+int64_t pipe_slot_cost(const Placement& p, const PipeSlotBasis& basis, OpId v, int64_t t);
+int64_t pipe_slot_cost(const Placement& p, OpId v, int64_t t);
 
 // Bank-pressure evaluator (seed 000, sub_98C440) on the dual table: the
 // in-iteration and cross-iteration occupants of v's bank rows; hard caps
@@ -53,8 +65,20 @@ int64_t spill_surcharge(int64_t pressure, int64_t budget);
 int64_t try_add_constraint_to_avoid_reg_spilling(Placement& p, const Context& ctx, OpId v,
                                                  int64_t earliest);
 
-// Inversions against program order if v starts at t among the placed ops.
+// Inversions against program order if v starts at t among the placed ops:
+// placed u < v starting after t, and placed u > v starting before t.
 int64_t structural_distance(const Placement& p, OpId v, int64_t t);
+
+// The same for many t: the placed starts split by program order, sorted.
+class StructuralIndex {
+ public:
+  StructuralIndex(const Placement& p, OpId v);
+  int64_t at(int64_t t) const;
+
+ private:
+  std::vector<int64_t> before_;  // starts of placed u < v
+  std::vector<int64_t> after_;   // starts of placed u > v
+};
 
 // Kendall-tau distance of a sequence of distinct ids against ascending
 // order (the number of inverted pairs), O(n log n).
@@ -62,5 +86,9 @@ int64_t kendall_tau_inversions(const std::vector<int>& sequence);
 
 // The full vector for seating v at t.
 CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t);
+// Components 1-4 with the pipe-slot basis read once (the cost-based arm's
+// loop fills component 5 itself).
+CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,
+                         const PipeSlotBasis& basis);
 
 }  // namespace tilesched::cost_based

@@ -189,6 +189,23 @@ TEST(CostBased, InfeasibleBelowTheCapIsReportedWithDiagnostics) {
 
 // --- evaluators -----------------------------------------------------------
 
+// A graph with a placement at a fixed II, a context and a driver over it.
+struct WorkedAtII {
+  Graph g;
+  CostBasedOptions opts;
+  std::unique_ptr<Context> ctx;
+  std::unique_ptr<Placement> p;
+  CostBasedStats stats;
+  std::unique_ptr<Driver> d;
+  explicit WorkedAtII(int64_t ii, Graph graph) : g(std::move(graph)) {
+    ctx = std::make_unique<Context>(g, opts);
+    p = std::make_unique<Placement>(*ctx);
+    EXPECT_TRUE(p->reset(ii));
+    d = std::make_unique<Driver>(*ctx, *p, stats);
+  }
+};
+
+
 TEST(CostEvaluators, KendallTauCountsInversions) {
   EXPECT_EQ(kendall_tau_inversions({}), 0);
   EXPECT_EQ(kendall_tau_inversions({0, 1, 2, 3}), 0);
@@ -207,6 +224,28 @@ TEST(CostEvaluators, KendallTauCountsInversions) {
   }
 }
 
+TEST(CostEvaluators, StructuralIndexAgreesWithTheDirectCount) {
+  GraphBuilder b(blackwell_target());
+  for (int i = 0; i < 12; ++i) b.generic("n" + std::to_string(i), 1);
+  WorkedAtII w(5, Build(b));
+  SplitMix64 rng(11);
+  for (OpId u = 0; u < 12; u += 2) w.p->place(u, rng.uniform(0, 20));
+  for (OpId v = 1; v < 12; v += 2) {
+    const StructuralIndex index(*w.p, v);
+    for (int64_t t = 0; t <= 21; ++t) {
+      EXPECT_EQ(index.at(t), structural_distance(*w.p, v, t)) << v << "@" << t;
+    }
+  }
+  w.p->place(1, 3);
+  // 0 at s0: inverted iff s0 > 3; 2,4,.. inverted iff they start before 3.
+  int64_t expect = 0;
+  for (OpId u : w.p->placed_ops()) {
+    if (u == 1) continue;
+    if (u < 1 ? w.p->start(u) > 3 : w.p->start(u) < 3) ++expect;
+  }
+  EXPECT_EQ(structural_distance(*w.p, 1, 3), expect);
+}
+
 TEST(CostEvaluators, SpillSurchargeFormula) {
   EXPECT_EQ(spill_surcharge(128, 128), 0);
   EXPECT_EQ(spill_surcharge(130, 128), 34);  // (130 - 128) * 17
@@ -223,29 +262,67 @@ TEST(CostEvaluators, CostVectorIsLexicographic) {
   EXPECT_FALSE(sum.feasible());
 }
 
-// The worked example at II 8 with write and mma unplaced (seed 000).
-struct WorkedAtII {
-  Graph g;
-  CostBasedOptions opts;
-  std::unique_ptr<Context> ctx;
-  std::unique_ptr<Placement> p;
-  CostBasedStats stats;
-  std::unique_ptr<Driver> d;
-  explicit WorkedAtII(int64_t ii, Graph graph) : g(std::move(graph)) {
-    ctx = std::make_unique<Context>(g, opts);
-    p = std::make_unique<Placement>(*ctx);
-    EXPECT_TRUE(p->reset(ii));
-    d = std::make_unique<Driver>(*ctx, *p, stats);
+// Windows from the incremental bounds equal windows recomputed from the
+// placed ops, through commits, evictions (any order) and journaled trials.
+TEST(Placement, IncrementalBoundsMatchARecomputation) {
+  SplitMix64 rng(3);
+  for (int round = 0; round < 30; ++round) {
+    GraphBuilder b(blackwell_target());
+    const int n = static_cast<int>(rng.uniform(3, 14));
+    for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), rng.uniform(0, 5));
+    for (int e = 0; e < 2 * n; ++e) {
+      const OpId x = static_cast<OpId>(rng.uniform(0, n - 1));
+      const OpId y = static_cast<OpId>(rng.uniform(0, n - 1));
+      if (x < y) b.edge(x, y, rng.uniform(0, 6));
+      if (x > y) b.edge(x, y, rng.uniform(0, 6), rng.uniform(1, 2));
+    }
+    WorkedAtII w(40, Build(b));  // II 40 is above any recurrence here
+    auto check = [&] {
+      for (OpId v = 0; v < n; ++v) {
+        int64_t lo = 0, hi = kUnbounded;
+        for (OpId u = 0; u < n; ++u) lo = std::max(lo, u != v && w.p->dist().has_path(u, v)
+                                                           ? w.p->dist().at(u, v) : 0);
+        for (OpId u : w.p->placed_ops()) {
+          if (u == v) continue;
+          if (w.p->dist().has_path(u, v)) lo = std::max(lo, w.p->start(u) + w.p->dist().at(u, v));
+          if (w.p->dist().has_path(v, u)) hi = std::min(hi, w.p->start(u) - w.p->dist().at(v, u));
+        }
+        const Window got = w.p->window(v);
+        ASSERT_EQ(got.lo, lo) << "round " << round << " op " << v;
+        ASSERT_EQ(got.hi, hi) << "round " << round << " op " << v;
+      }
+    };
+    for (int step = 0; step < 60; ++step) {
+      const OpId v = static_cast<OpId>(rng.uniform(0, n - 1));
+      if (w.p->placed(v)) {
+        w.p->unplace(v);  // any order: the eviction path
+      } else if (rng.chance_per_mille(300)) {
+        w.p->begin_trial();  // a journaled trial, unwound in reverse
+        std::vector<OpId> seated;
+        for (OpId u = 0; u < n; ++u) {
+          if (!w.p->placed(u) && rng.chance_per_mille(500)) {
+            w.p->place(u, rng.uniform(0, 80));
+            seated.push_back(u);
+            check();
+          }
+        }
+        for (auto it = seated.rbegin(); it != seated.rend(); ++it) w.p->unplace(*it);
+        w.p->end_trial();
+      } else {
+        w.p->place(v, rng.uniform(0, 80));  // generic ops hold no slot
+      }
+      check();
+    }
   }
-};
+}
 
 TEST(CostEvaluators, PipeSlotCostIsTheSlackOverTheDistance) {
   WorkedAtII w(15, Example("seed_worked_example.loop.json"));
   const OpId load = 0, read = 3;
   w.p->place(load, 0);
-  EXPECT_EQ(pipe_slot_cost(*w.p, *w.ctx, read, 8), 0);  // D[load][read] = 8: tight
-  EXPECT_EQ(pipe_slot_cost(*w.p, *w.ctx, read, 11), 3);
-  EXPECT_EQ(pipe_slot_cost(*w.p, *w.ctx, read, 7), kInfiniteCost);  // breaks the edge
+  EXPECT_EQ(pipe_slot_cost(*w.p, read, 8), 0);  // D[load][read] = 8: tight
+  EXPECT_EQ(pipe_slot_cost(*w.p, read, 11), 3);
+  EXPECT_EQ(pipe_slot_cost(*w.p, read, 7), kInfiniteCost);  // breaks the edge
 }
 
 TEST(CostEvaluators, BankPressureCountsBothIterationsAndHonoursHardCaps) {

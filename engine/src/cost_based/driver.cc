@@ -120,7 +120,10 @@ std::optional<Proposal> Driver::try_permute(const std::vector<OpId>& ready, bool
   std::iota(order.begin(), order.end(), 0);
   std::optional<Proposal> best;
   std::vector<Seat> seats;
-  const int rounds = exhaustive ? static_cast<int>(perms) : 1 + ctx_.opts.permute_samples;
+  // Sampling is bounded by work too: about 4 x permute_budget seatings.
+  const int sampled = std::max(1, std::min(1 + ctx_.opts.permute_samples,
+                                           4 * ctx_.opts.permute_budget / k));
+  const int rounds = exhaustive ? static_cast<int>(perms) : sampled;
   for (int round = 0; round < rounds; ++round) {
     if (round > 0) {
       if (exhaustive) {
@@ -132,6 +135,7 @@ std::optional<Proposal> Driver::try_permute(const std::vector<OpId>& ready, bool
     seats.clear();
     CostVector total;
     bool ok = true;
+    p_.begin_trial();
     for (int idx : order) {
       const OpId v = cands[idx];
       const SeatSearch s = earliest_seat(v);
@@ -145,6 +149,7 @@ std::optional<Proposal> Driver::try_permute(const std::vector<OpId>& ready, bool
       seats.push_back({v, s.t});
     }
     for (auto it = seats.rbegin(); it != seats.rend(); ++it) p_.unplace(it->op);
+    p_.end_trial();
     if (ok && (!best || total < best->cost)) best = Proposal{Arm::kPermute, seats, total};
   }
   if (best && !whole_set) {
@@ -186,11 +191,17 @@ std::optional<Proposal> Driver::try_fuse(const std::vector<OpId>& ready) {
   }
   const int64_t ii = p_.ii();
   std::optional<Proposal> best;
+  std::vector<std::optional<Window>> windows(cands.size());  // read on first use
+  auto window_of = [&](size_t i) -> const Window& {
+    if (!windows[i]) windows[i] = p_.window(cands[i]);
+    return *windows[i];
+  };
   for (size_t i = 0; i < cands.size(); ++i) {
     for (size_t j = i + 1; j < cands.size(); ++j) {
       const OpId a = cands[i], b = cands[j];
       if (!can_fuse(a, b)) continue;
-      const Window wa = p_.window(a), wb = p_.window(b);
+      const Window& wa = window_of(i);
+      const Window& wb = window_of(j);
       const int64_t lo = std::max(wa.lo, wb.lo);
       const int64_t end = std::min({wa.hi, wb.hi, lo + ii - 1});
       const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[a]);
@@ -200,10 +211,12 @@ std::optional<Proposal> Driver::try_fuse(const std::vector<OpId>& ready) {
         if (!p_.fits(a, t)) continue;
         if (stage && t / ii != *stage) continue;
         CostVector cost = evaluate_seat(p_, ctx_, a, t);
+        p_.begin_trial();
         p_.place(a, t);
         const bool both = p_.fits(b, t);
         if (both) cost += evaluate_seat(p_, ctx_, b, t);
         p_.unplace(a);
+        p_.end_trial();
         if (!both) continue;
         if (!best || cost < best->cost) best = Proposal{Arm::kFuse, {{a, t}, {b, t}}, cost};
         break;
@@ -248,6 +261,11 @@ std::optional<Proposal> Driver::try_cost_based(const std::vector<OpId>& ready) {
       ++stats_.spill_surcharges;
     }
     const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v]);
+    const PipeSlotBasis basis = PipeSlotBasis::of(w);
+    // Only an op without placed predecessors compares every cycle of its
+    // window; index its structural distance then, count it directly otherwise.
+    const std::optional<StructuralIndex> order =
+        basis.has_pred ? std::nullopt : std::optional<StructuralIndex>(StructuralIndex(p_, v));
     bool any = false;
     const int64_t end = std::min(w.hi, w.lo + ii - 1);
     for (int64_t t = w.lo; t <= end; ++t) {
@@ -259,10 +277,14 @@ std::optional<Proposal> Driver::try_cost_based(const std::vector<OpId>& ready) {
         count(stats_.gate_rejects, Gate::kG4Group);
         continue;
       }
-      const CostVector c = evaluate_seat(p_, ctx_, v, t);
+      CostVector c = evaluate_seat(p_, ctx_, v, t, basis);
+      if (c.feasible()) c.structural = order ? order->at(t) : structural_distance(p_, v, t);
       if (!c.feasible()) continue;
       any = true;
       if (!best || c < best->cost) best = Proposal{Arm::kCostBased, {{v, t}}, c};
+      // With a placed predecessor the pipe-slot component grows with t and
+      // the resource component is already 0: no later seat of v can win.
+      if (basis.has_pred) break;
     }
     if (!any) p_.mark_dead(v);
   }

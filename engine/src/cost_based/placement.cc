@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <span>
 
 namespace tilesched::cost_based {
 
@@ -30,7 +31,6 @@ Placement::Placement(const Context& ctx) : ctx_(ctx), rrt_(ctx.g.target) {
   start_.assign(n, 0);
   placed_.assign(n, 0);
   placed_pos_.assign(n, 0);
-  live_to_.assign(n, 0);
   dead_.assign(n, 0);
   surcharges_.assign(n, {});
   surcharge_total_.assign(n, 0);
@@ -43,6 +43,11 @@ bool Placement::reset(int64_t ii) {
   ii_ = ii;
   if (!dist_.build(ctx_.g, ctx_.adj, ii)) return false;
   const int n = ctx_.g.op_count();
+  dist_t_.resize(static_cast<size_t>(n) * static_cast<size_t>(n));
+  for (OpId u = 0; u < n; ++u) {
+    const std::span<const int64_t> row = dist_.row(u);
+    for (OpId v = 0; v < n; ++v) dist_t_[static_cast<size_t>(v) * n + u] = row[v];
+  }
   for (OpId v = 0; v < n; ++v) {
     int64_t lo = 0;  // every start is >= 0, so s_v >= D[u][v] for every u
     for (OpId u = 0; u < n; ++u) {
@@ -62,8 +67,11 @@ void Placement::clear_seats() {
   std::fill(group_placed_.begin(), group_placed_.end(), 0);
   bank_windows_.assign(static_cast<size_t>(ii_), 0);
   bank_total_.assign(static_cast<size_t>(ii_), 0);
-  reg_rows_.assign(static_cast<size_t>(ii_), 0);
   std::fill(last_forced_.begin(), last_forced_.end(), kNeverForced);
+  dep_.assign(ctx_.g.op_count(), DepBounds{});
+  dep_dirty_.assign(ctx_.g.op_count(), 0);
+  journal_.clear();
+  changes_.clear();
 }
 
 void Placement::clear_intermediate() {
@@ -83,14 +91,45 @@ std::optional<int64_t> Placement::last_forced_start(OpId v) const {
   return last_forced_[v];
 }
 
+void Placement::fold(DepBounds& b, OpId v, OpId u, int64_t t) const {
+  const size_t n = static_cast<size_t>(ctx_.g.op_count());
+  const int64_t du = dist_t_[static_cast<size_t>(v) * n + u];  // D[u][v]
+  const int64_t dv = dist_.row(v)[u];                           // D[v][u]
+  if (du != DistanceMatrix::kNoPath) {
+    const int64_t bound = t + du;
+    if (b.preds++ == 0) {
+      b.lo = b.earliest = bound;
+    } else {
+      b.lo = std::max(b.lo, bound);
+      b.earliest = std::min(b.earliest, bound);
+    }
+  }
+  if (dv != DistanceMatrix::kNoPath) b.hi = std::min(b.hi, t - dv);
+}
+
+const Placement::DepBounds& Placement::bounds(OpId v) const {
+  if (dep_dirty_[v]) {
+    DepBounds b;
+    for (OpId u : placed_list_) {
+      if (u != v) fold(b, v, u, start_[u]);
+    }
+    dep_[v] = b;
+    dep_dirty_[v] = 0;
+  }
+  return dep_[v];
+}
+
 Window Placement::window(OpId v) const {
   Window w;
+  const DepBounds& b = bounds(v);
   w.lo = asap_[v];
-  for (OpId u : placed_list_) {
-    if (u == v) continue;
-    if (dist_.has_path(u, v)) w.lo = std::max(w.lo, start_[u] + dist_.at(u, v));
-    if (dist_.has_path(v, u)) w.hi = std::min(w.hi, start_[u] - dist_.at(v, u));
+  if (b.preds > 0) {
+    w.has_pred = true;
+    w.earliest_pred_bound = b.earliest;
+    w.latest_pred_bound = b.lo;
+    w.lo = std::max(w.lo, b.lo);
   }
+  w.hi = b.hi;
   const Op& op = ctx_.g.ops[v];
   if (op.max_depth) w.hi = std::min(w.hi, (*op.max_depth + 1) * ii_ - 1);
   for (const StageSpanLimit& lim : span_limits) {
@@ -105,21 +144,6 @@ Window Placement::window(OpId v) const {
     }
   }
   return w;  // the group's stage is gate G4's to enforce, with its own recovery
-}
-
-void Placement::add_rows(std::vector<int64_t>& rows, int64_t from, int64_t to, int64_t amount) {
-  if (to <= from || amount == 0) return;
-  const int64_t len = to - from;
-  const int64_t laps = len / ii_;
-  if (laps > 0) {
-    for (int64_t& r : rows) r += laps * amount;
-  }
-  const int64_t first = from % ii_;
-  for (int64_t k = 0; k < len % ii_; ++k) {
-    int64_t r = first + k;
-    if (r >= ii_) r -= ii_;
-    rows[r] += amount;
-  }
 }
 
 void Placement::add_bank(OpId v, int64_t t, int64_t sign) {
@@ -150,12 +174,17 @@ int64_t Placement::live_end(OpId u) const {
   return end;
 }
 
-void Placement::refresh_live(OpId u) {
-  if (ctx_.regs[u] == 0) return;
-  const int64_t end = live_end(u);
-  if (end > live_to_[u]) add_rows(reg_rows_, live_to_[u], end, ctx_.regs[u]);
-  if (end < live_to_[u]) add_rows(reg_rows_, end, live_to_[u], -ctx_.regs[u]);
-  live_to_[u] = end;
+int64_t Placement::register_pressure(int64_t row) const {
+  int64_t total = 0;
+  for (OpId u : placed_list_) {
+    const int64_t regs = ctx_.regs[u];
+    if (regs == 0) continue;
+    const int64_t from = start_[u], len = live_end(u) - from;
+    // Cycles of [from, from + len) that fall on `row`.
+    const int64_t offset = ((row - from) % ii_ + ii_) % ii_;
+    total += regs * (len / ii_ + (offset < len % ii_ ? 1 : 0));
+  }
+  return total;
 }
 
 void Placement::place(OpId v, int64_t t) {
@@ -169,13 +198,17 @@ void Placement::place(OpId v, int64_t t) {
   const int group = ctx_.group_of[v];
   if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
   add_bank(v, t, +1);
-  if (ctx_.regs[v] != 0) {
-    live_to_[v] = t;  // empty range, grown by refresh_live
-    refresh_live(v);
-  }
-  for (int p = ctx_.adj.in_begin[v]; p < ctx_.adj.in_begin[v + 1]; ++p) {
-    const Edge& e = ctx_.g.edges[ctx_.adj.in_edges[p]];
-    if (e.kind == EdgeKind::kData && e.from != v && placed(e.from)) refresh_live(e.from);
+  const bool journaled = trial_depth_ > 0;
+  if (journaled) journal_.push_back({v, changes_.size()});
+  const int n = ctx_.g.op_count();
+  const std::span<const int64_t> row = dist_.row(v);  // D[v][*]
+  const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+  for (OpId u = 0; u < n; ++u) {
+    if (u == v || (row[u] == DistanceMatrix::kNoPath && col[u] == DistanceMatrix::kNoPath)) {
+      continue;
+    }
+    if (journaled) changes_.push_back({u, dep_[u], dep_dirty_[u]});
+    if (!dep_dirty_[u]) fold(dep_[u], u, v, t);
   }
 }
 
@@ -184,7 +217,6 @@ void Placement::unplace(OpId v) {
   const int64_t t = start_[v];
   rrt_.release(ctx_.nodes[v], t);
   add_bank(v, t, -1);
-  if (ctx_.regs[v] != 0) add_rows(reg_rows_, t, live_to_[v], -ctx_.regs[v]);
   placed_[v] = 0;
   const int pos = placed_pos_[v];
   placed_list_[pos] = placed_list_.back();
@@ -193,9 +225,21 @@ void Placement::unplace(OpId v) {
   --placed_count_;
   const int group = ctx_.group_of[v];
   if (group != kNoGroup) --group_placed_[group];
-  for (int p = ctx_.adj.in_begin[v]; p < ctx_.adj.in_begin[v + 1]; ++p) {
-    const Edge& e = ctx_.g.edges[ctx_.adj.in_edges[p]];
-    if (e.kind == EdgeKind::kData && e.from != v && placed(e.from)) refresh_live(e.from);
+  if (!journal_.empty() && journal_.back().op == v) {  // undo a trial seat exactly
+    for (size_t i = changes_.size(); i-- > journal_.back().first;) {
+      dep_[changes_[i].op] = changes_[i].before;
+      dep_dirty_[changes_[i].op] = changes_[i].was_dirty;
+    }
+    changes_.resize(journal_.back().first);
+    journal_.pop_back();
+    return;
+  }
+  assert(trial_depth_ == 0 && "trials unplace in reverse order");
+  const int n = ctx_.g.op_count();
+  const std::span<const int64_t> row = dist_.row(v);
+  const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;
+  for (OpId u = 0; u < n; ++u) {
+    if (row[u] != DistanceMatrix::kNoPath || col[u] != DistanceMatrix::kNoPath) dep_dirty_[u] = 1;
   }
 }
 

@@ -19,6 +19,11 @@ namespace tilesched::cost_based {
 struct Window {
   int64_t lo = 0;
   int64_t hi = kUnbounded;
+  // Placed predecessors (with a path to the op): the pipe-slot evaluator's
+  // basis. latest_pred_bound = max over them of s_p + D[p][v] (<= lo).
+  bool has_pred = false;
+  int64_t earliest_pred_bound = 0;  // min over them of s_p + D[p][v]
+  int64_t latest_pred_bound = 0;
   bool empty() const { return lo > hi; }
 };
 
@@ -62,6 +67,12 @@ class Placement {
   void place(OpId v, int64_t t);   // REQUIRES: fits(v, t) and not placed
   void unplace(OpId v);            // REQUIRES: placed
 
+  // Trial placements (the permute arm): between begin_trial() and
+  // end_trial() every place is journaled, and unplacing in reverse order
+  // restores the dependence bounds exactly instead of recomputing them.
+  void begin_trial() { ++trial_depth_; }
+  void end_trial() { --trial_depth_; }
+
   // Placed ops that conflict with v at t: RRT claimants on v's rows and
   // placed ops whose distance to or from v would be violated.
   std::vector<OpId> conflicts(OpId v, int64_t t) const;
@@ -70,7 +81,9 @@ class Placement {
   // (in-iteration, rrt0) and ops of other windows (cross-iteration, rrt1).
   int64_t bank_in_iteration(int64_t c) const;
   int64_t bank_total(int64_t row) const { return bank_total_[row]; }
-  int64_t register_pressure(int64_t row) const { return reg_rows_[row]; }
+  // Registers live in modulo row `row`: every placed op's value from its
+  // start to the latest of start + latency and its placed data consumers.
+  int64_t register_pressure(int64_t row) const;
 
   // Snapshot overlay (retry arm).
   bool dead(OpId v) const { return dead_[v] != 0; }
@@ -88,9 +101,20 @@ class Placement {
 
  private:
   void add_bank(OpId v, int64_t t, int64_t sign);
-  void add_rows(std::vector<int64_t>& rows, int64_t from, int64_t to, int64_t amount);
   int64_t live_end(OpId u) const;  // end of u's value's live range given placed consumers
-  void refresh_live(OpId u);
+
+  // Dependence bounds of an op from the placed ops, kept incrementally:
+  // place() folds the new op in (O(n) over its distance row and column);
+  // unplace() restores a journaled trial, or marks the related ops dirty
+  // and window() recomputes them from the placed list.
+  struct DepBounds {
+    int64_t lo = 0;          // max s_u + D[u][v] (valid when preds > 0)
+    int64_t earliest = 0;    // min s_u + D[u][v]
+    int64_t hi = kUnbounded; // min s_w - D[v][w]
+    int preds = 0;
+  };
+  void fold(DepBounds& b, OpId v, OpId u, int64_t t) const;
+  const DepBounds& bounds(OpId v) const;
 
   const Context& ctx_;
   int64_t ii_ = 0;
@@ -106,12 +130,25 @@ class Placement {
   std::vector<int64_t> group_stage_;   // stage of the placed members
   std::vector<int64_t> bank_windows_;  // [window * ii + row], grown on demand
   std::vector<int64_t> bank_total_;    // per row
-  std::vector<int64_t> reg_rows_;      // per row
-  std::vector<int64_t> live_to_;       // per op: current end of its live range
   std::vector<char> dead_;
   std::vector<std::vector<std::pair<int64_t, int64_t>>> surcharges_;  // per op: (t, amount)
   std::vector<int64_t> surcharge_total_;
   std::vector<int64_t> last_forced_;
+  std::vector<int64_t> dist_t_;        // the closure transposed: [v * n + u] = D[u][v]
+  mutable std::vector<DepBounds> dep_;
+  mutable std::vector<char> dep_dirty_;
+  struct Journal {
+    OpId op;
+    size_t first;  // its entries: changes_[first ..]
+  };
+  std::vector<Journal> journal_;
+  struct Change {
+    OpId op;
+    DepBounds before;
+    char was_dirty;  // a recompute inside the trial must not outlive it
+  };
+  std::vector<Change> changes_;
+  int trial_depth_ = 0;
 };
 
 }  // namespace tilesched::cost_based
