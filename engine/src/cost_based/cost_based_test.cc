@@ -92,6 +92,46 @@ TEST(CostBased, IsDeterministic) {
   }
 }
 
+// Small pseudo-random Blackwell loops: TMA loads, SMEM traffic, WGMMAs and
+// ALU work, forward edges plus loop-carried ones.
+Graph RandomLoop(uint64_t seed, int n) {
+  SplitMix64 rng(seed);
+  static constexpr const char* kKinds[] = {"tiled_tma_load", "smem_write", "smem_read",
+                                           "wgmma", "alu", "exp", "mbarrier_wait"};
+  GraphBuilder b(blackwell_target(), "random-" + std::to_string(seed));
+  for (int i = 0; i < n; ++i) {
+    const OpId v = b.op("n" + std::to_string(i), kKinds[rng.below(7)]);
+    if (b.at(v).kind == "smem_write") b.at(v).store_bytes = 4096;
+  }
+  for (int i = 1; i < n; ++i) {
+    b.edge(static_cast<OpId>(rng.below(static_cast<uint64_t>(i))), i);
+    if (rng.chance_per_mille(250)) {
+      b.edge(i, static_cast<OpId>(rng.below(static_cast<uint64_t>(i) + 1)), std::nullopt,
+             rng.uniform(1, 2));
+    }
+  }
+  return Build(b);
+}
+
+TEST(CostBased, EverySearchAndPolicyGivesAVerifiedScheduleOnRandomLoops) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    const Graph g = RandomLoop(seed, 10 + static_cast<int>(seed % 5) * 6);
+    const Schedule serial = generate_serial(g);
+    for (ArmPolicy policy : kPolicies) {
+      for (IiSearch search : {IiSearch::kLinear, IiSearch::kGalloping}) {
+        CostBasedOptions opts;
+        opts.arm_policy = policy;
+        opts.ii_search = search;
+        const Schedule s = Schedule_(g, opts);
+        ASSERT_TRUE(s.feasible) << g.name;
+        if (serial.feasible) {
+          EXPECT_LE(s.ii, serial.ii) << g.name;
+        }
+      }
+    }
+  }
+}
+
 TEST(CostBased, RecurrenceBoundIsReached) {
   // a -> b -> c -> a with latencies 3, 4, 5 over distance 2: RecMII 6.
   GraphBuilder b(blackwell_target());

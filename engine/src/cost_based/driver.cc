@@ -34,6 +34,10 @@ uint64_t slot_mask(const Op& op) {
 Driver::Driver(const Context& ctx, Placement& placement, CostBasedStats& stats)
     : ctx_(ctx), p_(placement), stats_(stats), rng_(ctx.opts.seed) {}
 
+void Driver::reseed(int64_t ii) {
+  rng_ = SplitMix64(ctx_.opts.seed ^ (static_cast<uint64_t>(ii) * 0x9E3779B97F4A7C15ull));
+}
+
 bool Driver::pending(OpId v) const {
   const int group = ctx_.group_of[v];
   if (group == kNoGroup) return false;

@@ -40,6 +40,10 @@ class Driver {
   // Runs one rung of the ladder at the placement's II on an empty table.
   // True when every op is placed.
   bool run(Rung rung);
+  // Restarts the permute arm's sampling stream for an II attempt, so an
+  // attempt depends on (seed, II) only, not on which IIs were tried before
+  // (the galloping search re-runs the II it settles on).
+  void reseed(int64_t ii);
 
   // Why the last run gave up (seed 004 "Diagnostics"): empty on success.
   const std::vector<std::string>& failure() const { return failure_; }

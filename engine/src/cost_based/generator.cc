@@ -186,6 +186,7 @@ bool Generator::attempt(int64_t ii) {
     return false;
   }
   placement_.clear_intermediate();
+  driver_.reseed(ii);
   lifted_.clear();
   serial_fallback_ = false;
   status_ = 0;

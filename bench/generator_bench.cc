@@ -1,0 +1,109 @@
+// Whole-generator benchmarks: the serial and the cost-based generator (both
+// arm policies, both II searches) on random layered graphs of 16 to 1024
+// ops and on the bundled examples. Counters report the schedule's II, MII,
+// II/MII and stage count, so a run also records quality. bench/README.md
+// and README.md carry the numbers measured on the development machine.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "tilesched/cost_based.h"
+#include "tilesched/gen/random_layered.h"
+#include "tilesched/json_io.h"
+#include "tilesched/serial.h"
+
+namespace tilesched {
+namespace {
+
+const Graph& layered(int ops, uint64_t seed) {
+  static std::map<std::pair<int, uint64_t>, Graph> cache;
+  auto it = cache.find({ops, seed});
+  if (it == cache.end()) {
+    gen::LayeredParams p;
+    p.ops = ops;
+    p.seed = seed;
+    StatusOr<Graph> g = gen::random_layered(p);
+    if (!g.ok()) std::abort();
+    it = cache.emplace(std::make_pair(ops, seed), std::move(g).value()).first;
+  }
+  return it->second;
+}
+
+void report(benchmark::State& state, const Graph& g, const Schedule& s) {
+  state.counters["ops"] = g.op_count();
+  state.counters["ii"] = static_cast<double>(s.ii);
+  state.counters["mii"] = static_cast<double>(s.mii.max());
+  state.counters["ii_over_mii"] = s.mii.max() > 0 ? double(s.ii) / double(s.mii.max()) : 0.0;
+  state.counters["stages"] = static_cast<double>(s.stage_count);
+  state.counters["feasible"] = s.feasible ? 1 : 0;
+}
+
+// Args: ops, seed.
+void BM_Serial(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+  Schedule s;
+  for (auto _ : state) {
+    s = generate_serial(g);
+    benchmark::DoNotOptimize(s.ii);
+  }
+  report(state, g, s);
+}
+
+// Args: ops, seed, policy (0 first-success, 1 best-cost), search (0 linear, 1 galloping).
+void BM_CostBased(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+  CostBasedOptions opts;
+  opts.arm_policy = state.range(2) ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
+  opts.ii_search = state.range(3) ? IiSearch::kGalloping : IiSearch::kLinear;
+  Schedule s;
+  for (auto _ : state) {
+    s = generate_cost_based(g, opts).schedule;
+    benchmark::DoNotOptimize(s.ii);
+  }
+  report(state, g, s);
+}
+
+void BM_CostBasedExample(benchmark::State& state, const char* file) {
+  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + file);
+  if (!g.ok()) {
+    state.SkipWithError(g.status().message().c_str());
+    return;
+  }
+  Schedule s;
+  for (auto _ : state) {
+    s = generate_cost_based(*g, {}).schedule;
+    benchmark::DoNotOptimize(s.ii);
+  }
+  report(state, *g, s);
+}
+
+void Sizes(benchmark::internal::Benchmark* b) {
+  for (int ops : {16, 64, 256, 1024}) {
+    for (int seed : {1, 2, 3}) b->Args({ops, seed});
+  }
+}
+
+void CostSizes(benchmark::internal::Benchmark* b) {
+  for (int ops : {16, 64, 256, 1024}) {
+    for (int seed : {1, 2, 3}) {
+      b->Args({ops, seed, 0, 0});
+      if (ops <= 64) b->Args({ops, seed, 1, 0});  // best-cost: minutes at 1024 ops
+      b->Args({ops, seed, 0, 1});
+    }
+  }
+}
+
+BENCHMARK(BM_Serial)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CostBased)->Apply(CostSizes)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CostBasedExample, worked, "seed_worked_example.loop.json")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_CostBasedExample, gemm, "gemm_mainloop.loop.json")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_CostBasedExample, attention, "attention_forward.loop.json")
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace tilesched
