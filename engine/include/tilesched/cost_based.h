@@ -39,7 +39,7 @@ struct CostBasedOptions {
   int64_t ii_cap = 0;
   int permute_budget = 24;        // exhaustive permutations up to this count
   int permute_samples = 8;        // seeded samples beyond it
-  int eviction_budget_ratio = 6;  // Rau: placements per op before giving up at an II
+  int eviction_budget_ratio = 2;  // Rau: placements per op before a rung gives up (measured, docs)
   int max_constraint_iterations = 16;  // 003: bound of the refinement loop
   uint64_t seed = 1;              // seeds permutation sampling
 };

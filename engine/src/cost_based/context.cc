@@ -30,6 +30,10 @@ Context::Context(const Graph& graph, const CostBasedOptions& options)
   const int n = g.op_count();
   nodes.reserve(n);
   for (const Op& op : g.ops) nodes.push_back(NodeRrt::lower(op, g.target));
+  singleton_mask.assign(n, 0);
+  for (OpId v = 0; v < n; ++v) {
+    for (uint64_t row : nodes[v].rows) singleton_mask[v] |= row;
+  }
   mii = compute_mii(g);
   depth = longest_zero_distance_paths(g, adj);
 

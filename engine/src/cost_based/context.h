@@ -23,6 +23,7 @@ struct Context {
   const CostBasedOptions& opts;
   Adjacency adj;
   std::vector<NodeRrt> nodes;          // per op
+  std::vector<uint64_t> singleton_mask;  // per op: the singleton slots it claims
   MiiBounds mii;
   std::vector<int64_t> height;         // longest latency path to a sink (distance-0 edges)
   std::vector<int64_t> depth;          // longest latency path from a source

@@ -91,12 +91,9 @@ std::optional<int64_t> Placement::last_forced_start(OpId v) const {
   return last_forced_[v];
 }
 
-void Placement::fold(DepBounds& b, OpId v, OpId u, int64_t t) const {
-  const size_t n = static_cast<size_t>(ctx_.g.op_count());
-  const int64_t du = dist_t_[static_cast<size_t>(v) * n + u];  // D[u][v]
-  const int64_t dv = dist_.row(v)[u];                           // D[v][u]
-  if (du != DistanceMatrix::kNoPath) {
-    const int64_t bound = t + du;
+void Placement::fold(DepBounds& b, int64_t d_from, int64_t d_to, int64_t t) {
+  if (d_from != DistanceMatrix::kNoPath) {
+    const int64_t bound = t + d_from;
     if (b.preds++ == 0) {
       b.lo = b.earliest = bound;
     } else {
@@ -104,14 +101,17 @@ void Placement::fold(DepBounds& b, OpId v, OpId u, int64_t t) const {
       b.earliest = std::min(b.earliest, bound);
     }
   }
-  if (dv != DistanceMatrix::kNoPath) b.hi = std::min(b.hi, t - dv);
+  if (d_to != DistanceMatrix::kNoPath) b.hi = std::min(b.hi, t - d_to);
 }
 
 const Placement::DepBounds& Placement::bounds(OpId v) const {
   if (dep_dirty_[v]) {
     DepBounds b;
+    const size_t n = static_cast<size_t>(ctx_.g.op_count());
+    const int64_t* to_v = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+    const std::span<const int64_t> from_v = dist_.row(v);               // D[v][*]
     for (OpId u : placed_list_) {
-      if (u != v) fold(b, v, u, start_[u]);
+      if (u != v) fold(b, to_v[u], from_v[u], start_[u]);
     }
     dep_[v] = b;
     dep_dirty_[v] = 0;
@@ -208,7 +208,7 @@ void Placement::place(OpId v, int64_t t) {
       continue;
     }
     if (journaled) changes_.push_back({u, dep_[u], dep_dirty_[u]});
-    if (!dep_dirty_[u]) fold(dep_[u], u, v, t);
+    if (!dep_dirty_[u]) fold(dep_[u], row[u], col[u], t);
   }
 }
 
@@ -248,12 +248,15 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   const NodeRrt& nv = ctx_.nodes[v];
   const int64_t stage = t / ii_;
   const std::optional<int64_t> gstage = group_stage(ctx_.group_of[v]);
+  const size_t n = static_cast<size_t>(ctx_.g.op_count());
+  const std::span<const int64_t> from_v = dist_.row(v);               // D[v][*]
+  const int64_t* to_v = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
   for (OpId u : placed_list_) {
     bool hit = false;
-    if (dist_.has_path(v, u) && start_[u] < t + dist_.at(v, u)) hit = true;
-    if (dist_.has_path(u, v) && t < start_[u] + dist_.at(u, v)) hit = true;
+    if (from_v[u] != DistanceMatrix::kNoPath && start_[u] < t + from_v[u]) hit = true;
+    if (to_v[u] != DistanceMatrix::kNoPath && t < start_[u] + to_v[u]) hit = true;
     if (gstage && *gstage != stage && ctx_.group_of[u] == ctx_.group_of[v]) hit = true;
-    if (!hit) {
+    if (!hit && (ctx_.singleton_mask[u] & ctx_.singleton_mask[v]) != 0) {
       // Singleton rows: u's cycle k' lands on v's row (t + k) mod II.
       const NodeRrt& nu = ctx_.nodes[u];
       for (int64_t k = 0; k < nv.duration && !hit; ++k) {

@@ -113,7 +113,8 @@ class Placement {
     int64_t hi = kUnbounded; // min s_w - D[v][w]
     int preds = 0;
   };
-  void fold(DepBounds& b, OpId v, OpId u, int64_t t) const;
+  // Folds a placed op at t into b, given D[placed][op] and D[op][placed].
+  static void fold(DepBounds& b, int64_t d_from, int64_t d_to, int64_t t);
   const DepBounds& bounds(OpId v) const;
 
   const Context& ctx_;
