@@ -77,6 +77,10 @@ Status validate_target(const Target& t) {
       return Status::InvalidInput(path + ".name: duplicate slot name '" + t.slots[s].name + "'");
     }
   }
+  if (t.register_budget < 0 || t.register_budget > limits::kMaxRegisters) {
+    return range_error("$.target.register_budget", "register_budget", t.register_budget, 0,
+                       limits::kMaxRegisters);
+  }
   if (t.pools.size() > static_cast<size_t>(limits::kMaxPools)) {
     return Status::InvalidInput("$.target.pools: more than " +
                                 std::to_string(limits::kMaxPools) + " pools");
@@ -182,6 +186,9 @@ Status validate_op(const Target& t, const Op& op, int v) {
   if (Status s = check_opt(op.gid, "gid", limits::kMaxGroupId); !s.ok()) return s;
   if (Status s = check_opt(op.leader_gid, "leader_gid", limits::kMaxGroupId); !s.ok()) return s;
   if (Status s = check_opt(op.max_depth, "max_depth", limits::kMaxMaxDepth); !s.ok()) return s;
+  if (op.registers < 0 || op.registers > limits::kMaxRegisters) {
+    return range_error(path + ".registers", "registers", op.registers, 0, limits::kMaxRegisters);
+  }
   return Status::Ok();
 }
 
@@ -240,6 +247,7 @@ void apply_kind_defaults(const Target& target, Op& op) {
   op.latency = kind->latency;
   op.resources = kind->resources;
   op.pools = kind->pools;
+  op.registers = kind->registers;
 }
 
 GraphBuilder::GraphBuilder(Target target, std::string name) {

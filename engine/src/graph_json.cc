@@ -23,12 +23,12 @@ using jsonio::Json;
 using jsonio::quote;
 
 constexpr std::string_view kTopFields[] = {"format", "name", "target", "attrs", "ops", "edges"};
-constexpr std::string_view kTargetFields[] = {"name", "slots", "pools"};
+constexpr std::string_view kTargetFields[] = {"name", "slots", "pools", "register_budget"};
 constexpr std::string_view kSlotFields[] = {"name", "capacity"};
 constexpr std::string_view kPoolFields[] = {"name", "kind", "capacity"};
 constexpr std::string_view kAttrFields[] = {"force_serial_execution"};
 constexpr std::string_view kOpFields[] = {"id",          "kind", "latency",    "resources", "pools",
-                                          "store_bytes", "gid",  "leader_gid", "max_depth"};
+                                          "store_bytes", "gid",  "leader_gid", "max_depth", "registers"};
 constexpr std::string_view kTripleFields[] = {"slot", "duration", "occupancy"};
 constexpr std::string_view kEdgeFields[] = {"from", "to", "latency", "distance", "kind"};
 
@@ -105,7 +105,10 @@ StatusOr<Target> read_generic_target(const Cursor& c) {
       pools.push_back(std::move(p));
     }
   }
-  return make_generic_target(std::move(name), std::move(slots), std::move(pools));
+  TS_ASSIGN_OR_RETURN(int64_t register_budget,
+                      f.integer_or("register_budget", 0, limits::kMaxRegisters, 0));
+  return make_generic_target(std::move(name), std::move(slots), std::move(pools),
+                             register_budget);
 }
 
 StatusOr<Target> read_target(const Cursor& c) {
@@ -206,6 +209,8 @@ Status GraphReader::read_op(const Cursor& c) {
   TS_ASSIGN_OR_RETURN(op.gid, f.optional_integer("gid", 0, limits::kMaxGroupId));
   TS_ASSIGN_OR_RETURN(op.leader_gid, f.optional_integer("leader_gid", 0, limits::kMaxGroupId));
   TS_ASSIGN_OR_RETURN(op.max_depth, f.optional_integer("max_depth", 0, limits::kMaxMaxDepth));
+  TS_ASSIGN_OR_RETURN(op.registers,
+                      f.integer_or("registers", 0, limits::kMaxRegisters, op.registers));
 
   const OpId id = g_.op_count();
   ids_.emplace(op.name, id);
@@ -335,6 +340,7 @@ Json target_json(const Target& t) {
     }
     out["pools"] = std::move(pools);
   }
+  if (t.register_budget != 0) out["register_budget"] = t.register_budget;
   return out;
 }
 
@@ -366,6 +372,7 @@ Json op_json(const Target& t, const Op& op) {
   if (op.gid) o["gid"] = *op.gid;
   if (op.leader_gid) o["leader_gid"] = *op.leader_gid;
   if (op.max_depth) o["max_depth"] = *op.max_depth;
+  if (kind == nullptr || op.registers != kind->registers) o["registers"] = op.registers;
   return o;
 }
 

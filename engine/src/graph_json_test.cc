@@ -246,7 +246,7 @@ TEST(GraphJson, EchoedStringsAreEscapedAndShortened) {
 TEST(GraphJson, MessagesNameTheProblem) {
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latncy": 3}])"), "$.ops[0].latncy",
                      "unknown field (expected one of: id, kind, latency, resources, pools, "
-                     "store_bytes, gid, leader_gid, max_depth)");
+                     "store_bytes, gid, leader_gid, max_depth, registers)");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latency": 70000}])"), "$.ops[0].latency",
                      "70000 is out of range 0..65535");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "pools": {"weird key": 1}}])"),
@@ -689,6 +689,49 @@ TEST(GraphJson, ReadFileRefusesFilesOverTheLimit) {
   EXPECT_EQ(
       g.status().message().rfind(file + ": $: file is 67108865 bytes, more than the limit", 0), 0u)
       << g.status().message();
+}
+
+}  // namespace
+}  // namespace tilesched
+
+namespace tilesched {
+namespace {
+
+TEST(GraphJson, RegisterFootprintsDefaultByKindAndOverride) {
+  const std::string text = R"({"format": "tilesched.loop/1", "target": "blackwell",
+    "ops": [{"id": "a", "kind": "wgmma"}, {"id": "b", "kind": "alu", "registers": 40},
+            {"id": "c", "kind": "tiled_tma_load"}]})";
+  StatusOr<Graph> g = parse_graph_json(text, "r.json");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->ops[0].registers, 64);
+  EXPECT_EQ(g->ops[1].registers, 40);
+  EXPECT_EQ(g->ops[2].registers, 0);
+  EXPECT_EQ(g->target.register_budget, 128);
+  const std::string out = write_graph_json(*g);
+  EXPECT_NE(out.find("\"registers\": 40"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\"registers\": 64"), std::string::npos) << out;  // the default is left out
+  StatusOr<Graph> again = parse_graph_json(out, "again");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *g);
+
+  StatusOr<Graph> bad = parse_graph_json(
+      R"({"format": "tilesched.loop/1", "target": "blackwell",
+          "ops": [{"id": "a", "kind": "alu", "registers": 70000}]})", "bad.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().rfind("bad.json: $.ops[0].registers:", 0), 0u)
+      << bad.status().message();
+}
+
+TEST(GraphJson, GenericTargetRegisterBudgetRoundTrips) {
+  const std::string text = R"({"format": "tilesched.loop/1",
+    "target": {"name": "t", "slots": [{"name": "alu"}], "register_budget": 32},
+    "ops": [{"id": "a", "kind": "generic", "registers": 8}]})";
+  StatusOr<Graph> g = parse_graph_json(text, "g.json");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->target.register_budget, 32);
+  StatusOr<Graph> again = parse_graph_json(write_graph_json(*g), "again");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *g);
 }
 
 }  // namespace

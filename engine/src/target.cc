@@ -72,6 +72,15 @@ OpKind generic_kind() {
 
 std::vector<OpKind> blackwell_kinds() {
   std::vector<OpKind> kinds;
+  // Register footprints (ours): an accumulator or TMEM tile 64, an SMEM
+  // read's fragment 32, ALU/SFU results 16; TMA, barriers, SMEM writes and
+  // MMAs into TMEM hold none.
+  auto registers_of = [](std::string_view kind) -> int64_t {
+    if (kind == "wgmma" || kind == "tmem_load") return 64;
+    if (kind == "smem_read") return 32;
+    if (kind == "alu" || kind == "exp") return 16;
+    return 0;
+  };
   auto add = [&](const char* name, int64_t latency, std::vector<Triple> res,
                  std::vector<PoolUse> pools, bool async, bool tma, bool wgmma,
                  bool from_seed, std::string_view summary) {
@@ -80,6 +89,7 @@ std::vector<OpKind> blackwell_kinds() {
     k.latency = latency;
     k.resources = std::move(res);
     k.pools = std::move(pools);
+    k.registers = registers_of(name);
     k.async = async;
     k.tma = tma;
     k.wgmma = wgmma;
@@ -158,7 +168,7 @@ bool operator==(const Target& a, const Target& b) {
   // Kinds derive from the target's identity: builtin targets by name,
   // generic targets all share the single `generic` kind.
   return a.name == b.name && a.builtin == b.builtin && a.slots == b.slots &&
-         a.pools == b.pools;
+         a.pools == b.pools && a.register_budget == b.register_budget;
 }
 
 const Target& blackwell_target() {
@@ -169,14 +179,16 @@ const Target& blackwell_target() {
     t.slots = blackwell_slots();
     t.pools = blackwell_pools();
     t.kinds = blackwell_kinds();
+    t.register_budget = 128;  // ours: registers per thread before spilling
     return t;
   }();
   return target;
 }
 
 Target make_generic_target(std::string name, std::vector<Slot> slots,
-                           std::vector<Pool> pools) {
+                           std::vector<Pool> pools, int64_t register_budget) {
   Target t;
+  t.register_budget = register_budget;
   t.name = std::move(name);
   t.builtin = false;
   t.slots = std::move(slots);

@@ -22,6 +22,7 @@ struct Op {
   std::vector<Triple> resources;      // at most one triple per slot
   std::vector<PoolUse> pools;         // rate pools only, sorted by pool index
   int64_t store_bytes = 0;            // charged to the storage pool (L4)
+  int64_t registers = 0;              // register footprint (spill model)
   std::optional<int64_t> gid;
   std::optional<int64_t> leader_gid;  // ops sharing it share a stage (L5)
   std::optional<int64_t> max_depth;   // stage bound (L6)

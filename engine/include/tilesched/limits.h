@@ -18,6 +18,7 @@ inline constexpr int64_t kMaxDistance = 1024;         // iteration distance of a
 inline constexpr int64_t kMaxSlotCapacity = 65535;
 inline constexpr int64_t kMaxPoolCapacity = int64_t{1} << 40;  // storage pools count bytes
 inline constexpr int64_t kMaxMaxDepth = 1024;
+inline constexpr int64_t kMaxRegisters = 65535;       // an op's register footprint, a budget
 inline constexpr int64_t kMaxGroupId = (int64_t{1} << 31) - 1;
 inline constexpr int kMaxNameLength = 256;            // op ids, slot and pool names
 inline constexpr int kMaxSlots = 64;                  // one 64-bit RRT row

@@ -56,6 +56,7 @@ struct OpKind {
   int64_t latency = 1;
   std::vector<Triple> resources;
   std::vector<PoolUse> pools;
+  int64_t registers = 0;   // registers per thread its value holds (spill model)
   bool async = false;      // async pipeline op (cp.async, TMEM copies, barriers' async side)
   bool tma = false;
   bool wgmma = false;      // WGMMA or tcgen05 MMA
@@ -69,6 +70,9 @@ struct Target {
   std::vector<Slot> slots; // slots[s - 1] is slot s
   std::vector<Pool> pools;
   std::vector<OpKind> kinds;  // "generic" is always present
+  // Registers per thread the spill model allows before it surcharges a
+  // seat (seed 002); 0 turns the model off.
+  int64_t register_budget = 0;
 
   int slot_count() const { return static_cast<int>(slots.size()); }
   const Slot& slot(int one_based) const { return slots[one_based - 1]; }
@@ -91,7 +95,7 @@ const Target& blackwell_target();
 
 // An inline generic target: named slots and pools; only the `generic` kind.
 Target make_generic_target(std::string name, std::vector<Slot> slots,
-                           std::vector<Pool> pools);
+                           std::vector<Pool> pools, int64_t register_budget = 0);
 
 std::string_view pool_kind_name(PoolKind kind);
 

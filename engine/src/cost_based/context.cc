@@ -10,20 +10,6 @@
 
 namespace tilesched::cost_based {
 
-namespace {
-
-// Register footprints by kind (docs/COST_BASED.md, "Spill model"): values
-// a tile op leaves in registers, in units of 32-bit registers per thread.
-// Ours; the seeds give only the surcharge formula.
-int64_t default_registers(std::string_view kind) {
-  if (kind == "wgmma" || kind == "tmem_load") return 64;  // accumulator / TMEM tile
-  if (kind == "smem_read") return 32;
-  if (kind == "alu" || kind == "exp") return 16;
-  return 0;  // TMA, TMEM-resident MMA, barriers, SMEM writes, generic ops
-}
-constexpr int64_t kBlackwellRegisterBudget = 128;  // per thread, ours
-
-}  // namespace
 
 Context::Context(const Graph& graph, const CostBasedOptions& options)
     : g(graph), opts(options), adj(Adjacency::build(graph)) {
@@ -105,9 +91,11 @@ Context::Context(const Graph& graph, const CostBasedOptions& options)
   regs.assign(n, 0);
   bank_pooled.assign(g.target.slot_count(), 0);
   touches_bank.assign(n, 0);
+  if (g.target.register_budget > 0) {  // the spill model (seed 002) is on
+    for (OpId v = 0; v < n; ++v) regs[v] = g.ops[v].registers;
+    reg_budget = g.target.register_budget;
+  }
   if (g.target.builtin && g.target.name == "blackwell") {
-    for (OpId v = 0; v < n; ++v) regs[v] = default_registers(g.ops[v].kind);
-    reg_budget = kBlackwellRegisterBudget;
     // TMEM/SMEM banks (1-8), the SMEM write and TMEM transports (16, 20) and
     // the pooled SMEM read transport (15); caps from pools 1 and 6 (seed 000).
     for (int s = 1; s <= 8; ++s) bank_slots |= slot_bit(s);

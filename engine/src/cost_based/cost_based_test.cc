@@ -206,6 +206,31 @@ TEST(CostBased, StorageBudgetDrivesRefinement) {
   EXPECT_TRUE(verify_schedule(g, cut.schedule).legal());
 }
 
+TEST(CostBased, SpillModelSurchargesSeatsOverTheRegisterBudget) {
+  // Twelve independent 64-register WGMMAs cannot all be live in one row
+  // under a budget of 128: the cost-based arm records surcharges.
+  GraphBuilder b(blackwell_target());
+  const OpId load = b.op("load", "tiled_tma_load");
+  for (int i = 0; i < 12; ++i) {
+    const OpId m = b.op("m" + std::to_string(i), "wgmma");
+    b.edge(load, m);
+    b.edge(m, load, 1, 3);  // loop-carried: keep the values live across stages
+  }
+  const Graph g = Build(b);
+  CostBasedOptions opts;
+  opts.arm_policy = ArmPolicy::kBestCost;  // the cost-based arm proposes every step
+  const CostBasedResult r = generate_cost_based(g, opts);
+  ASSERT_TRUE(r.schedule.feasible);
+  EXPECT_TRUE(verify_schedule(g, r.schedule).legal());
+  EXPECT_GT(r.stats.spill_surcharges, 0);
+
+  GraphBuilder off(make_generic_target("no-budget", {{"mma", 1, false}}, {}));
+  const OpId x = off.generic("x", 2, {{1, 1, 1}});
+  off.at(x).registers = 500;  // no budget: the model is off
+  const CostBasedResult quiet = generate_cost_based(Build(off), opts);
+  EXPECT_EQ(quiet.stats.spill_surcharges, 0);
+}
+
 TEST(CostBased, ForceSerialKeepsTheSerialSchedule) {
   const Graph g = Example("force_serial.loop.json");
   const Schedule s = Schedule_(g);
