@@ -88,6 +88,32 @@ Context::Context(const Graph& graph, const CostBasedOptions& options)
         [&](OpId a, OpId b) { return topo_rank[a] < topo_rank[b]; }));
   }
 
+  std::vector<OpId> by_rank(n);
+  for (OpId v = 0; v < n; ++v) by_rank[topo_rank[v]] = v;
+  std::vector<int64_t> reach(n);
+  constexpr int64_t kUnreached = INT64_MIN;
+  for (const std::vector<OpId>& members : group_members) {
+    if (members.size() < 2) continue;
+    for (OpId source : members) {  // longest distance-0 paths from source
+      std::fill(reach.begin(), reach.end(), kUnreached);
+      reach[source] = 0;
+      for (OpId u : by_rank) {
+        if (reach[u] == kUnreached) continue;
+        for (int p = adj.out_begin[u]; p < adj.out_begin[u + 1]; ++p) {
+          const Edge& e = g.edges[adj.out_edges[p]];
+          if (e.distance == 0 && topo_rank[e.to] > topo_rank[u]) {
+            reach[e.to] = std::max(reach[e.to], reach[u] + e.latency);
+          }
+        }
+      }
+      for (OpId v : members) {
+        if (v != source && reach[v] != kUnreached) {
+          group_span_bound = std::max(group_span_bound, reach[v] + 1);
+        }
+      }
+    }
+  }
+
   regs.assign(n, 0);
   bank_pooled.assign(g.target.slot_count(), 0);
   touches_bank.assign(n, 0);

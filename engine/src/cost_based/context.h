@@ -35,6 +35,10 @@ struct Context {
   std::vector<int> group_of;           // per op, or kNoGroup
   std::vector<std::vector<OpId>> group_members;
   std::vector<OpId> group_anchor;
+  // II lower bound from the groups (L5): members u, v with a distance-0
+  // path of latency P must share a stage, so s_v - s_u <= II - 1 and
+  // II >= P + 1. The II search starts at max(MII, this).
+  int64_t group_span_bound = 1;
   // Register footprint per op (seed 002 spill model, docs/COST_BASED.md).
   std::vector<int64_t> regs;
   int64_t reg_budget = 0;

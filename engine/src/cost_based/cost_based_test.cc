@@ -176,8 +176,10 @@ TEST(CostBased, GroupsShareAStageAndMaxDepthHolds) {
     ASSERT_TRUE(s.feasible);
     EXPECT_EQ(s.stage[load], s.stage[fix]);
     EXPECT_LE(s.stage[read], 1);
-    EXPECT_GE(s.ii, 32);  // load .. fix spans 31 cycles inside one stage
+    EXPECT_EQ(s.ii, 32);  // load .. fix spans 31 cycles inside one stage
   }
+  const CostBasedResult r = generate_cost_based(g, {});
+  EXPECT_EQ(r.stats.ii_tried, 1);  // the group's span bound starts the search at 32
 }
 
 TEST(CostBased, StorageBudgetDrivesRefinement) {

@@ -255,7 +255,7 @@ CostBasedResult Generator::run() {
                {"ii_search", std::string(ii_search_name(ctx_.opts.ii_search))}};
   s.mii = ctx_.mii;
 
-  const int64_t lower = ctx_.mii.max();
+  const int64_t lower = std::max(ctx_.mii.max(), ctx_.group_span_bound);
   int64_t cap = ctx_.opts.ii_cap;
   if (cap == 0) {
     if (serial_.feasible) {
