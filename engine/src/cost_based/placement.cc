@@ -43,15 +43,22 @@ bool Placement::reset(int64_t ii) {
   ii_ = ii;
   if (!dist_.build(ctx_.g, ctx_.adj, ii)) return false;
   const int n = ctx_.g.op_count();
-  dist_t_.resize(static_cast<size_t>(n) * static_cast<size_t>(n));
-  for (OpId u = 0; u < n; ++u) {
-    const std::span<const int64_t> row = dist_.row(u);
-    for (OpId v = 0; v < n; ++v) dist_t_[static_cast<size_t>(v) * n + u] = row[v];
+  const size_t un = static_cast<size_t>(n);
+  dist_t_.resize(un * un);
+  constexpr size_t kBlock = 64;  // blocked transpose: both sides stay in cache
+  for (size_t u0 = 0; u0 < un; u0 += kBlock) {
+    for (size_t v0 = 0; v0 < un; v0 += kBlock) {
+      for (size_t u = u0; u < std::min(un, u0 + kBlock); ++u) {
+        const int64_t* row = dist_.row(static_cast<OpId>(u)).data();
+        for (size_t v = v0; v < std::min(un, v0 + kBlock); ++v) dist_t_[v * un + u] = row[v];
+      }
+    }
   }
   for (OpId v = 0; v < n; ++v) {
     int64_t lo = 0;  // every start is >= 0, so s_v >= D[u][v] for every u
+    const int64_t* to_v = dist_t_.data() + static_cast<size_t>(v) * un;
     for (OpId u = 0; u < n; ++u) {
-      if (u != v && dist_.has_path(u, v)) lo = std::max(lo, dist_.at(u, v));
+      if (u != v && to_v[u] != DistanceMatrix::kNoPath) lo = std::max(lo, to_v[u]);
     }
     asap_[v] = lo;
   }
