@@ -42,6 +42,46 @@ for g in "$examples"/*.loop.json; do
 done
 grep -Eq '"ii": ?16' "$work/seed_worked_example.schedule.json" ||
   fail "the seed worked example's serial II is not 16"
+grep -q '"id": "Pipe_0", "producers": \["load_a0", "load_b0"\]' "$work/gemm_mainloop.schedule.json" ||
+  fail "the GEMM schedule does not carry the TMA pipe"
+grep -q '"id": "Mutex_0"' "$work/gemm_mainloop.schedule.json" ||
+  fail "the GEMM schedule does not carry its mutexes"
+
+# --emit region: the materialized region, MLIR-like, on stdout or -o.
+grep -q -- "--emit" <("$bin" schedule --help) || fail "schedule --help does not list --emit"
+expect 0 "$bin" schedule "$examples/gemm_mainloop.loop.json" --emit region
+grep -q '^tileas.scheduled_region @gemm-mainloop-2k {ii = ' "$work/out" ||
+  fail "--emit region: no region header"
+grep -q 'tileas.pipe producers(@load_a0, @load_b0) consumer(@wait0)' "$work/out" ||
+  fail "--emit region: no TMA pipe"
+grep -q '%mma0 = tileas.wgmma(.*%Pipe_[0-9]*\[i-1\]' "$work/out" ||
+  fail "--emit region: mma0 does not read the loop-carried accumulator"
+grep -q '^  \^stage0:' "$work/out" || fail "--emit region: no stage block"
+expect 0 "$bin" schedule "$examples/gemm_mainloop.loop.json" --emit region -o "$work/gemm.region.txt"
+cmp -s "$work/out" "$work/gemm.region.txt" && fail "--emit region -o also wrote stdout"
+grep -q 'tileas.pipe.produce' "$work/gemm.region.txt" || fail "--emit region -o: no region written"
+expect 0 "$bin" schedule "$examples/gemm_mainloop.loop.json" --emit json
+grep -q '"pipes": \[' "$work/out" || fail "--emit json: no pipes"
+rm -f "$work/never.txt"
+expect 2 "$bin" schedule "$examples/gemm_mainloop.loop.json" --emit mlir -o "$work/never.txt"
+[[ -e $work/never.txt ]] && fail "--emit mlir: an output file was written"
+grep -q -- "--emit: unknown output 'mlir'" "$work/err" || fail "--emit mlir: no one-line reason"
+[[ $(wc -l <"$work/err") == 1 ]] || fail "--emit mlir: error is not one line"
+for g in "$testdata"/infeasible/*.loop.json; do
+  expect 1 "$bin" schedule "$g" --emit region
+  grep -q 'no feasible schedule' "$work/out" || fail "$g: --emit region does not say infeasible"
+  break
+done
+
+# A schedule whose carried values were tampered with: illegal, and named.
+/usr/bin/python3 - "$work/gemm_mainloop.schedule.json" "$work/bad_pipes.schedule.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["pipes"][0]["depth"] = 7
+json.dump(s, open(sys.argv[2], "w"))
+PY
+expect 1 "$bin" verify "$examples/gemm_mainloop.loop.json" "$work/bad_pipes.schedule.json"
+grep -q 'materialization' "$work/out" || fail "verify did not name the materialization rule"
 
 # An illegal schedule: move the read before the load's latency ends.
 /usr/bin/python3 - "$work/seed_worked_example.schedule.json" "$work/tampered.schedule.json" <<'PY'

@@ -1,17 +1,21 @@
 // `tilesched schedule GRAPH`: read a loop graph, run a generator, print the
-// schedule JSON (SPEC.md section 4). Exit 1 when no legal schedule exists.
+// schedule JSON (SPEC.md section 4) or, with --emit region, the
+// materialized region (docs/MATERIALIZE.md). Exit 1 when no legal schedule
+// exists.
 #include <iostream>
 
 #include "commands.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
+#include "tilesched/materialize.h"
 
 namespace po = boost::program_options;
 
 namespace tilesched::cli {
 
 int run_schedule(const Args& args) {
-  std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear";
+  std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear",
+      emit_kind = "json";
   GenerateOptions opts;
   po::options_description visible("options");
   visible.add_options()
@@ -32,7 +36,10 @@ int run_schedule(const Args& args) {
       ("max-constraint-iterations",
        po::value(&opts.cost_based.max_constraint_iterations)->default_value(16),
        "cost-based: bound of the constraint refinement loop (seed 003)")
-      ("output,o", po::value<std::string>(), "write the schedule JSON here (atomically) "
+      ("emit", po::value(&emit_kind)->default_value("json"),
+       "json (the schedule with its Pipe_/Mutex_ values) or region (the materialized region "
+       "as MLIR-like text: stages, ops in order, values spliced in)")
+      ("output,o", po::value<std::string>(), "write the output here (atomically) "
        "instead of standard output");
   po::options_description hidden;
   hidden.add_options()("graph", po::value(&graph_path)->required(), "loop graph JSON");
@@ -44,6 +51,10 @@ int run_schedule(const Args& args) {
     return *done;
   }
 
+  if (emit_kind != "json" && emit_kind != "region") {
+    return fail("schedule", Status::InvalidInput("--emit: unknown output '" + emit_kind +
+                                                 "' (json, region)"));
+  }
   if (std::optional<GeneratorKind> k = parse_generator(generator)) {
     opts.generator = *k;
   } else {
@@ -73,7 +84,11 @@ int run_schedule(const Args& args) {
 
   std::optional<std::string> out;
   if (vm.count("output")) out = vm["output"].as<std::string>();
-  if (Status s = emit(out, write_schedule_json(*graph, *schedule)); !s.ok()) {
+  const std::string text =
+      emit_kind == "region"
+          ? dump_region(*graph, *schedule, carried_materialization(*graph, *schedule))
+          : write_schedule_json(*graph, *schedule);
+  if (Status s = emit(out, text); !s.ok()) {
     return fail("schedule", s);
   }
   if (!schedule->feasible) {

@@ -1,5 +1,6 @@
-// Every bundled example graph: it reads, the serial generator schedules it,
-// the verifier accepts the schedule, and both files round-trip.
+// Every bundled example graph: it reads, the selected generator schedules
+// it, the schedule carries its materialized Pipe_/Mutex_ values, the
+// verifier accepts it (values included), and both files round-trip.
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -31,6 +32,7 @@ TEST(Examples, EveryExampleSchedulesAndVerifies) {
     ASSERT_TRUE(s.ok()) << s.status().message();
     ASSERT_TRUE(s->feasible);
     EXPECT_GE(s->ii, s->mii.max());
+    EXPECT_FALSE(s->pipes.empty()) << "every example has an async or loop-carried value";
     const VerifyReport r = verify_schedule(*g, *s);
     for (const Violation& v : r.violations) ADD_FAILURE() << v.message;
 

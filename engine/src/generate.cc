@@ -1,6 +1,7 @@
 // Generator selection (seed 001, "Selector Predicate") and dispatch.
 #include "tilesched/generate.h"
 
+#include "tilesched/materialize.h"
 #include "tilesched/serial.h"
 
 namespace tilesched {
@@ -43,6 +44,23 @@ Selection select_generator(const Graph& g, const GenerateOptions& opts) {
   return {GeneratorKind::kSerial, "no async pipeline, TMA or WGMMA op"};
 }
 
+namespace {
+
+// MaterializeSchedule after the generator (seed 003's second pass), outside
+// the generator's time_ns. Only the plain schedule goes in.
+Schedule materialized(const Graph& g, Schedule s) {
+  if (!s.feasible) return s;
+  StatusOr<Materialization> m = materialize(g, s);
+  if (m.ok()) {
+    attach_materialization(s, *m);
+  } else {
+    s.diagnostics.push_back(m.status().message());
+  }
+  return s;
+}
+
+}  // namespace
+
 StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts) {
   Selection sel;
   if (opts.generator == GeneratorKind::kAuto) {
@@ -53,12 +71,12 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
   }
   switch (sel.chosen) {
     case GeneratorKind::kSerial: {
-      Schedule s = generate_serial(g);
+      Schedule s = materialized(g, generate_serial(g));
       s.selection = std::move(sel.reason);
       return s;
     }
     case GeneratorKind::kCostBased: {
-      Schedule s = generate_cost_based(g, opts.cost_based).schedule;
+      Schedule s = materialized(g, generate_cost_based(g, opts.cost_based).schedule);
       s.selection = std::move(sel.reason);
       return s;
     }

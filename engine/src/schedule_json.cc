@@ -3,11 +3,13 @@
 // graph appears exactly once, by its JSON id, with a start cycle; stage and
 // order fall back to their derived values (derive_stage_order). Everything
 // the writer emits is read back, so parse(write(s)) == s for any schedule a
-// generator produces, feasible or not.
+// generator produces, feasible or not; the Pipe_/Mutex_ values are read as
+// written and the graph edges each one carries (not in the JSON) derived.
 #include <map>
 #include <utility>
 
 #include "json_reader.h"
+#include "materialize/value_maps.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
 
@@ -28,6 +30,8 @@ constexpr std::string_view kTopFields[] = {"format",    "graph",       "generato
 constexpr std::string_view kMiiFields[] = {"resource", "recurrence", "fine_density", "dependency",
                                            "max"};
 constexpr std::string_view kOpFields[] = {"id", "start", "stage", "order"};
+constexpr std::string_view kPipeFields[] = {"id", "producers", "consumer", "owner", "depth"};
+constexpr std::string_view kMutexFields[] = {"id", "releaser", "acquirer", "owner", "depth"};
 
 constexpr FailureReason kFailureReasons[] = {
     FailureReason::kNone, FailureReason::kDependenceCycle, FailureReason::kStorageBudget,
@@ -48,13 +52,18 @@ class ScheduleReader {
   Status read_failure(const Cursor& c);
   Status read_mii(const Cursor& c);
   Status read_ops(const Cursor& c, const Fields& top);
+  Status read_pipes(const Cursor& c);
+  Status read_mutexes(const Cursor& c);
+  StatusOr<OpId> read_op_id(const Cursor& c) const;
   StatusOr<std::vector<std::string>> read_strings(const Cursor& c) const;
 
   const Graph& g_;
+  std::map<std::string, OpId, std::less<>> ids_;  // op JSON id -> OpId
   Schedule s_;
 };
 
 StatusOr<Schedule> ScheduleReader::read(const Cursor& root) {
+  for (OpId v = 0; v < g_.op_count(); ++v) ids_.emplace(g_.ops[v].name, v);
   TS_RETURN_IF_ERROR(jsonio::check_format(root, kScheduleFormat));
   TS_ASSIGN_OR_RETURN(Fields top, Fields::open(root, kTopFields));
   TS_ASSIGN_OR_RETURN(s_.graph, top.string_or("graph", 0, SIZE_MAX, g_.name));
@@ -69,11 +78,10 @@ StatusOr<Schedule> ScheduleReader::read(const Cursor& root) {
   if (std::optional<Cursor> c = top.optional("mii")) TS_RETURN_IF_ERROR(read_mii(*c));
   TS_ASSIGN_OR_RETURN(Cursor ops_c, top.required("ops"));
   TS_RETURN_IF_ERROR(read_ops(ops_c, top));
-  for (std::string_view key : {"pipes", "mutexes"}) {
-    // Materialized values are recomputed from the schedule, not read back.
-    if (std::optional<Cursor> c = top.optional(key))
-      TS_RETURN_IF_ERROR(c->array(SIZE_MAX, key).status());
-  }
+  if (std::optional<Cursor> c = top.optional("pipes")) TS_RETURN_IF_ERROR(read_pipes(*c));
+  if (std::optional<Cursor> c = top.optional("mutexes")) TS_RETURN_IF_ERROR(read_mutexes(*c));
+  // The edges each value carries follow from its fields and the schedule.
+  materialize_internal::derive_value_edges(g_, s_, s_.pipes, s_.mutexes);
   if (std::optional<Cursor> c = top.optional("flags")) {
     TS_ASSIGN_OR_RETURN(s_.flags, read_strings(*c));
   }
@@ -143,8 +151,6 @@ Status ScheduleReader::read_ops(const Cursor& c, const Fields& top) {
   }
   if (s_.ii < 1) return top.object().member("ii").error("a schedule with ops needs ii >= 1");
 
-  std::map<std::string, OpId, std::less<>> ids;
-  for (OpId v = 0; v < g_.op_count(); ++v) ids.emplace(g_.ops[v].name, v);
   const size_t n_ops = static_cast<size_t>(g_.op_count());
   std::vector<std::optional<size_t>> listed_at(n_ops);  // element index per op
   std::vector<std::optional<int64_t>> stage(n_ops), order(n_ops);
@@ -154,12 +160,8 @@ Status ScheduleReader::read_ops(const Cursor& c, const Fields& top) {
     const Cursor e = c.element(i);
     TS_ASSIGN_OR_RETURN(Fields f, Fields::open(e, kOpFields));
     TS_ASSIGN_OR_RETURN(Cursor id_c, f.required("id"));
-    TS_ASSIGN_OR_RETURN(std::string name, id_c.string(0, SIZE_MAX));
-    auto it = ids.find(name);
-    if (it == ids.end()) {
-      return id_c.error("unknown op id " + quote(name) + " (not in graph " + quote(g_.name) + ")");
-    }
-    const OpId v = it->second;
+    TS_ASSIGN_OR_RETURN(const OpId v, read_op_id(id_c));
+    const std::string& name = g_.ops[v].name;
     if (listed_at[v]) {
       return id_c.error("op " + quote(name) + " is listed twice (first at " +
                         c.element(*listed_at[v]).path() + ")");
@@ -188,6 +190,58 @@ Status ScheduleReader::read_ops(const Cursor& c, const Fields& top) {
   }
   TS_ASSIGN_OR_RETURN(s_.stage_count,
                       top.integer_or("stage_count", 0, kMaxBound, derived.stage_count));
+  return Status::Ok();
+}
+
+StatusOr<OpId> ScheduleReader::read_op_id(const Cursor& c) const {
+  TS_ASSIGN_OR_RETURN(std::string name, c.string(0, SIZE_MAX));
+  auto it = ids_.find(name);
+  if (it == ids_.end()) {
+    return c.error("unknown op id " + quote(name) + " (not in graph " + quote(g_.name) + ")");
+  }
+  return it->second;
+}
+
+// "pipes": each {id, producers, consumer, owner, depth}; whether they are
+// the right ones is the verifier's question (check_materialization).
+Status ScheduleReader::read_pipes(const Cursor& c) {
+  TS_ASSIGN_OR_RETURN(size_t n, c.array(limits::kMaxEdges, "pipes"));
+  for (size_t i = 0; i < n; ++i) {
+    TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c.element(i), kPipeFields));
+    Pipe p;
+    TS_ASSIGN_OR_RETURN(p.id, f.required_string("id", 1, limits::kMaxNameLength));
+    TS_ASSIGN_OR_RETURN(Cursor producers, f.required("producers"));
+    TS_ASSIGN_OR_RETURN(size_t k, producers.array(limits::kMaxOps, "producers"));
+    for (size_t j = 0; j < k; ++j) {
+      TS_ASSIGN_OR_RETURN(OpId u, read_op_id(producers.element(j)));
+      p.producers.push_back(u);
+    }
+    TS_ASSIGN_OR_RETURN(Cursor consumer, f.required("consumer"));
+    TS_ASSIGN_OR_RETURN(p.consumer, read_op_id(consumer));
+    TS_ASSIGN_OR_RETURN(Cursor owner, f.required("owner"));
+    TS_ASSIGN_OR_RETURN(p.owner, read_op_id(owner));
+    TS_ASSIGN_OR_RETURN(p.depth, f.required_integer("depth", 0, kMaxBound));
+    s_.pipes.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+// "mutexes": each {id, releaser, acquirer, owner, depth}.
+Status ScheduleReader::read_mutexes(const Cursor& c) {
+  TS_ASSIGN_OR_RETURN(size_t n, c.array(limits::kMaxEdges, "mutexes"));
+  for (size_t i = 0; i < n; ++i) {
+    TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c.element(i), kMutexFields));
+    Mutex m;
+    TS_ASSIGN_OR_RETURN(m.id, f.required_string("id", 1, limits::kMaxNameLength));
+    TS_ASSIGN_OR_RETURN(Cursor releaser, f.required("releaser"));
+    TS_ASSIGN_OR_RETURN(m.releaser, read_op_id(releaser));
+    TS_ASSIGN_OR_RETURN(Cursor acquirer, f.required("acquirer"));
+    TS_ASSIGN_OR_RETURN(m.acquirer, read_op_id(acquirer));
+    TS_ASSIGN_OR_RETURN(Cursor owner, f.required("owner"));
+    TS_ASSIGN_OR_RETURN(m.owner, read_op_id(owner));
+    TS_ASSIGN_OR_RETURN(m.depth, f.required_integer("depth", 0, kMaxBound));
+    s_.mutexes.push_back(std::move(m));
+  }
   return Status::Ok();
 }
 
@@ -259,8 +313,30 @@ std::string write_schedule_json(const Graph& g, const Schedule& s) {
                        {"order", at_or_zero(s.order, v)}});
   }
   doc["ops"] = std::move(ops);
-  doc["pipes"] = Json::array();
-  doc["mutexes"] = Json::array();
+  // REQUIRES: op references inside the graph; a stray index is written as a number.
+  auto op_name = [&](OpId v) {
+    return v >= 0 && static_cast<size_t>(v) < g.ops.size() ? Json(g.ops[v].name) : Json(v);
+  };
+  Json pipes = Json::array();
+  for (const Pipe& p : s.pipes) {
+    Json producers = Json::array();
+    for (OpId u : p.producers) producers.push_back(op_name(u));
+    pipes.push_back(Json{{"id", p.id},
+                         {"producers", std::move(producers)},
+                         {"consumer", op_name(p.consumer)},
+                         {"owner", op_name(p.owner)},
+                         {"depth", p.depth}});
+  }
+  doc["pipes"] = std::move(pipes);
+  Json mutexes = Json::array();
+  for (const Mutex& m : s.mutexes) {
+    mutexes.push_back(Json{{"id", m.id},
+                           {"releaser", op_name(m.releaser)},
+                           {"acquirer", op_name(m.acquirer)},
+                           {"owner", op_name(m.owner)},
+                           {"depth", m.depth}});
+  }
+  doc["mutexes"] = std::move(mutexes);
   doc["flags"] = s.flags;
   doc["diagnostics"] = s.diagnostics;
   if (!s.stats.empty()) {

@@ -1,7 +1,9 @@
 // tilesched.schedule/1: the writer's exact text and key order, reading
 // back with derived stage/order, parse(write(s)) == s for feasible and
-// infeasible schedules, and every file of engine/testdata/bad_schedules
-// refused at its JSON path against engine/testdata/small.loop.json.
+// infeasible schedules (with materialized pipes and mutexes too), pipes and
+// mutexes in SPEC.md section 4's shape with their edges derived on reading,
+// and every file of engine/testdata/bad_schedules refused at its JSON path
+// against engine/testdata/small.loop.json.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
+#include "tilesched/materialize.h"
 
 namespace tilesched {
 namespace {
@@ -79,6 +82,62 @@ TEST(ScheduleJson, WritesTheDocumentedKeysInOrder) {
 )");
 }
 
+// SmallSchedule with its values: load -> mma (TMA), mma -> mma (the
+// accumulator, loop-carried), mma -> store (stage 1); plus a hand-made
+// mutex store -> load, for the shape (small.loop.json has no order edge).
+Schedule SmallMaterialized(const Graph& g) {
+  Schedule s = SmallSchedule();
+  StatusOr<Materialization> m = materialize(g, s);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  if (m.ok()) attach_materialization(s, *m);
+  Mutex mx;
+  mx.id = "Mutex_0";
+  mx.releaser = 2;
+  mx.acquirer = 0;
+  mx.owner = 0;
+  mx.depth = 1;
+  s.mutexes.push_back(mx);
+  return s;
+}
+
+TEST(ScheduleJson, WritesPipesAndMutexesInTheSpecShape) {
+  const Graph g = SmallGraph();
+  const std::string text = write_schedule_json(g, SmallMaterialized(g));
+  EXPECT_NE(text.find(R"(  "pipes": [
+    {"id": "Pipe_0", "producers": ["load"], "consumer": "mma", "owner": "load", "depth": 1},
+    {"id": "Pipe_1", "producers": ["mma"], "consumer": "mma", "owner": "mma", "depth": 2},
+    {"id": "Pipe_2", "producers": ["mma"], "consumer": "store", "owner": "mma", "depth": 2}
+  ],
+  "mutexes": [
+    {"id": "Mutex_0", "releaser": "store", "acquirer": "load", "owner": "load", "depth": 1}
+  ],
+)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(ScheduleJson, ReadsPipesAndDerivesTheirEdges) {
+  const Graph g = SmallGraph();
+  StatusOr<Schedule> s = parse_schedule_json(R"({"format": "tilesched.schedule/1", "ii": 16,
+      "ops": [{"id": "load", "start": 0}, {"id": "mma", "start": 8}, {"id": "store", "start": 24}],
+      "pipes": [{"id": "Pipe_0", "producers": ["mma"], "consumer": "mma", "owner": "mma", "depth": 2},
+                {"id": "P", "producers": [], "consumer": "store", "owner": "store", "depth": 0}],
+      "mutexes": [{"id": "Mutex_0", "releaser": "store", "acquirer": "load", "owner": "load",
+                   "depth": 3}]})",
+                                             "p.json", g);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->pipes.size(), 2u);
+  EXPECT_EQ(s->pipes[0].producers, std::vector<OpId>{1});
+  EXPECT_EQ(s->pipes[0].edges, std::vector<int>{2});  // mma -> mma, distance 1
+  EXPECT_EQ(s->pipes[1].id, "P");                     // read as written; the verifier judges
+  EXPECT_TRUE(s->pipes[1].edges.empty());             // no edge into store is not live
+  EXPECT_EQ(s->pipes[1].depth, 0);
+  ASSERT_EQ(s->mutexes.size(), 1u);
+  EXPECT_EQ(s->mutexes[0].releaser, 2);
+  EXPECT_EQ(s->mutexes[0].depth, 3);
+  EXPECT_TRUE(s->mutexes[0].edges.empty());  // small.loop.json has no order edge
+}
+
 TEST(ScheduleJson, WritesInfeasibleSchedulesWithTheirReason) {
   const Graph g = SmallGraph();
   Schedule s;
@@ -99,6 +158,7 @@ TEST(ScheduleJson, RoundTripsFeasibleAndInfeasibleSchedules) {
   const Graph g = SmallGraph();
   std::vector<Schedule> schedules;
   schedules.push_back(SmallSchedule());
+  schedules.push_back(SmallMaterialized(g));
   Schedule later = SmallSchedule();  // several stages, recorded order kept
   later.ii = 9;
   later.start = {40, 3, 21};
@@ -223,11 +283,19 @@ const std::map<std::string, BadCase>& BadSchedules() {
        {"$.ops", "op \"mma\" is missing (every op of graph \"small\" needs a start)"}},
       {"missing_ops", {"$", "missing required field \"ops\""}},
       {"missing_start", {"$.ops[0]", "missing required field \"start\""}},
+      {"mutex_negative_depth", {"$.mutexes[0].depth", "-1 is out of range"}},
+      {"mutexes_not_array", {"$.mutexes", "expected an array, got object"}},
       {"negative_stage", {"$.ops[0].stage", "-1 is out of range"}},
       {"negative_start", {"$.ops[0].start", "-1 is out of range 0..1099511627776"}},
       {"not_an_object", {"$", "expected an object, got string"}},
       {"ops_wrong_type", {"$.ops", "expected an array, got object"}},
       {"options_not_strings", {"$.options.arm_policy", "expected a string, got number 1"}},
+      {"pipe_missing_owner", {"$.pipes[0]", "missing required field \"owner\""}},
+      {"pipe_unknown_field",
+       {"$.pipes[0].edges",
+        "unknown field (expected one of: id, producers, consumer, owner, depth)"}},
+      {"pipe_unknown_op",
+       {"$.pipes[0].producers[0]", "unknown op id \"nope\" (not in graph \"small\")"}},
       {"pipes_not_array", {"$.pipes", "expected an array, got object"}},
       {"start_over_limit", {"$.ops[1].start", "1099511627777 is out of range 0..1099511627776"}},
       {"start_overflow", {"$.ops[2].start", "99999999999999999999999 does not fit in 64 bits"}},

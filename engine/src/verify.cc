@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tilesched/limits.h"
+#include "tilesched/materialize.h"
 
 namespace tilesched {
 
@@ -442,6 +443,21 @@ void check_stage_order(const Graph& g, const Schedule& s, const std::vector<int6
               str(stage_count));
 }
 
+// ------------------------------------------------------ materialization
+
+// The values a schedule carries, against the postconditions of
+// materialize.h. check_materialization is the materializer's statement of
+// what correct values are, computed from the graph and the schedule alone;
+// it is not generator code.
+void check_carried_values(const Graph& g, const Schedule& s, Reporter& out) {
+  const bool flagged =
+      std::find(s.flags.begin(), s.flags.end(), kTrivialFallbackFlag) != s.flags.end();
+  if (s.pipes.empty() && s.mutexes.empty() && !flagged) return;
+  for (std::string& message : check_materialization(g, s, carried_materialization(g, s))) {
+    out.add(Rule::kMaterialization, {}, std::move(message));
+  }
+}
+
 }  // namespace
 
 std::string_view rule_name(Rule r) {
@@ -455,6 +471,7 @@ std::string_view rule_name(Rule r) {
     case Rule::kMaxDepth: return "L6-max-depth";
     case Rule::kSerial: return "L7-serial";
     case Rule::kStageOrder: return "stage-order";
+    case Rule::kMaterialization: return "materialization";
   }
   return "shape";
 }
@@ -480,6 +497,7 @@ VerifyReport verify_schedule(const Graph& g, const Schedule& s) {
   check_max_depth(g, s, stage, out);
   check_serial(g, s, stage, out);
   check_stage_order(g, s, stage, out);
+  check_carried_values(g, s, out);
   return std::move(out).finish();
 }
 

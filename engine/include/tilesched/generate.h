@@ -31,9 +31,11 @@ struct Selection {
 // threshold, or no async/TMA/WGMMA op selects serial; otherwise cost-based.
 Selection select_generator(const Graph& g, const GenerateOptions& opts);
 
-// Runs the requested (or selected) generator and records the selection in
-// the schedule. A generator this build does not have yet is an InvalidInput
-// status; no legal schedule is a Schedule with feasible = false.
+// Runs the requested (or selected) generator, records the selection in
+// the schedule, and materializes a feasible schedule's Pipe_/Mutex_ values
+// into it (materialize.h; not counted in time_ns). A generator this build
+// does not have yet is an InvalidInput status; no legal schedule is a
+// Schedule with feasible = false.
 StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts);
 
 }  // namespace tilesched

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tilesched/graph.h"
+#include "tilesched/pipes.h"
 
 namespace tilesched {
 
@@ -45,6 +46,10 @@ struct Schedule {
   std::vector<int64_t> start;  // per op id
   std::vector<int64_t> stage;  // floor(start / ii)
   std::vector<int64_t> order;  // rank inside the stage by (start, op id)
+  // The coordination values materialize() derived from this schedule
+  // (tilesched/materialize.h); empty until it ran, and for infeasible ones.
+  std::vector<Pipe> pipes;
+  std::vector<Mutex> mutexes;
   std::vector<std::string> flags;
   std::vector<std::string> diagnostics;
   // Generator counters (the cost-based generator's arms, gates, rungs and

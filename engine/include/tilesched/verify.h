@@ -23,6 +23,7 @@ enum class Rule {
   kMaxDepth,    // L6
   kSerial,      // L7
   kStageOrder,  // a recorded stage, order or stage_count disagrees
+  kMaterialization,  // carried pipes/mutexes break a postcondition of materialize.h
 };
 std::string_view rule_name(Rule r);  // "L1-dependence", ...
 
@@ -39,7 +40,9 @@ struct VerifyReport {
 };
 
 // Checks s.ii and s.start against every rule, and s.stage, s.order and
-// s.stage_count against the values they must have.
+// s.stage_count against the values they must have. A schedule that carries
+// pipes or mutexes (or the trivial-fallback flag) also has them checked
+// against the materialization postconditions (check_materialization).
 VerifyReport verify_schedule(const Graph& g, const Schedule& s);
 
 }  // namespace tilesched

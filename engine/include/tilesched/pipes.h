@@ -1,0 +1,47 @@
+// The Pipe_ and Mutex_ coordination values that MaterializeSchedule emits
+// (seed 000, "Pipe and Mutex Emission"; issue 4). They are plain values so
+// that the schedule can carry them (schedule.h) and the schedule JSON can
+// write and read them (SPEC.md section 4); tilesched/materialize.h computes
+// them and states their postconditions. docs/MATERIALIZE.md explains them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tilesched/graph.h"
+
+namespace tilesched {
+
+// A dataflow value between a group of producers that share an origin value
+// and one consumer.
+struct Pipe {
+  std::string id;               // "Pipe_N", N = its position in the schedule's list
+  std::vector<OpId> producers;  // ascending (stage, order); empty only for the
+                                // consumer-only (trivial) fallback
+  OpId consumer = 0;
+  OpId owner = 0;     // the earliest producer by (stage, order); the
+                      // consumer when there are no producers
+  int64_t depth = 1;  // buffers in flight: max over its edges of
+                      // stage(consumer) - stage(producer) + distance + 1
+  // The graph's data edges this pipe carries, ascending ids. Derived from
+  // the fields above and the schedule (pipe_edges()), so the schedule JSON
+  // does not write it; the reader recomputes it.
+  std::vector<int> edges;
+  friend bool operator==(const Pipe&, const Pipe&) = default;
+};
+
+// An exclusion value for the order edges from one op to another
+// (write-after-read on a reused buffer and the like): the acquirer of
+// iteration i + distance waits until the releaser of iteration i is done.
+struct Mutex {
+  std::string id;          // "Mutex_N"
+  OpId releaser = 0;       // the order edges' source
+  OpId acquirer = 0;       // their target (may equal the releaser)
+  OpId owner = 0;          // the earlier of the two by (stage, order)
+  int64_t depth = 1;       // max over its edges of stage(acquirer) - stage(releaser) + distance + 1
+  std::vector<int> edges;  // every order edge releaser -> acquirer, ascending ids (derived)
+  friend bool operator==(const Mutex&, const Mutex&) = default;
+};
+
+}  // namespace tilesched

@@ -1,0 +1,51 @@
+// The phases of the MaterializeSchedule pass driver (materialize.cc),
+// exposed for the tests; tilesched/materialize.h is the public entry.
+#pragma once
+
+#include <vector>
+
+#include "solve.h"
+#include "tilesched/materialize.h"
+#include "value_maps.h"
+
+namespace tilesched::materialize_internal {
+
+// One Mutex_ per (releaser, acquirer) pair of order edges, ordered by the
+// acquirer's (stage, order), then the releaser's; ids Mutex_0, Mutex_1, ...
+std::vector<Mutex> seed_mutex_placeholders(const Graph& g, const Schedule& s,
+                                           const ValueMaps& maps);
+
+// A pipe placeholder: one pipe-needing data edge and the handle it carries.
+struct PipePlaceholder {
+  int edge = 0;
+  RawValue raw;
+  OpId consumer = 0;
+};
+// One per pipe-needing edge: consumers in (stage, order), each one's edges
+// by producer (stage, order) then edge id.
+std::vector<PipePlaceholder> seed_pipe_placeholders(const Graph& g, const Schedule& s,
+                                                    const ValueMaps& maps);
+
+// The walker's candidate pairs: the distinct (raw value, consumer) of the
+// placeholders, in placeholder order.
+struct CandidatePair {
+  RawValue raw;
+  OpId consumer = 0;
+};
+std::vector<CandidatePair> candidate_pairs(const std::vector<PipePlaceholder>& placeholders);
+
+// Merges drafts with the same producers and consumer (the first keeps its
+// place; depth and edges are the union) and names the survivors Pipe_0,
+// Pipe_1, ... in order. solves[i] emitted drafts[i]: its record gets the
+// final pipe indices and the number of its drafts that were duplicates; a
+// pair the owner map answered (repeat_of) gets the pipe of the group with
+// that owner at its consumer, counted as collapsed too.
+std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDraft>>& drafts,
+                                           std::vector<PairSolve>& solves);
+
+// The ops in (stage, order), with the values spliced in (RegionStep).
+std::vector<RegionStep> rebuild_region(const Graph& g, const Schedule& s,
+                                       const std::vector<Pipe>& pipes,
+                                       const std::vector<Mutex>& mutexes);
+
+}  // namespace tilesched::materialize_internal

@@ -1,0 +1,396 @@
+// The postconditions of MaterializeSchedule (issue 4, item 5), checked
+// after every materialization and by the verifier on a schedule that
+// carries pipes or mutexes. Each property is checked from its definition
+// in tilesched/materialize.h -- coverage, grouping, owners, depths, ids,
+// region order -- not by re-running Schedule::solve and comparing, so a bug
+// in the solve cannot hide itself. Every violation is one line.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "stage_order.h"
+#include "tilesched/materialize.h"
+#include "value_maps.h"
+
+namespace tilesched {
+
+namespace {
+
+using materialize_internal::before;
+using materialize_internal::ValueMaps;
+
+std::string str(int64_t x) { return std::to_string(x); }
+
+class Checker {
+ public:
+  Checker(const Graph& g, const Schedule& s, const Materialization& m) : g_(g), s_(s), m_(m) {}
+  std::vector<std::string> run() &&;
+
+ private:
+  bool in_range(OpId v) const { return v >= 0 && v < g_.op_count(); }
+  const std::string& name(OpId v) const { return g_.ops[v].name; }
+  std::string edge_text(int i) const;
+  std::string pipe_text(size_t p) const;
+  std::string mutex_text(size_t x) const;
+  std::string edge_list(const std::vector<int>& edges) const;
+
+  bool check_references();
+  void check_pipe(size_t p);
+  void check_coverage();
+  void check_mutexes();
+  void check_region();
+  void check_flag();
+  void add(std::string message) { out_.push_back(std::move(message)); }
+
+  const Graph& g_;
+  const Schedule& s_;
+  const Materialization& m_;
+  ValueMaps maps_;
+  std::vector<std::vector<int>> carried_;  // per pipe: pipe_edges
+  std::vector<std::string> out_;
+};
+
+std::string Checker::edge_text(int i) const {
+  const Edge& e = g_.edges[i];
+  std::string t =
+      (e.kind == EdgeKind::kOrder ? "order edge " : "edge ") + name(e.from) + " -> " + name(e.to);
+  if (e.distance > 0) t += " (distance " + str(e.distance) + ")";
+  return t;
+}
+
+std::string Checker::pipe_text(size_t p) const {
+  const Pipe& pipe = m_.pipes[p];
+  std::string t = pipe.id + " (";
+  for (size_t i = 0; i < pipe.producers.size(); ++i) {
+    t += (i ? ", " : "") + name(pipe.producers[i]);
+  }
+  return t + (pipe.producers.empty() ? "" : " ") + "-> " + name(pipe.consumer) + ")";
+}
+
+std::string Checker::mutex_text(size_t x) const {
+  const Mutex& mx = m_.mutexes[x];
+  return mx.id + " (" + name(mx.releaser) + " -> " + name(mx.acquirer) + ")";
+}
+
+std::string Checker::edge_list(const std::vector<int>& edges) const {
+  std::string t = "[";
+  for (size_t i = 0; i < edges.size(); ++i) t += (i ? ", " : "") + str(edges[i]);
+  return t + "]";
+}
+
+// Ids in sequence and every op reference inside the graph; the later
+// checks index with them, so they run only when this passes.
+bool Checker::check_references() {
+  bool ok = true;
+  for (size_t p = 0; p < m_.pipes.size(); ++p) {
+    const Pipe& pipe = m_.pipes[p];
+    if (pipe.id != "Pipe_" + str(static_cast<int64_t>(p))) {
+      add("pipe #" + str(static_cast<int64_t>(p)) + " is named " + pipe.id + ", expected Pipe_" +
+          str(static_cast<int64_t>(p)));
+    }
+    bool refs = in_range(pipe.consumer) && in_range(pipe.owner);
+    for (OpId u : pipe.producers) refs = refs && in_range(u);
+    if (!refs) {
+      add(pipe.id + " names an op outside the graph");
+      ok = false;
+    }
+  }
+  for (size_t x = 0; x < m_.mutexes.size(); ++x) {
+    const Mutex& mx = m_.mutexes[x];
+    if (mx.id != "Mutex_" + str(static_cast<int64_t>(x))) {
+      add("mutex #" + str(static_cast<int64_t>(x)) + " is named " + mx.id + ", expected Mutex_" +
+          str(static_cast<int64_t>(x)));
+    }
+    if (!in_range(mx.releaser) || !in_range(mx.acquirer) || !in_range(mx.owner)) {
+      add(mx.id + " names an op outside the graph");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+void Checker::check_pipe(size_t p) {
+  const Pipe& pipe = m_.pipes[p];
+  const std::string who = pipe_text(p);
+  const std::vector<int>& carried = carried_[p];
+  for (size_t i = 1; i < pipe.producers.size(); ++i) {
+    if (!before(s_, pipe.producers[i - 1], pipe.producers[i])) {
+      add(who + ": producers are not listed once each in (stage, order)");
+      break;
+    }
+  }
+  OpId earliest = pipe.consumer;
+  if (!pipe.producers.empty()) {
+    earliest = pipe.producers.front();
+    for (OpId u : pipe.producers) {
+      if (before(s_, u, earliest)) earliest = u;
+    }
+  }
+  if (pipe.owner != earliest) {
+    add(who + ": owner " + name(pipe.owner) + " is not the earliest by (stage, order); expected " +
+        name(earliest));
+  }
+  if (pipe.edges != carried) {
+    add(who + ": records edges " + edge_list(pipe.edges) + " but carries " + edge_list(carried));
+  }
+  if (pipe.depth < 1) add(who + ": depth " + str(pipe.depth) + " is below 1");
+  int64_t expected = 1;
+  if (!pipe.producers.empty()) {
+    expected = 0;
+    for (int e : carried) expected = std::max(expected, maps_.depth[e]);
+  }
+  const bool known = pipe.producers.empty() || !carried.empty();
+  if (known && pipe.depth != expected) {
+    add(who + ": depth " + str(pipe.depth) + ", expected " + str(expected) +
+        (pipe.producers.empty() ? " (a consumer-only pipe)"
+                                : " (max of stage(consumer) - stage(producer) + distance + 1)"));
+  }
+  std::vector<OpId> feeding, arriving;  // sources of carried edges; of arrivals among them
+  for (int e : carried) {
+    feeding.push_back(g_.edges[e].from);
+    if (maps_.needs[e] && maps_.raw[e].kind == RawValue::Kind::kArrival) {
+      arriving.push_back(g_.edges[e].from);
+    }
+  }
+  std::sort(feeding.begin(), feeding.end());
+  std::sort(arriving.begin(), arriving.end());
+  for (OpId u : pipe.producers) {
+    if (!std::binary_search(feeding.begin(), feeding.end(), u)) {
+      add(who + ": producer " + name(u) + " has no live data edge to " + name(pipe.consumer));
+    }
+  }
+  if (std::none_of(carried.begin(), carried.end(), [&](int e) { return maps_.needs[e] != 0; })) {
+    add(who + ": carries no edge that needs a pipe");
+  }
+  // Producers share an origin value only as async same-iteration arrivals
+  // at the consumer; any other group joins ops with nothing in common.
+  if (pipe.producers.size() >= 2) {
+    for (OpId u : pipe.producers) {
+      if (!std::binary_search(arriving.begin(), arriving.end(), u)) {
+        add(who + ": groups " + name(u) +
+            ", which shares no origin value with the other producers (not an asynchronous "
+            "same-iteration arrival at " +
+            name(pipe.consumer) + ")");
+      }
+    }
+  }
+}
+
+void Checker::check_coverage() {
+  std::vector<std::vector<size_t>> by_edge(g_.edges.size());
+  for (size_t p = 0; p < m_.pipes.size(); ++p) {
+    for (int e : carried_[p]) by_edge[e].push_back(p);
+  }
+  for (int e = 0; e < g_.edge_count(); ++e) {
+    const std::vector<size_t>& pipes = by_edge[e];
+    if (maps_.needs[e] && pipes.empty()) {
+      add(edge_text(e) + " needs a pipe and no pipe carries it");
+    } else if (pipes.size() > 1) {
+      std::string list;
+      for (size_t p : pipes) list += (list.empty() ? "" : ", ") + m_.pipes[p].id;
+      add(edge_text(e) + " is carried by " + str(static_cast<int64_t>(pipes.size())) + " pipes (" +
+          list + "), not one");
+    }
+  }
+  // The async same-iteration producers of a consumer share its barrier:
+  // one pipe for all of them.
+  for (OpId c = 0; c < g_.op_count(); ++c) {
+    std::set<size_t> pipes;
+    for (int e : maps_.needed_in[c]) {
+      if (maps_.raw[e].kind == RawValue::Kind::kArrival && by_edge[e].size() == 1) {
+        pipes.insert(by_edge[e].front());
+      }
+    }
+    if (pipes.size() > 1) {
+      std::string list;
+      for (size_t p : pipes) list += (list.empty() ? "" : ", ") + m_.pipes[p].id;
+      add("the asynchronous producers arriving at " + name(c) + " are split across " + list +
+          " (they share one origin value)");
+    }
+  }
+  std::map<std::pair<OpId, std::set<OpId>>, size_t> groups;
+  for (size_t p = 0; p < m_.pipes.size(); ++p) {
+    const Pipe& pipe = m_.pipes[p];
+    std::set<OpId> producers(pipe.producers.begin(), pipe.producers.end());
+    auto [it, fresh] = groups.try_emplace({pipe.consumer, std::move(producers)}, p);
+    if (!fresh) {
+      add(pipe_text(p) + " duplicates " + m_.pipes[it->second].id +
+          " (same producers and consumer)");
+    }
+  }
+}
+
+void Checker::check_mutexes() {
+  std::vector<std::vector<size_t>> by_edge(g_.edges.size());
+  std::vector<std::vector<int>> order_out(g_.ops.size());  // order edges by source, ascending id
+  for (int e = 0; e < g_.edge_count(); ++e) {
+    if (g_.edges[e].kind == EdgeKind::kOrder) order_out[g_.edges[e].from].push_back(e);
+  }
+  for (size_t x = 0; x < m_.mutexes.size(); ++x) {
+    const Mutex& mx = m_.mutexes[x];
+    const std::string who = mutex_text(x);
+    std::vector<int> carried;  // mutex_edges(), through the index
+    for (int e : order_out[mx.releaser]) {
+      if (g_.edges[e].to == mx.acquirer) carried.push_back(e);
+    }
+    for (int e : carried) by_edge[e].push_back(x);
+    if (carried.empty()) {
+      add(who + ": no order edge runs from " + name(mx.releaser) + " to " + name(mx.acquirer));
+      continue;
+    }
+    if (mx.edges != carried) {
+      add(who + ": records edges " + edge_list(mx.edges) + " but carries " + edge_list(carried));
+    }
+    const OpId earliest = before(s_, mx.acquirer, mx.releaser) ? mx.acquirer : mx.releaser;
+    if (mx.owner != earliest) {
+      add(who + ": owner " + name(mx.owner) + " is not the earliest by (stage, order); expected " +
+          name(earliest));
+    }
+    int64_t expected = 0;
+    for (int e : carried) expected = std::max(expected, maps_.depth[e]);
+    if (mx.depth < 1) add(who + ": depth " + str(mx.depth) + " is below 1");
+    if (mx.depth != expected) {
+      add(who + ": depth " + str(mx.depth) + ", expected " + str(expected) +
+          " (max of stage(acquirer) - stage(releaser) + distance + 1)");
+    }
+  }
+  for (int e = 0; e < g_.edge_count(); ++e) {
+    if (g_.edges[e].kind != EdgeKind::kOrder) continue;
+    if (by_edge[e].empty()) add(edge_text(e) + " needs a mutex and no mutex carries it");
+    if (by_edge[e].size() > 1) {
+      std::string list;
+      for (size_t x : by_edge[e]) list += (list.empty() ? "" : ", ") + m_.mutexes[x].id;
+      add(edge_text(e) + " is carried by " + str(static_cast<int64_t>(by_edge[e].size())) +
+          " mutexes (" + list + "), not one");
+    }
+  }
+}
+
+// Every op once, in (stage, order); each mutex acquired right before its
+// acquirer and released right after its releaser, once each; each pipe
+// produced into right after each of its producers, once each.
+void Checker::check_region() {
+  const int n = g_.op_count();
+  std::vector<int> seen(n, 0);
+  std::vector<int> acquired(m_.mutexes.size(), 0), released(m_.mutexes.size(), 0);
+  std::map<std::pair<size_t, OpId>, int> produced;
+  std::vector<std::vector<OpId>> producer_sets;  // each pipe's producers, ascending id
+  for (const Pipe& p : m_.pipes) {
+    producer_sets.push_back(p.producers);
+    std::sort(producer_sets.back().begin(), producer_sets.back().end());
+  }
+  OpId previous = -1;  // the last op step
+  bool in_order = true;
+  const std::vector<RegionStep>& r = m_.region;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const RegionStep& step = r[i];
+    if (!in_range(step.op)) {
+      add("region step " + str(static_cast<int64_t>(i)) + " names an op outside the graph");
+      return;
+    }
+    switch (step.kind) {
+      case RegionStep::Kind::kOp:
+        ++seen[step.op];
+        if (previous >= 0 && in_order && !before(s_, previous, step.op)) {
+          add("region: " + name(step.op) + " follows " + name(previous) +
+              ", against (stage, order)");
+          in_order = false;
+        }
+        previous = step.op;
+        break;
+      case RegionStep::Kind::kAcquire: {
+        const bool ok_value = step.value >= 0 && step.value < static_cast<int>(m_.mutexes.size());
+        size_t next = i + 1;
+        while (next < r.size() && r[next].kind == RegionStep::Kind::kAcquire) ++next;
+        if (!ok_value || m_.mutexes[step.value].acquirer != step.op || next == r.size() ||
+            r[next].kind != RegionStep::Kind::kOp || r[next].op != step.op) {
+          add("region step " + str(static_cast<int64_t>(i)) +
+              ": an acquire that does not sit right before its mutex's acquirer");
+        } else {
+          ++acquired[step.value];
+        }
+        break;
+      }
+      case RegionStep::Kind::kProduce:
+      case RegionStep::Kind::kRelease: {
+        const bool produce = step.kind == RegionStep::Kind::kProduce;
+        const size_t values = produce ? m_.pipes.size() : m_.mutexes.size();
+        const bool ok_value = step.value >= 0 && static_cast<size_t>(step.value) < values;
+        bool belongs = false;
+        if (ok_value && produce) {
+          const std::vector<OpId>& prods = producer_sets[step.value];
+          belongs = std::binary_search(prods.begin(), prods.end(), step.op);
+        } else if (ok_value) {
+          belongs = m_.mutexes[step.value].releaser == step.op;
+        }
+        if (!belongs || previous != step.op) {
+          add("region step " + str(static_cast<int64_t>(i)) + ": a " +
+              (produce ? "produce" : "release") + " that does not follow its own op");
+        } else if (produce) {
+          ++produced[{static_cast<size_t>(step.value), step.op}];
+        } else {
+          ++released[step.value];
+        }
+        break;
+      }
+    }
+  }
+  for (OpId v = 0; v < n; ++v) {
+    if (seen[v] != 1) {
+      add("region lists " + name(v) + " " + str(seen[v]) + " times, not once");
+    }
+  }
+  for (size_t x = 0; x < m_.mutexes.size(); ++x) {
+    if (acquired[x] != 1 || released[x] != 1) {
+      add("region acquires " + m_.mutexes[x].id + " " + str(acquired[x]) +
+          " times and releases it " + str(released[x]) + " times, not once each");
+    }
+  }
+  for (size_t p = 0; p < m_.pipes.size(); ++p) {
+    for (OpId u : m_.pipes[p].producers) {
+      auto it = produced.find({p, u});
+      const int count = it == produced.end() ? 0 : it->second;
+      if (count != 1) {
+        add("region: " + name(u) + " produces into " + m_.pipes[p].id + " " + str(count) +
+            " times, not once");
+      }
+    }
+  }
+}
+
+void Checker::check_flag() {
+  const bool fallback = std::any_of(m_.pipes.begin(), m_.pipes.end(),
+                                    [](const Pipe& p) { return p.producers.empty(); });
+  if (fallback != m_.trivial_fallback) {
+    add(std::string("the trivial-fallback flag is ") + (m_.trivial_fallback ? "set" : "not set") +
+        " but " + (fallback ? "a" : "no") + " consumer-only pipe exists");
+  }
+}
+
+std::vector<std::string> Checker::run() && {
+  if (std::optional<std::string> problem = materialize_internal::stage_order_problem(g_, s_)) {
+    add(*problem);
+    return std::move(out_);
+  }
+  if (!check_references()) return std::move(out_);
+  maps_ = materialize_internal::build_value_maps(g_, s_);
+  for (const Pipe& p : m_.pipes)
+    carried_.push_back(materialize_internal::pipe_edges_in(maps_, g_, p));
+  for (size_t p = 0; p < m_.pipes.size(); ++p) check_pipe(p);
+  check_coverage();
+  check_mutexes();
+  check_region();
+  check_flag();
+  return std::move(out_);
+}
+
+}  // namespace
+
+std::vector<std::string> check_materialization(const Graph& g, const Schedule& s,
+                                               const Materialization& m) {
+  return Checker(g, s, m).run();
+}
+
+}  // namespace tilesched

@@ -1,0 +1,76 @@
+// Which edges need a value, what it carries and how deep it is (issue 4,
+// item 4; docs/MATERIALIZE.md, "Which edges need values" and "Origins").
+#include <algorithm>
+#include <cassert>
+
+#include "stage_order.h"
+#include "tilesched/materialize.h"
+
+namespace tilesched {
+
+using materialize_internal::before;
+
+bool is_async(const Graph& g, OpId v) {
+  const OpKind* kind = g.target.find_kind(g.ops[v].kind);
+  return kind != nullptr && (kind->async || kind->tma || kind->wgmma);
+}
+
+bool live_at_consumer(const Schedule& s, const Edge& e) {
+  return e.distance > 0 || (e.from != e.to && before(s, e.from, e.to));
+}
+
+bool needs_pipe(const Graph& g, const Schedule& s, int edge) {
+  const Edge& e = g.edges[edge];
+  if (e.kind != EdgeKind::kData) return false;
+  return is_async(g, e.from) || s.stage[e.from] != s.stage[e.to] || e.distance > 0 ||
+         !live_at_consumer(s, e);
+}
+
+int64_t edge_depth(const Schedule& s, const Edge& e) {
+  return s.stage[e.to] - s.stage[e.from] + e.distance + 1;
+}
+
+std::string_view raw_value_kind_name(RawValue::Kind k) {
+  switch (k) {
+    case RawValue::Kind::kArrival: return "arrival";
+    case RawValue::Kind::kValue: return "value";
+    case RawValue::Kind::kUnproduced: return "unproduced";
+  }
+  return "value";
+}
+
+RawValue raw_value(const Graph& g, const Schedule& s, int edge) {
+  const Edge& e = g.edges[edge];
+  assert(e.kind == EdgeKind::kData);
+  if (!live_at_consumer(s, e)) return {RawValue::Kind::kUnproduced, e.from};
+  if (e.distance == 0 && is_async(g, e.from)) return {RawValue::Kind::kArrival, e.to};
+  return {RawValue::Kind::kValue, e.from};
+}
+
+std::vector<int> pipe_edges(const Graph& g, const Schedule& s, const Pipe& p) {
+  std::vector<OpId> producers = p.producers;
+  std::sort(producers.begin(), producers.end());
+  std::vector<int> out;
+  for (int i = 0; i < g.edge_count(); ++i) {
+    const Edge& e = g.edges[i];
+    if (e.kind != EdgeKind::kData || e.to != p.consumer) continue;
+    const bool live = live_at_consumer(s, e);
+    if (producers.empty()
+            ? !live
+            : live && std::binary_search(producers.begin(), producers.end(), e.from)) {
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+std::vector<int> mutex_edges(const Graph& g, const Mutex& m) {
+  std::vector<int> out;
+  for (int i = 0; i < g.edge_count(); ++i) {
+    const Edge& e = g.edges[i];
+    if (e.kind == EdgeKind::kOrder && e.from == m.releaser && e.to == m.acquirer) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace tilesched
