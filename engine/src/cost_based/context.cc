@@ -6,12 +6,11 @@
 #include <queue>
 
 #include "tilesched/graph_algo.h"
-#include "tilesched/mii.h"
 
 namespace tilesched::cost_based {
 
 
-Context::Context(const Graph& graph, const CostBasedOptions& options)
+Context::Context(const Graph& graph, const CostBasedOptions& options, const MiiBounds& bounds)
     : g(graph), opts(options), adj(Adjacency::build(graph)) {
   const int n = g.op_count();
   nodes.reserve(n);
@@ -20,7 +19,7 @@ Context::Context(const Graph& graph, const CostBasedOptions& options)
   for (OpId v = 0; v < n; ++v) {
     for (uint64_t row : nodes[v].rows) singleton_mask[v] |= row;
   }
-  mii = compute_mii(g);
+  mii = bounds;
   depth = longest_zero_distance_paths(g, adj);
 
   const Components zero = strongly_connected(g, adj, EdgeFilter::kZeroDistance);

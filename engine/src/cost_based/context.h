@@ -17,7 +17,8 @@ inline constexpr int kNoGroup = -1;
 inline constexpr int64_t kUnbounded = INT64_MAX / 4;
 
 struct Context {
-  Context(const Graph& graph, const CostBasedOptions& options);
+  // `bounds`: the graph's MII parts (compute_mii), computed once by the caller.
+  Context(const Graph& graph, const CostBasedOptions& options, const MiiBounds& bounds);
 
   const Graph& g;
   const CostBasedOptions& opts;

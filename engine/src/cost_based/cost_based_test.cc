@@ -9,6 +9,7 @@
 #include "cost.h"
 #include "driver.h"
 #include "tilesched/json_io.h"
+#include "tilesched/mii.h"
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
 
@@ -265,7 +266,7 @@ struct WorkedAtII {
   CostBasedStats stats;
   std::unique_ptr<Driver> d;
   explicit WorkedAtII(int64_t ii, Graph graph) : g(std::move(graph)) {
-    ctx = std::make_unique<Context>(g, opts);
+    ctx = std::make_unique<Context>(g, opts, compute_mii(g));
     p = std::make_unique<Placement>(*ctx);
     EXPECT_TRUE(p->reset(ii));
     d = std::make_unique<Driver>(*ctx, *p, stats);
