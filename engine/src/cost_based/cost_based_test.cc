@@ -513,10 +513,39 @@ TEST(Arms, CostBasedArmTakesTheGlobalMinimum) {
 
 TEST(Arms, PermuteExploresEveryOrderOfASmallReadySet) {
   WorkedAtII w(15, Example("seed_worked_example.loop.json"));
-  const std::optional<Proposal> p = w.d->try_permute({0, 1, 2}, /*whole_set=*/true);
+  // Priority order mma, write, load: seating the load last costs structural
+  // inversions that another order avoids.
+  const std::vector<OpId> ready = {2, 1, 0};
+  const std::optional<Proposal> p = w.d->try_permute(ready, /*whole_set=*/true);
   ASSERT_TRUE(p);
   ASSERT_EQ(p->seats.size(), 3u);
   for (const Seat& s : p->seats) EXPECT_FALSE(w.p->placed(s.op));  // proposals only
+  // 3! = 6 orders (within the budget of 24): seat each greedily by hand; the
+  // proposal is the cheapest, first in enumeration order among equals.
+  std::vector<int> index = {0, 1, 2};
+  std::vector<OpId> order = ready;
+  std::optional<CostVector> best;
+  std::vector<OpId> best_order;
+  do {
+    CostVector total;
+    for (OpId v : order) {
+      const SeatSearch seat = w.d->earliest_seat(v);
+      ASSERT_EQ(seat.outcome, SeatOutcome::kSeat);
+      total += evaluate_seat(*w.p, *w.ctx, v, seat.t);
+      w.p->place(v, seat.t);
+    }
+    for (auto it = order.rbegin(); it != order.rend(); ++it) w.p->unplace(*it);
+    if (!best || total < *best) {
+      best = total;
+      best_order = order;
+    }
+    if (!std::next_permutation(index.begin(), index.end())) break;
+    for (size_t i = 0; i < index.size(); ++i) order[i] = ready[index[i]];
+  } while (true);
+  EXPECT_NE(best_order, ready);  // the priority order alone is not the best
+  EXPECT_EQ(p->cost, *best);
+  ASSERT_EQ(p->seats.size(), best_order.size());
+  for (size_t i = 0; i < best_order.size(); ++i) EXPECT_EQ(p->seats[i].op, best_order[i]);
 }
 
 }  // namespace
