@@ -200,6 +200,12 @@ TEST(CostBased, StorageBudgetDrivesRefinement) {
   EXPECT_TRUE(verify_schedule(g, res.schedule).legal());
   EXPECT_GT(res.stats.constraints_added, 0);
   EXPECT_GT(res.stats.give_ups[static_cast<int>(GiveUp::kStorage)], 0);
+  const auto& notes = res.schedule.diagnostics;
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "II 7: builder constraint: consumers of 'write' at most 0 stage(s) behind "
+                      "it; rationale: SMEM budget (L4): 2 copies of 200000 bytes of 'write' "
+                      "overlap"),
+            notes.end());
 
   CostBasedOptions one;
   one.max_constraint_iterations = 1;  // the loop cannot converge at II 7

@@ -177,7 +177,11 @@ std::optional<StageSpanLimit> Generator::tighten_for_storage() {
     });
     if (span > 0 && extra > best_bytes && !tried) {
       best_bytes = extra;
-      best = StageSpanLimit{v, span - 1};
+      best = StageSpanLimit{
+          v, span - 1,
+          "SMEM budget (L4): " + std::to_string(buffer_copies(ctx_.g, ctx_.adj, start, ii, v)) +
+              " copies of " + std::to_string(bytes) + " bytes of '" + ctx_.g.ops[v].name +
+              "' overlap"};
     }
   }
   return best;
@@ -217,7 +221,10 @@ bool Generator::attempt(int64_t ii) {
              "consumer can move closer to its buffer");
         return false;
       }
-      placement_.span_limits.push_back(*limit);  // rationale: SMEM budget (L4)
+      note("II " + std::to_string(ii) + ": builder constraint: consumers of '" +
+           ctx_.g.ops[limit->producer].name + "' at most " + std::to_string(limit->max_span) +
+           " stage(s) behind it; rationale: " + limit->rationale);
+      placement_.span_limits.push_back(std::move(*limit));
       ++stats_.constraints_added;
       continue;
     }
@@ -225,7 +232,10 @@ bool Generator::attempt(int64_t ii) {
       ++stats_.give_ups[static_cast<int>(driver_.give_up())];
       return false;
     }
-    lifted_.push_back(placement_.span_limits.back());  // lift the latest builder constraint
+    // Lift the latest builder constraint: with it the ladder found no placement.
+    note("II " + std::to_string(ii) + ": lifted the constraint on '" +
+         ctx_.g.ops[placement_.span_limits.back().producer].name + "': no placement with it");
+    lifted_.push_back(placement_.span_limits.back());
     placement_.span_limits.pop_back();
     ++stats_.constraints_lifted;
   }

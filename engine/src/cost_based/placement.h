@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "context.h"
@@ -31,7 +32,8 @@ struct Window {
 // lifts. Each bounds how many stages an op's data consumers may trail it.
 struct StageSpanLimit {
   OpId producer = 0;
-  int64_t max_span = 0;  // stage(consumer) - stage(producer) <= max_span
+  int64_t max_span = 0;   // stage(consumer) - stage(producer) <= max_span
+  std::string rationale;  // why the builder added it (shown in diagnostics)
 };
 
 class Placement {
