@@ -188,6 +188,27 @@ bool ModuloRrt::probe_fast(const NodeRrt& node, int64_t base) const {
 }
 
 void ModuloRrt::find_conflict(const NodeRrt& node, int64_t base, RrtConflict& why) const {
+  // A counter (pooled slot or rate pool) holding `units` for `duration`
+  // cycles from `base`: the first row it would overload, recorded in why.
+  auto overloaded = [&](int c, int64_t units, int64_t duration, RrtConflict::Kind kind) {
+    const Hits h(duration, ii_);
+    int64_t r = base;
+    for (int64_t i = 0; i < h.touched; ++i) {
+      const int64_t used = counters_of(r)[c];
+      const int64_t requested = units * h.at(i);
+      if (used + requested > capacity_[c]) {
+        why.kind = kind;
+        why.row = r;
+        why.global_row = rows_[r];
+        why.used = used;
+        why.requested = requested;
+        why.capacity = capacity_[c];
+        return true;
+      }
+      r = next_row(r, ii_);
+    }
+    return false;
+  };
   why = RrtConflict{};
   for (int ti = 0; ti < static_cast<int>(node.triples.size()); ++ti) {
     const Triple& t = node.triples[ti];
@@ -215,41 +236,14 @@ void ModuloRrt::find_conflict(const NodeRrt& node, int64_t base, RrtConflict& wh
       }
       continue;
     }
-    const Hits h(t.duration, ii_);
-    for (int64_t i = 0; i < h.touched; ++i) {
-      const int64_t used = counters_of(r)[c];
-      const int64_t requested = t.occupancy * h.at(i);
-      if (used + requested > capacity_[c]) {
-        why.kind = RrtConflict::Kind::kPooledSlot;
-        why.row = r;
-        why.global_row = rows_[r];
-        why.used = used;
-        why.requested = requested;
-        why.capacity = capacity_[c];
-        return;
-      }
-      r = next_row(r, ii_);
-    }
+    if (overloaded(c, t.occupancy, t.duration, RrtConflict::Kind::kPooledSlot)) return;
   }
-  const Hits h(node.footprint, ii_);
   for (const PoolUse& p : node.pools) {
-    const int c = counter_of_pool_[p.pool];
-    int64_t r = base;
-    for (int64_t i = 0; i < h.touched; ++i) {
-      const int64_t used = counters_of(r)[c];
-      const int64_t requested = p.count * h.at(i);
-      if (used + requested > capacity_[c]) {
-        why = RrtConflict{};
-        why.kind = RrtConflict::Kind::kRatePool;
-        why.pool = p.pool;
-        why.row = r;
-        why.global_row = rows_[r];
-        why.used = used;
-        why.requested = requested;
-        why.capacity = capacity_[c];
-        return;
-      }
-      r = next_row(r, ii_);
+    why = RrtConflict{};
+    why.pool = p.pool;
+    if (overloaded(counter_of_pool_[p.pool], p.count, node.footprint,
+                   RrtConflict::Kind::kRatePool)) {
+      return;
     }
   }
   assert(false && "probe_fast failed but no conflict was found");

@@ -55,6 +55,7 @@ class ScheduleReader {
   Status read_pipes(const Cursor& c);
   Status read_mutexes(const Cursor& c);
   StatusOr<OpId> read_op_id(const Cursor& c) const;
+  StatusOr<OpId> read_op_field(const Fields& f, std::string_view key) const;
   StatusOr<std::vector<std::string>> read_strings(const Cursor& c) const;
 
   const Graph& g_;
@@ -202,6 +203,12 @@ StatusOr<OpId> ScheduleReader::read_op_id(const Cursor& c) const {
   return it->second;
 }
 
+// A required member naming an op of the graph.
+StatusOr<OpId> ScheduleReader::read_op_field(const Fields& f, std::string_view key) const {
+  TS_ASSIGN_OR_RETURN(Cursor c, f.required(key));
+  return read_op_id(c);
+}
+
 // "pipes": each {id, producers, consumer, owner, depth}; whether they are
 // the right ones is the verifier's question (check_materialization).
 Status ScheduleReader::read_pipes(const Cursor& c) {
@@ -216,10 +223,8 @@ Status ScheduleReader::read_pipes(const Cursor& c) {
       TS_ASSIGN_OR_RETURN(OpId u, read_op_id(producers.element(j)));
       p.producers.push_back(u);
     }
-    TS_ASSIGN_OR_RETURN(Cursor consumer, f.required("consumer"));
-    TS_ASSIGN_OR_RETURN(p.consumer, read_op_id(consumer));
-    TS_ASSIGN_OR_RETURN(Cursor owner, f.required("owner"));
-    TS_ASSIGN_OR_RETURN(p.owner, read_op_id(owner));
+    TS_ASSIGN_OR_RETURN(p.consumer, read_op_field(f, "consumer"));
+    TS_ASSIGN_OR_RETURN(p.owner, read_op_field(f, "owner"));
     TS_ASSIGN_OR_RETURN(p.depth, f.required_integer("depth", 0, kMaxBound));
     s_.pipes.push_back(std::move(p));
   }
@@ -233,12 +238,9 @@ Status ScheduleReader::read_mutexes(const Cursor& c) {
     TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c.element(i), kMutexFields));
     Mutex m;
     TS_ASSIGN_OR_RETURN(m.id, f.required_string("id", 1, limits::kMaxNameLength));
-    TS_ASSIGN_OR_RETURN(Cursor releaser, f.required("releaser"));
-    TS_ASSIGN_OR_RETURN(m.releaser, read_op_id(releaser));
-    TS_ASSIGN_OR_RETURN(Cursor acquirer, f.required("acquirer"));
-    TS_ASSIGN_OR_RETURN(m.acquirer, read_op_id(acquirer));
-    TS_ASSIGN_OR_RETURN(Cursor owner, f.required("owner"));
-    TS_ASSIGN_OR_RETURN(m.owner, read_op_id(owner));
+    TS_ASSIGN_OR_RETURN(m.releaser, read_op_field(f, "releaser"));
+    TS_ASSIGN_OR_RETURN(m.acquirer, read_op_field(f, "acquirer"));
+    TS_ASSIGN_OR_RETURN(m.owner, read_op_field(f, "owner"));
     TS_ASSIGN_OR_RETURN(m.depth, f.required_integer("depth", 0, kMaxBound));
     s_.mutexes.push_back(std::move(m));
   }

@@ -5,21 +5,13 @@
 // the plain schedule matters, never which generator made it).
 #include <gtest/gtest.h>
 
+#include "test_support.h"
 #include "phases.h"
 #include "stage_order.h"
 #include "tilesched/generate.h"
 
 namespace tilesched::materialize_internal {
 namespace {
-
-Schedule At(int64_t ii, std::vector<int64_t> start) {
-  Schedule s;
-  s.feasible = true;
-  s.ii = ii;
-  s.start = std::move(start);
-  derive_stage_order(s);
-  return s;
-}
 
 // Two TMA loads arrive on a wait that gates an MMA; the MMA's accumulator
 // is loop-carried; an arrive frees both buffers for the loads two

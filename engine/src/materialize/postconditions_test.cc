@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "test_support.h"
 #include "phases.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
@@ -18,15 +19,6 @@
 
 namespace tilesched {
 namespace {
-
-Schedule At(int64_t ii, std::vector<int64_t> start) {
-  Schedule s;
-  s.feasible = true;
-  s.ii = ii;
-  s.start = std::move(start);
-  derive_stage_order(s);
-  return s;
-}
 
 std::vector<GenerateOptions> AllGenerators() {
   std::vector<GenerateOptions> out;

@@ -3,19 +3,11 @@
 // carries.
 #include <gtest/gtest.h>
 
+#include "test_support.h"
 #include "tilesched/materialize.h"
 
 namespace tilesched {
 namespace {
-
-Schedule At(int64_t ii, std::vector<int64_t> start) {
-  Schedule s;
-  s.feasible = true;
-  s.ii = ii;
-  s.start = std::move(start);
-  derive_stage_order(s);
-  return s;
-}
 
 TEST(MaterializeEdgeRule, AsyncComesFromTheKindFlags) {
   GraphBuilder b(blackwell_target());
