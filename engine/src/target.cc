@@ -93,6 +93,8 @@ std::vector<OpKind> blackwell_kinds() {
     k.async = async;
     k.tma = tma;
     k.wgmma = wgmma;
+    const std::string_view n = name;
+    k.waits = n == "mbarrier_wait" || n == "cp_async_wait" || n == "named_barrier";
     k.from_seed = from_seed;
     k.summary = summary;
     kinds.push_back(std::move(k));

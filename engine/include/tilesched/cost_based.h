@@ -68,6 +68,13 @@ enum class GiveUp {
 inline constexpr int kGiveUpCount = 3;
 std::string_view give_up_name(GiveUp g);
 
+// What the constraint builder read when it added a constraint (seed 003:
+// register pressure, resource-footprint density, pipeline depth, structural
+// grouping). Builder constraints are soft: the refinement loop lifts them.
+enum class ConstraintFamily { kRegisterPressure, kDensity, kDepth, kGrouping };
+inline constexpr int kConstraintFamilyCount = 4;
+std::string_view constraint_family_name(ConstraintFamily f);
+
 struct CostBasedStats {
   int64_t ii_tried = 0;
   std::array<int64_t, kArmCount> arm_proposals{};  // an arm offered a seat
@@ -81,6 +88,8 @@ struct CostBasedStats {
   int64_t refinement_iterations = 0;
   int64_t constraints_added = 0;
   int64_t constraints_lifted = 0;
+  std::array<int64_t, kConstraintFamilyCount> family_added{};   // per family
+  std::array<int64_t, kConstraintFamilyCount> family_lifted{};
   int64_t spill_surcharges = 0;
 };
 

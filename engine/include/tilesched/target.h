@@ -60,6 +60,7 @@ struct OpKind {
   bool async = false;      // async pipeline op (cp.async, TMEM copies, barriers' async side)
   bool tma = false;
   bool wgmma = false;      // WGMMA or tcgen05 MMA
+  bool waits = false;      // a barrier wait: an order edge from it guards the op it precedes
   bool from_seed = false;  // encoding and latency given by seed 002
   std::string_view summary;
 };

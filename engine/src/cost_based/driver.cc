@@ -312,6 +312,11 @@ bool Driver::force_place(OpId v) {
                            " cannot hold after its placed predecessors");
     return false;
   }
+  if (std::optional<int64_t> bound = p_.max_stage(v); bound && t > (*bound + 1) * ii - 1) {
+    // A builder's stage bound: seat v in its last allowed stage and evict
+    // the placed predecessors that push it later (Rau, backwards).
+    t = std::max(p_.asap(v), *bound * ii);
+  }
   const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v]);
   for (int64_t c = t; c <= std::min(w.hi, t + ii - 1); ++c) {  // a free row first
     if (p_.fits(v, c) && (!stage || c / ii == *stage)) {

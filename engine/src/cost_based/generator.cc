@@ -2,6 +2,7 @@
 // seed 000's galloping driver), the constraint refinement loop (seed 003)
 // around the strategy ladder (seed 001), and the published schedule.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 
 #include "../storage.h"
@@ -43,6 +44,11 @@ std::string_view rung_name(Rung r) {
       "initial_after_clear", "cost_based_after_clear", "serial_fallback"};
   return kNames[static_cast<int>(r)];
 }
+std::string_view constraint_family_name(ConstraintFamily f) {
+  static constexpr std::string_view kNames[] = {"register_pressure", "density", "depth",
+                                                "grouping"};
+  return kNames[static_cast<int>(f)];
+}
 std::string_view give_up_name(GiveUp g) {
   static constexpr std::string_view kNames[] = {"positive_cycle", "no_seat", "storage"};
   return kNames[static_cast<int>(g)];
@@ -75,6 +81,11 @@ std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& 
   add("refinement_iterations", s.refinement_iterations);
   add("constraints_added", s.constraints_added);
   add("constraints_lifted", s.constraints_lifted);
+  for (int f = 0; f < kConstraintFamilyCount; ++f) {
+    const std::string name(constraint_family_name(static_cast<ConstraintFamily>(f)));
+    add("constraints_added." + name, s.family_added[f]);
+    add("constraints_lifted." + name, s.family_lifted[f]);
+  }
   add("spill_surcharges", s.spill_surcharges);
   return out;
 }
@@ -101,8 +112,29 @@ class Generator {
  private:
   bool attempt(int64_t ii);
   bool ladder();
-  bool seat_serially();
-  std::optional<StageSpanLimit> tighten_for_storage();
+  // A soft goal's retry: only the rung that found the legal placement.
+  bool rerun_winning_rung();
+  bool won(Rung r) {
+    winning_rung_ = r;
+    return true;
+  }
+  bool seat(const std::vector<int64_t>& starts);
+  std::vector<int64_t> placed_starts() const;
+  void add_batch(std::vector<BuilderConstraint> batch);
+  void lift_batch(const char* why);
+  // The builder (seed 003). Up front, from the graph at this II:
+  void add_density_constraints();
+  void add_grouping_constraints();
+  // After a placement, from what it got wrong:
+  std::optional<BuilderConstraint> tighten_for_storage(const std::vector<int64_t>& start);
+  struct Pressure {
+    int64_t peak = 0;  // live registers in the fullest modulo row
+    int64_t row = 0;
+  };
+  Pressure register_peak(const std::vector<int64_t>& start) const;
+  std::optional<BuilderConstraint> tighten_for_registers(const std::vector<int64_t>& start,
+                                                         const Pressure& pressure);
+  bool already_lifted(OpId producer, int64_t max_span) const;
   void note(std::string line) {
     if (notes_.size() < kMaxFailureNotes) notes_.push_back(std::move(line));
   }
@@ -115,17 +147,25 @@ class Generator {
   uint8_t status_ = 0;
   bool truncated_ = false;
   bool serial_fallback_ = false;
+  int next_batch_ = 0;
+  std::optional<Rung> winning_rung_;  // of the last ladder; none for the serial fallback
   std::vector<std::string> notes_;
-  std::vector<StageSpanLimit> lifted_;  // limits that made placement fail at this II
+  std::vector<BuilderConstraint> lifted_;  // stage spans lifted at this II
 };
 
-bool Generator::seat_serially() {
+bool Generator::seat(const std::vector<int64_t>& starts) {
   placement_.clear_seats();
   for (OpId v = 0; v < ctx_.g.op_count(); ++v) {
-    if (!placement_.fits(v, serial_.start[v])) return false;  // cannot happen at II >= serial II
-    placement_.place(v, serial_.start[v]);
+    if (!placement_.fits(v, starts[v])) return false;  // cannot happen for a placement found here
+    placement_.place(v, starts[v]);
   }
   return true;
+}
+
+std::vector<int64_t> Generator::placed_starts() const {
+  std::vector<int64_t> start(ctx_.g.op_count());
+  for (OpId v = 0; v < ctx_.g.op_count(); ++v) start[v] = placement_.start(v);
+  return start;
 }
 
 bool Generator::ladder() {
@@ -134,20 +174,19 @@ bool Generator::ladder() {
   static constexpr Rung kAfterClear[] = {Rung::kInitialAfterClear, Rung::kCostBasedAfterClear};
   for (Rung r : kFirst) {
     placement_.clear_seats();
-    if (driver_.run(r)) return true;
+    if (driver_.run(r)) return won(r);
   }
-  std::vector<StageSpanLimit> limits = placement_.span_limits;
-  placement_.clear_intermediate();  // dead marks and surcharges; builder limits stay
-  placement_.span_limits = std::move(limits);
+  placement_.clear_intermediate();  // dead marks and surcharges; builder constraints stay
   for (Rung r : kAfterClear) {
     placement_.clear_seats();
-    if (driver_.run(r)) return true;
+    if (driver_.run(r)) return won(r);
   }
   if (serial_.feasible && placement_.ii() >= serial_.ii) {
     ++stats_.rung_attempts[static_cast<int>(Rung::kSerialFallback)];
-    if (seat_serially()) {
+    if (seat(serial_.start)) {
       ++stats_.rung_successes[static_cast<int>(Rung::kSerialFallback)];
       serial_fallback_ = true;
+      winning_rung_.reset();
       return true;
     }
   }
@@ -155,13 +194,111 @@ bool Generator::ladder() {
   return false;
 }
 
-// L4 refinement: the producer whose buffer copies cost the most bytes gets
-// its consumers pulled one stage closer (a builder depth constraint).
-std::optional<StageSpanLimit> Generator::tighten_for_storage() {
+bool Generator::rerun_winning_rung() {
+  if (!winning_rung_) return false;  // the serial seats do not move
+  placement_.clear_seats();
+  return driver_.run(*winning_rung_);
+}
+
+void Generator::add_batch(std::vector<BuilderConstraint> batch) {
+  if (batch.empty()) return;
+  const ConstraintFamily family = batch.front().family;
+  std::string line = "II " + std::to_string(placement_.ii()) + ": builder constraint";
+  line += batch.size() == 1 ? ": " : "s (" + std::to_string(batch.size()) + "), first: ";
+  line += batch.front().rationale;
+  note(std::move(line));
+  stats_.constraints_added += static_cast<int64_t>(batch.size());
+  stats_.family_added[static_cast<int>(family)] += static_cast<int64_t>(batch.size());
+  for (BuilderConstraint& c : batch) {
+    c.batch = next_batch_;
+    placement_.add_constraint(std::move(c));
+  }
+  ++next_batch_;
+}
+
+void Generator::lift_batch(const char* why) {
+  std::vector<BuilderConstraint> batch = placement_.lift_latest_batch();
+  const ConstraintFamily family = batch.front().family;
+  note("II " + std::to_string(placement_.ii()) + ": lifted " + std::to_string(batch.size()) +
+       " " + std::string(constraint_family_name(family)) + " constraint(s) (" +
+       batch.front().rationale + "): " + why);
+  stats_.constraints_lifted += static_cast<int64_t>(batch.size());
+  stats_.family_lifted[static_cast<int>(family)] += static_cast<int64_t>(batch.size());
+  for (BuilderConstraint& c : batch) {
+    if (c.shape == BuilderConstraint::Shape::kStageSpan) lifted_.push_back(std::move(c));
+  }
+}
+
+// Density: a singleton slot whose footprint fills at least 3/4 of the II's
+// rows leaves little room to spread its ops, and each stage an op drifts
+// past its earliest adds a prologue iteration. The builder keeps every op on
+// such a slot within one stage of its earliest (a MaxDepthConstraint).
+void Generator::add_density_constraints() {
+  const Graph& g = ctx_.g;
   const int64_t ii = placement_.ii();
-  std::vector<int64_t> start(ctx_.g.op_count());
-  for (OpId v = 0; v < ctx_.g.op_count(); ++v) start[v] = placement_.start(v);
-  std::optional<StageSpanLimit> best;
+  std::vector<int64_t> load(static_cast<size_t>(g.target.slot_count()) + 1, 0);
+  for (const Op& op : g.ops) {
+    for (const Triple& tr : op.resources) {
+      if (g.target.slot(tr.slot).capacity == 1) load[tr.slot] += tr.duration;
+    }
+  }
+  uint64_t dense = 0;
+  for (int slot = 1; slot <= g.target.slot_count(); ++slot) {
+    if (4 * load[slot] >= 3 * ii) dense |= slot_bit(slot);
+  }
+  if (dense == 0) return;
+  std::vector<BuilderConstraint> batch;
+  for (OpId v = 0; v < g.op_count(); ++v) {
+    const uint64_t on = ctx_.singleton_mask[v] & dense;
+    if (on == 0) continue;
+    const int64_t limit = placement_.asap(v) / ii + 1;
+    if (g.ops[v].max_depth && *g.ops[v].max_depth <= limit) continue;  // L6 is tighter
+    const int slot = std::countr_zero(on) + 1;
+    batch.push_back({ConstraintFamily::kDensity, BuilderConstraint::Shape::kMaxStage, v, v,
+                     limit, 0,
+                     "density: slot " + std::to_string(slot) + " is " +
+                         std::to_string(100 * load[slot] / ii) + "% full at II " +
+                         std::to_string(ii) + ", so '" + g.ops[v].name +
+                         "' stays within one stage of its earliest (stage <= " +
+                         std::to_string(limit) + ")"});
+  }
+  add_batch(std::move(batch));
+}
+
+// Grouping: a distance-0 order edge from a barrier wait (a kind with
+// `waits`: mbarrier_wait, cp_async_wait, named_barrier) guards the op it
+// precedes; the builder ties the pair into one stage (a SameDepthConstraint)
+// where the closure allows it, so the wait and what it releases issue in
+// the same iteration window. Ops in leader groups are left to L5.
+void Generator::add_grouping_constraints() {
+  const Graph& g = ctx_.g;
+  const int64_t ii = placement_.ii();
+  std::vector<BuilderConstraint> batch;
+  for (const Edge& e : g.edges) {
+    if (e.kind != EdgeKind::kOrder || e.distance != 0 || e.from == e.to) continue;
+    const OpKind* kind = g.target.find_kind(g.ops[e.from].kind);
+    if (kind == nullptr || !kind->waits) continue;
+    if (ctx_.group_of[e.from] != kNoGroup || ctx_.group_of[e.to] != kNoGroup) continue;
+    if (placement_.dist().at(e.from, e.to) > ii - 1) continue;  // cannot share a stage
+    batch.push_back({ConstraintFamily::kGrouping, BuilderConstraint::Shape::kSameStage, e.from,
+                     e.to, 0, 0,
+                     "grouping: the wait '" + g.ops[e.from].name + "' and the op it guards, '" +
+                         g.ops[e.to].name + "', share a stage"});
+  }
+  add_batch(std::move(batch));
+}
+
+bool Generator::already_lifted(OpId producer, int64_t max_span) const {
+  return std::any_of(lifted_.begin(), lifted_.end(), [&](const BuilderConstraint& l) {
+    return l.op == producer && l.limit >= max_span;
+  });
+}
+
+// Depth, for L4: the producer whose buffer copies cost the most bytes gets
+// its consumers pulled one stage closer.
+std::optional<BuilderConstraint> Generator::tighten_for_storage(const std::vector<int64_t>& start) {
+  const int64_t ii = placement_.ii();
+  std::optional<BuilderConstraint> best;
   int64_t best_bytes = 0;
   for (OpId v = 0; v < ctx_.g.op_count(); ++v) {
     const int64_t bytes = ctx_.g.ops[v].store_bytes;
@@ -171,17 +308,83 @@ std::optional<StageSpanLimit> Generator::tighten_for_storage() {
       const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
       if (e.kind == EdgeKind::kData) span = std::max(span, start[e.to] / ii - start[v] / ii);
     }
-    const int64_t extra = bytes * (buffer_copies(ctx_.g, ctx_.adj, start, ii, v) - 1);
-    const bool tried = std::any_of(lifted_.begin(), lifted_.end(), [&](const StageSpanLimit& l) {
-      return l.producer == v && l.max_span >= span - 1;
-    });
-    if (span > 0 && extra > best_bytes && !tried) {
+    const int64_t copies = buffer_copies(ctx_.g, ctx_.adj, start, ii, v);
+    const int64_t extra = bytes * (copies - 1);
+    if (span > 0 && extra > best_bytes && !already_lifted(v, span - 1)) {
       best_bytes = extra;
-      best = StageSpanLimit{
-          v, span - 1,
-          "SMEM budget (L4): " + std::to_string(buffer_copies(ctx_.g, ctx_.adj, start, ii, v)) +
-              " copies of " + std::to_string(bytes) + " bytes of '" + ctx_.g.ops[v].name +
-              "' overlap"};
+      best = BuilderConstraint{
+          ConstraintFamily::kDepth, BuilderConstraint::Shape::kStageSpan, v, v, span - 1, 0,
+          "depth: consumers of '" + ctx_.g.ops[v].name + "' at most " +
+              std::to_string(span - 1) + " stage(s) behind it, for the SMEM budget (L4): " +
+              std::to_string(copies) + " copies of " + std::to_string(bytes) + " bytes overlap"};
+    }
+  }
+  return best;
+}
+
+// Register pressure (seed 002's model, docs/COST_BASED.md): when some
+// modulo row holds more live registers than the budget, the value held
+// across the most stages (weighted by its registers) gets its consumers
+// pulled one stage closer. Soft: a placement that only misses this goal is
+// kept when the tighter one fails.
+Generator::Pressure Generator::register_peak(const std::vector<int64_t>& start) const {
+  const int64_t ii = placement_.ii();
+  std::vector<int64_t> diff(static_cast<size_t>(ii) + 1, 0);
+  int64_t everywhere = 0;  // registers of live ranges that wrap whole IIs
+  for (OpId u = 0; u < ctx_.g.op_count(); ++u) {
+    if (ctx_.regs[u] == 0) continue;
+    const int64_t len = placement_.live_end(u) - start[u];
+    everywhere += ctx_.regs[u] * (len / ii);
+    const int64_t from = start[u] % ii, to = from + len % ii;  // [from, to) modulo ii
+    diff[from] += ctx_.regs[u];
+    if (to <= ii) {
+      diff[to] -= ctx_.regs[u];
+    } else {
+      diff[ii] -= ctx_.regs[u];
+      diff[0] += ctx_.regs[u];
+      diff[to - ii] -= ctx_.regs[u];
+    }
+  }
+  Pressure p;
+  int64_t running = 0;
+  for (int64_t r = 0; r < ii; ++r) {
+    running += diff[r];
+    if (everywhere + running > p.peak) p = {everywhere + running, r};
+  }
+  return p;
+}
+
+// Register pressure (seed 002's model, docs/COST_BASED.md): when the
+// fullest modulo row holds more live registers than the budget, the value
+// live in that row that is held across the most stages (weighted by its
+// registers) gets its consumers pulled one stage closer.
+std::optional<BuilderConstraint> Generator::tighten_for_registers(
+    const std::vector<int64_t>& start, const Pressure& pressure) {
+  if (ctx_.reg_budget == 0 || pressure.peak <= ctx_.reg_budget) return std::nullopt;
+  const int64_t ii = placement_.ii();
+  std::optional<BuilderConstraint> best;
+  int64_t best_weight = 0;
+  for (OpId u = 0; u < ctx_.g.op_count(); ++u) {
+    if (ctx_.regs[u] == 0) continue;
+    const int64_t len = placement_.live_end(u) - start[u];
+    const int64_t offset = ((pressure.row - start[u]) % ii + ii) % ii;
+    if (len <= offset) continue;  // not live in the peak row
+    int64_t span = 0;
+    for (int p = ctx_.adj.out_begin[u]; p < ctx_.adj.out_begin[u + 1]; ++p) {
+      const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
+      if (e.kind == EdgeKind::kData && e.to != u) {
+        span = std::max(span, start[e.to] / ii - start[u] / ii);
+      }
+    }
+    if (span > 0 && ctx_.regs[u] * span > best_weight && !already_lifted(u, span - 1)) {
+      best_weight = ctx_.regs[u] * span;
+      best = BuilderConstraint{
+          ConstraintFamily::kRegisterPressure, BuilderConstraint::Shape::kStageSpan, u, u,
+          span - 1, 0,
+          "register pressure: " + std::to_string(pressure.peak) + " registers live in row " +
+              std::to_string(pressure.row) + " (budget " + std::to_string(ctx_.reg_budget) +
+              "), so consumers of '" + ctx_.g.ops[u].name + "' at most " +
+              std::to_string(span - 1) + " stage(s) behind it"};
     }
   }
   return best;
@@ -195,55 +398,78 @@ bool Generator::attempt(int64_t ii) {
     return false;
   }
   placement_.clear_intermediate();
+  placement_.clear_constraints();
   driver_.reseed(ii);
   lifted_.clear();
   serial_fallback_ = false;
   status_ = 0;
+  add_density_constraints();
+  add_grouping_constraints();
+  // A placement that meets every hard rule (L1-L7) but misses a soft goal
+  // (register pressure) is kept while the builder tries a tighter one.
+  std::optional<std::vector<int64_t>> legal;
+  bool legal_by_fallback = false;
+  int64_t legal_peak = 0;
+  GiveUp last = GiveUp::kNoSeat;
+  auto keep_legal = [&] {
+    const bool ok = seat(*legal);
+    serial_fallback_ = legal_by_fallback;
+    if (status_ == 0) status_ = kConverged;
+    return ok;
+  };
+  bool soft = false;  // the latest constraint is a soft goal's (register pressure)
   for (int iter = 0; iter < ctx_.opts.max_constraint_iterations; ++iter) {
     ++stats_.refinement_iterations;
-    if (ladder()) {
-      if (ctx_.max_storage == 0) {
-        status_ = kConverged;
-        return true;
+    if (soft ? rerun_winning_rung() : ladder()) {
+      const std::vector<int64_t> start = placed_starts();
+      if (ctx_.max_storage > 0 &&
+          storage_bytes_needed(ctx_.g, ctx_.adj, start, ii, ctx_.max_storage) >
+              ctx_.max_storage) {
+        std::optional<BuilderConstraint> limit = tighten_for_storage(start);
+        if (!limit) {
+          if (legal) return keep_legal();
+          ++stats_.give_ups[static_cast<int>(GiveUp::kStorage)];
+          note("II " + std::to_string(ii) + ": the SMEM budget (L4) does not hold and no "
+               "consumer can move closer to its buffer");
+          return false;
+        }
+        add_batch({std::move(*limit)});
+        last = GiveUp::kStorage;
+        soft = false;
+        continue;
       }
-      std::vector<int64_t> start(ctx_.g.op_count());
-      for (OpId v = 0; v < ctx_.g.op_count(); ++v) start[v] = placement_.start(v);
-      const int64_t need =
-          storage_bytes_needed(ctx_.g, ctx_.adj, start, ii, ctx_.max_storage);
-      if (need <= ctx_.max_storage) {
-        status_ = kConverged;
-        return true;
+      // Keep the legal placement with the fewest live registers at peak;
+      // a tighter span that did not lower the peak ends the soft search.
+      const Pressure pressure = register_peak(start);
+      if (soft && legal && pressure.peak >= legal_peak) return keep_legal();
+      if (!legal || pressure.peak < legal_peak) {
+        legal = start;
+        legal_peak = pressure.peak;
+        legal_by_fallback = serial_fallback_;
       }
-      std::optional<StageSpanLimit> limit = tighten_for_storage();
-      if (!limit) {
-        ++stats_.give_ups[static_cast<int>(GiveUp::kStorage)];
-        note("II " + std::to_string(ii) + ": the SMEM budget (L4) does not hold and no "
-             "consumer can move closer to its buffer");
-        return false;
-      }
-      note("II " + std::to_string(ii) + ": builder constraint: consumers of '" +
-           ctx_.g.ops[limit->producer].name + "' at most " + std::to_string(limit->max_span) +
-           " stage(s) behind it; rationale: " + limit->rationale);
-      placement_.span_limits.push_back(std::move(*limit));
-      ++stats_.constraints_added;
+      std::optional<BuilderConstraint> regs = tighten_for_registers(start, pressure);
+      if (!regs) return keep_legal();
+      add_batch({std::move(*regs)});
+      soft = true;
       continue;
     }
-    if (placement_.span_limits.empty()) {
+    if (legal) {  // the last soft constraint cost the placement: keep the one before
+      lift_batch("no placement with it; the previous placement stands");
+      return keep_legal();
+    }
+    if (placement_.constraints().empty()) {
       ++stats_.give_ups[static_cast<int>(driver_.give_up())];
       return false;
     }
-    // Lift the latest builder constraint: with it the ladder found no placement.
-    note("II " + std::to_string(ii) + ": lifted the constraint on '" +
-         ctx_.g.ops[placement_.span_limits.back().producer].name + "': no placement with it");
-    lifted_.push_back(placement_.span_limits.back());
-    placement_.span_limits.pop_back();
-    ++stats_.constraints_lifted;
+    last = driver_.give_up();
+    lift_batch("no placement with it");
   }
   status_ = kBudgetExceeded;
   truncated_ = true;
-  ++stats_.give_ups[static_cast<int>(GiveUp::kStorage)];
   note("II " + std::to_string(ii) + ": constraint refinement stopped after " +
        std::to_string(ctx_.opts.max_constraint_iterations) + " iterations");
+  if (legal) return keep_legal();
+  ++stats_.give_ups[static_cast<int>(last)];
   return false;
 }
 

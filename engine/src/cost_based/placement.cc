@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <span>
 
 namespace tilesched::cost_based {
@@ -37,6 +38,7 @@ Placement::Placement(const Context& ctx) : ctx_(ctx), rrt_(ctx.g.target) {
   last_forced_.assign(n, kNeverForced);
   group_placed_.assign(ctx.group_members.size(), 0);
   group_stage_.assign(ctx.group_members.size(), 0);
+  constraints_of_.assign(n, {});
 }
 
 bool Placement::reset(int64_t ii) {
@@ -85,7 +87,47 @@ void Placement::clear_intermediate() {
   std::fill(dead_.begin(), dead_.end(), 0);
   for (auto& s : surcharges_) s.clear();
   std::fill(surcharge_total_.begin(), surcharge_total_.end(), 0);
-  span_limits.clear();
+}
+
+void Placement::index_constraint(int c) {
+  const BuilderConstraint& k = constraints_[c];
+  constraints_of_[k.op].push_back(c);
+  if (k.shape == BuilderConstraint::Shape::kSameStage) {
+    constraints_of_[k.other].push_back(c);
+  } else if (k.shape == BuilderConstraint::Shape::kStageSpan) {
+    for (int p = ctx_.adj.out_begin[k.op]; p < ctx_.adj.out_begin[k.op + 1]; ++p) {
+      const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
+      if (e.kind != EdgeKind::kData || e.to == k.op) continue;
+      std::vector<int>& list = constraints_of_[e.to];
+      if (list.empty() || list.back() != c) list.push_back(c);  // parallel edges
+    }
+  }
+}
+
+void Placement::add_constraint(BuilderConstraint c) {
+  constraints_.push_back(std::move(c));
+  index_constraint(static_cast<int>(constraints_.size()) - 1);
+}
+
+std::vector<BuilderConstraint> Placement::lift_latest_batch() {
+  assert(!constraints_.empty());
+  const int batch = constraints_.back().batch;
+  size_t first = constraints_.size();
+  while (first > 0 && constraints_[first - 1].batch == batch) --first;
+  std::vector<BuilderConstraint> lifted(std::make_move_iterator(constraints_.begin() +
+                                                                static_cast<ptrdiff_t>(first)),
+                                        std::make_move_iterator(constraints_.end()));
+  constraints_.resize(first);
+  // Indices are appended in order, so the lifted ones sit at each list's end.
+  for (std::vector<int>& list : constraints_of_) {
+    while (!list.empty() && list.back() >= static_cast<int>(first)) list.pop_back();
+  }
+  return lifted;
+}
+
+void Placement::clear_constraints() {
+  constraints_.clear();
+  for (std::vector<int>& list : constraints_of_) list.clear();
 }
 
 std::optional<int64_t> Placement::group_stage(int group) const {
@@ -139,15 +181,34 @@ Window Placement::window(OpId v) const {
   w.hi = b.hi;
   const Op& op = ctx_.g.ops[v];
   if (op.max_depth) w.hi = std::min(w.hi, (*op.max_depth + 1) * ii_ - 1);
-  for (const StageSpanLimit& lim : span_limits) {
-    for (int p = ctx_.adj.out_begin[lim.producer]; p < ctx_.adj.out_begin[lim.producer + 1]; ++p) {
-      const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
-      if (e.kind != EdgeKind::kData) continue;
-      if (e.to == v && e.from != v && placed(e.from)) {
-        w.hi = std::min(w.hi, (start_[e.from] / ii_ + lim.max_span + 1) * ii_ - 1);
-      } else if (e.from == v && e.to != v && placed(e.to)) {
-        w.lo = std::max(w.lo, (start_[e.to] / ii_ - lim.max_span) * ii_);
+  for (int c : constraints_of_[v]) {
+    const BuilderConstraint& k = constraints_[c];
+    switch (k.shape) {
+      case BuilderConstraint::Shape::kMaxStage:
+        w.hi = std::min(w.hi, (k.limit + 1) * ii_ - 1);
+        break;
+      case BuilderConstraint::Shape::kSameStage: {
+        const OpId partner = k.op == v ? k.other : k.op;
+        if (!placed(partner)) break;
+        const int64_t stage = start_[partner] / ii_;
+        w.lo = std::max(w.lo, stage * ii_);
+        w.hi = std::min(w.hi, stage * ii_ + ii_ - 1);
+        break;
       }
+      case BuilderConstraint::Shape::kStageSpan:
+        if (k.op != v) {  // v consumes k.op's value
+          if (placed(k.op)) {
+            w.hi = std::min(w.hi, (start_[k.op] / ii_ + k.limit + 1) * ii_ - 1);
+          }
+          break;
+        }
+        for (int p = ctx_.adj.out_begin[v]; p < ctx_.adj.out_begin[v + 1]; ++p) {
+          const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
+          if (e.kind == EdgeKind::kData && e.to != v && placed(e.to)) {
+            w.lo = std::max(w.lo, (start_[e.to] / ii_ - k.limit) * ii_);
+          }
+        }
+        break;
     }
   }
   return w;  // the group's stage is gate G4's to enforce, with its own recovery
@@ -263,6 +324,7 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
     if (from_v[u] != DistanceMatrix::kNoPath && start_[u] < t + from_v[u]) hit = true;
     if (to_v[u] != DistanceMatrix::kNoPath && t < start_[u] + to_v[u]) hit = true;
     if (gstage && *gstage != stage && ctx_.group_of[u] == ctx_.group_of[v]) hit = true;
+    if (!hit && breaks_constraint(v, t, u)) hit = true;
     if (!hit && (ctx_.singleton_mask[u] & ctx_.singleton_mask[v]) != 0) {
       // Singleton rows: u's cycle k' lands on v's row (t + k) mod II.
       const NodeRrt& nu = ctx_.nodes[u];
@@ -281,6 +343,41 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+bool Placement::breaks_constraint(OpId v, int64_t t, OpId u) const {
+  const int64_t stage = t / ii_, u_stage = start_[u] / ii_;
+  for (int c : constraints_of_[v]) {
+    const BuilderConstraint& k = constraints_[c];
+    switch (k.shape) {
+      case BuilderConstraint::Shape::kMaxStage:
+        break;  // v's own bound: the window's, not a conflict with u
+      case BuilderConstraint::Shape::kSameStage:
+        if ((k.op == u || k.other == u) && u_stage != stage) return true;
+        break;
+      case BuilderConstraint::Shape::kStageSpan:
+        if (k.op == u && stage - u_stage > k.limit) return true;  // v consumes u's value
+        if (k.op == v && u_stage - stage > k.limit) {
+          for (int p = ctx_.adj.out_begin[v]; p < ctx_.adj.out_begin[v + 1]; ++p) {
+            const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
+            if (e.kind == EdgeKind::kData && e.to == u) return true;
+          }
+        }
+        break;
+    }
+  }
+  return false;
+}
+
+std::optional<int64_t> Placement::max_stage(OpId v) const {
+  std::optional<int64_t> bound;
+  for (int c : constraints_of_[v]) {
+    const BuilderConstraint& k = constraints_[c];
+    if (k.shape == BuilderConstraint::Shape::kMaxStage && (!bound || k.limit < *bound)) {
+      bound = k.limit;
+    }
+  }
+  return bound;
 }
 
 int64_t Placement::surcharge(OpId v, int64_t t) const {

@@ -28,12 +28,23 @@ struct Window {
   bool empty() const { return lo > hi; }
 };
 
-// Builder constraints (seed 003): soft limits the refinement loop adds and
-// lifts. Each bounds how many stages an op's data consumers may trail it.
-struct StageSpanLimit {
-  OpId producer = 0;
-  int64_t max_span = 0;   // stage(consumer) - stage(producer) <= max_span
-  std::string rationale;  // why the builder added it (shown in diagnostics)
+// A builder constraint (seed 003): a soft restriction the constraint
+// builder adds with the rationale the refinement loop reports when it adds
+// or lifts it. Constraints added together (one family at one II) form a
+// batch, which the loop lifts as one.
+struct BuilderConstraint {
+  enum class Shape {
+    kStageSpan,  // op's data consumers at most `limit` stages behind op
+    kMaxStage,   // stage(op) <= limit (the seed's MaxDepthConstraint)
+    kSameStage,  // stage(op) == stage(other) (the seed's SameDepthConstraint)
+  };
+  ConstraintFamily family = ConstraintFamily::kDepth;
+  Shape shape = Shape::kStageSpan;
+  OpId op = 0;
+  OpId other = 0;
+  int64_t limit = 0;
+  int batch = 0;
+  std::string rationale;
 };
 
 class Placement {
@@ -49,6 +60,8 @@ class Placement {
   void clear_intermediate();  // dead marks, spill surcharges
 
   int64_t ii() const { return ii_; }
+  // Earliest start from the closure alone (every start is >= 0).
+  int64_t asap(OpId v) const { return asap_[v]; }
   const DistanceMatrix& dist() const { return dist_; }
   const ModuloRrt& rrt() const { return rrt_; }
   bool placed(OpId v) const { return placed_[v] != 0; }
@@ -57,8 +70,8 @@ class Placement {
   const std::vector<OpId>& placed_ops() const { return placed_list_; }
 
   // Dependence window from the closure against every placed op, the
-  // static ASAP bound, max_depth (L6) and builder span limits. The group's
-  // stage (L5) is left to gate G4.
+  // static ASAP bound, max_depth (L6) and the builder constraints in force.
+  // The group's stage (L5) is left to gate G4.
   Window window(OpId v) const;
   // The stage the group's placed members share, if any is placed.
   std::optional<int64_t> group_stage(int group) const;
@@ -75,8 +88,10 @@ class Placement {
   void begin_trial() { ++trial_depth_; }
   void end_trial() { --trial_depth_; }
 
-  // Placed ops that conflict with v at t: RRT claimants on v's rows and
-  // placed ops whose distance to or from v would be violated.
+  // Placed ops that conflict with v at t: RRT claimants on v's rows,
+  // placed ops whose distance to or from v would be violated, group
+  // members in another stage, and partners of a builder constraint v would
+  // break.
   std::vector<OpId> conflicts(OpId v, int64_t t) const;
 
   // Bank-pressure occupancy at cycle c: ops in the same iteration window
@@ -86,6 +101,9 @@ class Placement {
   // Registers live in modulo row `row`: every placed op's value from its
   // start to the latest of start + latency and its placed data consumers.
   int64_t register_pressure(int64_t row) const;
+  // End of u's value's live range: start + latency, or its latest placed
+  // data consumer's start (plus distance * II).
+  int64_t live_end(OpId u) const;
 
   // Snapshot overlay (retry arm).
   bool dead(OpId v) const { return dead_[v] != 0; }
@@ -96,14 +114,24 @@ class Placement {
   int64_t surcharge(OpId v, int64_t t) const;
   void add_surcharge(OpId v, int64_t t, int64_t amount);  // capped per op
 
-  std::vector<StageSpanLimit> span_limits;  // builder constraints in force
+  // Builder constraints in force, in the order they were added.
+  const std::vector<BuilderConstraint>& constraints() const { return constraints_; }
+  void add_constraint(BuilderConstraint c);
+  // Removes the latest batch and returns it (REQUIRES: some are in force).
+  std::vector<BuilderConstraint> lift_latest_batch();
+  void clear_constraints();
+  // True when seating v at t breaks a builder constraint between v and the
+  // placed op u.
+  bool breaks_constraint(OpId v, int64_t t, OpId u) const;
+  // The tightest builder max-stage bound on v, if any.
+  std::optional<int64_t> max_stage(OpId v) const;
   // Rau: a forced op never goes back to a cycle it was forced into before.
   std::optional<int64_t> last_forced_start(OpId v) const;
   void set_last_forced_start(OpId v, int64_t t) { last_forced_[v] = t; }
 
  private:
   void add_bank(OpId v, int64_t t, int64_t sign);
-  int64_t live_end(OpId u) const;  // end of u's value's live range given placed consumers
+  void index_constraint(int c);  // adds constraint c to the per-op index
 
   // Dependence bounds of an op from the placed ops, kept incrementally:
   // place() folds the new op in (O(n) over its distance row and column);
@@ -137,6 +165,10 @@ class Placement {
   std::vector<std::vector<std::pair<int64_t, int64_t>>> surcharges_;  // per op: (t, amount)
   std::vector<int64_t> surcharge_total_;
   std::vector<int64_t> last_forced_;
+  std::vector<BuilderConstraint> constraints_;
+  // Per op, the constraints that can bound its window (a stage span also
+  // bounds the producer's data consumers).
+  std::vector<std::vector<int>> constraints_of_;
   std::vector<int64_t> dist_t_;        // the closure transposed: [v * n + u] = D[u][v]
   mutable std::vector<DepBounds> dep_;
   mutable std::vector<char> dep_dirty_;
