@@ -39,6 +39,7 @@ Placement::Placement(const Context& ctx) : ctx_(ctx), rrt_(ctx.g.target) {
   group_placed_.assign(ctx.group_members.size(), 0);
   group_stage_.assign(ctx.group_members.size(), 0);
   constraints_of_.assign(n, {});
+  in_trial_.assign(n, 0);
 }
 
 bool Placement::reset(int64_t ii) {
@@ -79,8 +80,8 @@ void Placement::clear_seats() {
   std::fill(last_forced_.begin(), last_forced_.end(), kNeverForced);
   dep_.assign(ctx_.g.op_count(), DepBounds{});
   dep_dirty_.assign(ctx_.g.op_count(), 0);
-  journal_.clear();
-  changes_.clear();
+  for (OpId v : trial_ops_) in_trial_[v] = 0;
+  trial_ops_.clear();
 }
 
 void Placement::clear_intermediate() {
@@ -160,7 +161,7 @@ const Placement::DepBounds& Placement::bounds(OpId v) const {
     const int64_t* to_v = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
     const std::span<const int64_t> from_v = dist_.row(v);               // D[v][*]
     for (OpId u : placed_list_) {
-      if (u != v) fold(b, to_v[u], from_v[u], start_[u]);
+      if (u != v && !in_trial_[u]) fold(b, to_v[u], from_v[u], start_[u]);
     }
     dep_[v] = b;
     dep_dirty_[v] = 0;
@@ -170,7 +171,15 @@ const Placement::DepBounds& Placement::bounds(OpId v) const {
 
 Window Placement::window(OpId v) const {
   Window w;
-  const DepBounds& b = bounds(v);
+  DepBounds b = bounds(v);
+  if (!trial_ops_.empty()) {
+    const size_t n = static_cast<size_t>(ctx_.g.op_count());
+    const int64_t* to_v = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+    const std::span<const int64_t> from_v = dist_.row(v);               // D[v][*]
+    for (OpId u : trial_ops_) {
+      if (u != v) fold(b, to_v[u], from_v[u], start_[u]);
+    }
+  }
   w.lo = asap_[v];
   if (b.preds > 0) {
     w.has_pred = true;
@@ -266,17 +275,20 @@ void Placement::place(OpId v, int64_t t) {
   const int group = ctx_.group_of[v];
   if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
   add_bank(v, t, +1);
-  const bool journaled = trial_depth_ > 0;
-  if (journaled) journal_.push_back({v, changes_.size()});
+  if (trial_depth_ > 0) {  // window() folds trial seats in; nothing else to update
+    in_trial_[v] = 1;
+    trial_ops_.push_back(v);
+    return;
+  }
   const int n = ctx_.g.op_count();
   const std::span<const int64_t> row = dist_.row(v);  // D[v][*]
   const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
   for (OpId u = 0; u < n; ++u) {
-    if (u == v || (row[u] == DistanceMatrix::kNoPath && col[u] == DistanceMatrix::kNoPath)) {
+    if (u == v || dep_dirty_[u] ||
+        (row[u] == DistanceMatrix::kNoPath && col[u] == DistanceMatrix::kNoPath)) {
       continue;
     }
-    if (journaled) changes_.push_back({u, dep_[u], dep_dirty_[u]});
-    if (!dep_dirty_[u]) fold(dep_[u], row[u], col[u], t);
+    fold(dep_[u], row[u], col[u], t);
   }
 }
 
@@ -293,16 +305,12 @@ void Placement::unplace(OpId v) {
   --placed_count_;
   const int group = ctx_.group_of[v];
   if (group != kNoGroup) --group_placed_[group];
-  if (!journal_.empty() && journal_.back().op == v) {  // undo a trial seat exactly
-    for (size_t i = changes_.size(); i-- > journal_.back().first;) {
-      dep_[changes_[i].op] = changes_[i].before;
-      dep_dirty_[changes_[i].op] = changes_[i].was_dirty;
-    }
-    changes_.resize(journal_.back().first);
-    journal_.pop_back();
+  if (in_trial_[v]) {  // a trial seat: nothing was folded
+    assert(trial_ops_.back() == v && "trials unplace in reverse order");
+    trial_ops_.pop_back();
+    in_trial_[v] = 0;
     return;
   }
-  assert(trial_depth_ == 0 && "trials unplace in reverse order");
   const int n = ctx_.g.op_count();
   const std::span<const int64_t> row = dist_.row(v);
   const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;

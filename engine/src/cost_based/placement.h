@@ -82,9 +82,10 @@ class Placement {
   void place(OpId v, int64_t t);   // REQUIRES: fits(v, t) and not placed
   void unplace(OpId v);            // REQUIRES: placed
 
-  // Trial placements (the permute arm): between begin_trial() and
-  // end_trial() every place is journaled, and unplacing in reverse order
-  // restores the dependence bounds exactly instead of recomputing them.
+  // Trial placements (the permute and fuse arms): between begin_trial()
+  // and end_trial() a place costs O(1): the dependence bounds of the other
+  // ops are not updated, window() folds the few trial seats in instead, and
+  // unplacing them (in reverse order) restores the state exactly.
   void begin_trial() { ++trial_depth_; }
   void end_trial() { --trial_depth_; }
 
@@ -133,10 +134,10 @@ class Placement {
   void add_bank(OpId v, int64_t t, int64_t sign);
   void index_constraint(int c);  // adds constraint c to the per-op index
 
-  // Dependence bounds of an op from the placed ops, kept incrementally:
-  // place() folds the new op in (O(n) over its distance row and column);
-  // unplace() restores a journaled trial, or marks the related ops dirty
-  // and window() recomputes them from the placed list.
+  // Dependence bounds of an op from the placed ops outside a trial, kept
+  // incrementally: place() folds the new op in (O(n) over its distance row
+  // and column); unplace() marks the related ops dirty and bounds()
+  // recomputes them from the placed list.
   struct DepBounds {
     int64_t lo = 0;          // max s_u + D[u][v] (valid when preds > 0)
     int64_t earliest = 0;    // min s_u + D[u][v]
@@ -172,17 +173,8 @@ class Placement {
   std::vector<int64_t> dist_t_;        // the closure transposed: [v * n + u] = D[u][v]
   mutable std::vector<DepBounds> dep_;
   mutable std::vector<char> dep_dirty_;
-  struct Journal {
-    OpId op;
-    size_t first;  // its entries: changes_[first ..]
-  };
-  std::vector<Journal> journal_;
-  struct Change {
-    OpId op;
-    DepBounds before;
-    char was_dirty;  // a recompute inside the trial must not outlive it
-  };
-  std::vector<Change> changes_;
+  std::vector<OpId> trial_ops_;  // seats of the open trial, in order
+  std::vector<char> in_trial_;   // per op
   int trial_depth_ = 0;
 };
 
