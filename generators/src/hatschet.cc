@@ -26,6 +26,9 @@ struct Resource {
   int slot = 0;  // one-based slot, 0: no reservation
 };
 
+// Distances read from a file; those above limits::kMaxDistance are clamped.
+constexpr int64_t kMaxImportDistance = int64_t{1} << 20;
+
 Status bad(std::string_view source, const std::string& what) {
   return Status::InvalidInput(std::string(source) + ": " + what);
 }
@@ -188,6 +191,7 @@ StatusOr<Graph> import_hatschet_text(std::string_view graphml, std::string_view 
   }
 
   index = 0;
+  int clamped = 0;
   for (const pugi::xml_node e : graph.children("edge")) {
     const std::string at = where("edge", index++, e);
     if (index > limits::kMaxEdges) {
@@ -208,7 +212,7 @@ StatusOr<Graph> import_hatschet_text(std::string_view graphml, std::string_view 
     int64_t fields[2] = {0, 0};  // delay, distance
     const char* keys[2] = {"delay", "distance"};
     const int64_t lo[2] = {-limits::kMaxLatency, 0};
-    const int64_t hi[2] = {limits::kMaxLatency, limits::kMaxDistance};
+    const int64_t hi[2] = {limits::kMaxLatency, kMaxImportDistance};
     for (int k = 0; k < 2; ++k) {
       const std::optional<std::string> text = data(e, keys[k]);
       if (!text) return bad(src, at + ": no <data key=\"" + keys[k] + "\">");
@@ -234,11 +238,16 @@ StatusOr<Graph> import_hatschet_text(std::string_view graphml, std::string_view 
       return bad(src, at + ": latency of the source plus delay = " + std::to_string(latency) +
                           " is out of range 0.." + std::to_string(limits::kMaxLatency));
     }
+    if (fields[1] > limits::kMaxDistance) {  // see hatschet.h: only tightens the edge
+      fields[1] = limits::kMaxDistance;
+      ++clamped;
+    }
     b.edge(ends[0], ends[1], latency, fields[1], kind);
   }
 
   StatusOr<Graph> g = b.build();
   if (!g.ok()) return bad(src, g.status().message());
+  if (clamped > 0) g->name += "/clamped_distances=" + std::to_string(clamped);
   return g;
 }
 

@@ -1,6 +1,7 @@
 // Tests for the HatScheT importer: the mapping on our own tiny instance,
-// one-line refusals of malformed input, and (label generators-slow) every
-// shared HLS instance importing, scheduling and verifying.
+// one-line refusals of malformed input, and every
+// shared HLS instance importing, scheduling and verifying (skipped when
+// TILESCHED_HLS_DIR is absent).
 #include "tilesched/gen/hatschet.h"
 
 #include <gtest/gtest.h>
@@ -134,6 +135,7 @@ TEST(Hatschet, RefusesMalformedInputWithOneLine) {
        "<edge> 0: attribute 'target' names unknown node '3'"},
       {graph(two + "<edge target='2'/>"), rm_ok, "<edge> 0: missing attribute 'source'"},
       {graph(two + edge("1", "2", "0", "-1")), rm_ok, "<data key=\"distance\"> = '-1'"},
+      {graph(two + edge("1", "2", "0", "1048577")), rm_ok, "is not an integer in 0..1048576"},
       {graph(two + edge("1", "2", "zero", "0")), rm_ok, "<data key=\"delay\"> = 'zero'"},
       {graph(two + edge("1", "2", "-5", "0")), rm_ok, "latency of the source plus delay = -3"},
       {graph(two + edge("1", "2", "0", "0", "Anti")), rm_ok, "deptype\"> = 'Anti'"},
@@ -156,6 +158,21 @@ TEST(Hatschet, RefusesMalformedInputWithOneLine) {
   }
   StatusOr<Graph> missing = import_hatschet(kTestdata + "/nope.graphml", kTestdata + "/tiny_RM.xml");
   EXPECT_FALSE(missing.ok());
+}
+
+TEST(Hatschet, ClampsDistancesBeyondTheLimit) {
+  const std::string rm =
+      "<ModelInformation><Resources>"
+      "<Resource name='r' limit='1' latency='2' blockingTime='1'/>"
+      "</Resources></ModelInformation>";
+  const std::string gml =
+      "<graphml><graph><node id='1'><data key='uses_resource'>r</data></node>"
+      "<edge source='1' target='1'><data key='delay'>0</data>"
+      "<data key='distance'>1280</data></edge></graph></graphml>";
+  StatusOr<Graph> g = import_hatschet_text(gml, "g.graphml", rm, "rm.xml", "t");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->edges[0].distance, 1024);
+  EXPECT_EQ(g->name, "t/clamped_distances=1");
 }
 
 TEST(Hatschet, TooManyBindingResources) {
@@ -214,18 +231,7 @@ std::vector<fs::path> hls_instances() {
   return out;
 }
 
-TEST(Hatschet, SomeHlsInstances) {
-  if (!fs::is_directory(kHlsDir)) GTEST_SKIP() << "HLS instances not found at " << kHlsDir;
-  const std::vector<fs::path> all = hls_instances();
-  ASSERT_FALSE(all.empty());
-  for (size_t i = 0; i < all.size(); i += 23) {
-    StatusOr<Graph> g = import_hatschet(all[i].string(), rm_for(all[i]));
-    ASSERT_TRUE(g.ok()) << g.status().message();
-    if (g->op_count() <= 120) expect_schedules(*g);
-  }
-}
-
-// Label generators-slow: every shared instance.
+// Every shared instance (about a second).
 TEST(Hatschet, AllHlsInstances) {
   if (!fs::is_directory(kHlsDir)) GTEST_SKIP() << "HLS instances not found at " << kHlsDir;
   const std::vector<fs::path> all = hls_instances();
