@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end checks of the tilesched command line: exit statuses 0/1/2,
 # one-line errors naming the file and JSON path, no output file on failure.
-# usage: cli_test.sh TILESCHED EXAMPLES_DIR TESTDATA_DIR
+# usage: cli_test.sh TILESCHED EXAMPLES_DIR TESTDATA_DIR [HLS_DIR]
 set -u
-bin=$1 examples=$2 testdata=$3
+bin=$1 examples=$2 testdata=$3 hls=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -123,6 +123,63 @@ for s in "$testdata"/bad_schedules/*.schedule.json; do
   bad_schedules=$((bad_schedules + 1))
 done
 ((bad_schedules >= 20)) || fail "only $bad_schedules malformed schedules found"
+
+# generate: the family list, byte-identical output, one-line refusals.
+expect 0 "$bin" generate --help
+expect 0 "$bin" generate --list
+(( $(grep -c $'\trandom\t' "$work/out") >= 6 )) || fail "generate --list: fewer than 6 random families"
+(( $(grep -c $'\tstructured\t' "$work/out") >= 6 )) || fail "generate --list: fewer than 6 structured families"
+grep -vqE $'^[a-z0-9_]+\t(random|structured)\t.+$' "$work/out" && fail "generate --list: a malformed line"
+cut -f1 "$work/out" >"$work/families"
+while read -r fam; do
+  expect 0 "$bin" generate --family "$fam" --ops 40 --seed 3 -o "$work/$fam.a.loop.json"
+  expect 0 "$bin" generate --family "$fam" --ops 40 --seed 3 -o "$work/$fam.b.loop.json"
+  cmp -s "$work/$fam.a.loop.json" "$work/$fam.b.loop.json" || fail "generate $fam: not byte-identical"
+  grep -q "\"name\": \"$fam/ops=40/seed=3/" "$work/$fam.a.loop.json" || fail "generate $fam: name does not record the family, size and seed"
+  expect 0 "$bin" schedule "$work/$fam.a.loop.json" -o "$work/$fam.schedule.json"
+  expect 0 "$bin" verify "$work/$fam.a.loop.json" "$work/$fam.schedule.json"
+done <"$work/families"
+expect 0 "$bin" generate --family gemm_mainloop --ops 32 --seed 1 --param stages=3
+grep -q '"name": "gemm_mainloop/ops=32/seed=1/stages=3/tile_kib=16/k_tiles=6"' "$work/out" ||
+  fail "generate: --param not recorded in the name"
+expect 0 "$bin" generate --family chains --list-params
+grep -q $'^lat_max\t32\t0..1024\t' "$work/out" || fail "generate --list-params: no lat_max line"
+for bad in "--family nope --ops 10" "--family chains --ops 10 --param chainz=2" \
+           "--family chains --ops 10 --param chains=0" "--family chains --ops 10 --param chains" \
+           "--family chains --ops 0" "--family chains --ops 10 --seed -1" "--ops 10"; do
+  rm -f "$work/never.json"
+  # shellcheck disable=SC2086
+  expect 2 "$bin" generate $bad -o "$work/never.json"
+  [[ -e $work/never.json ]] && fail "generate $bad: an output file was written"
+  [[ $(wc -l <"$work/err") == 1 ]] || fail "generate $bad: error is not one line: $(cat "$work/err")"
+done
+expect 2 "$bin" generate --family nope --ops 10
+grep -q "unknown family 'nope' (families: .*gemm_mainloop" "$work/err" || fail "generate: unknown family does not list the families"
+expect 2 "$bin" generate --family chains --ops 10 --param chainz=2
+grep -q "unknown parameter 'chainz' (parameters: chains (1..64)" "$work/err" || fail "generate: bad parameter does not list the parameters"
+
+# import: one shared HatScheT instance, scheduled and verified; malformed
+# input refused with one line and no output file.
+expect 0 "$bin" import --help
+expect 2 "$bin" import --from hatschet "$work/nope.graphml" --resources "$work/nope.xml"
+printf '<graphml><graph>' >"$work/broken.graphml"
+printf '<ModelInformation><Resources/></ModelInformation>' >"$work/empty_RM.xml"
+rm -f "$work/never.json"
+expect 2 "$bin" import --from hatschet "$work/broken.graphml" --resources "$work/empty_RM.xml" -o "$work/never.json"
+[[ -e $work/never.json ]] && fail "import of malformed XML: an output file was written"
+[[ $(wc -l <"$work/err") == 1 ]] || fail "import of malformed XML: error is not one line"
+grep -qF "$work/broken.graphml: not well-formed XML" "$work/err" || fail "import: error does not name the file: $(cat "$work/err")"
+expect 2 "$bin" import --from llvm "$work/broken.graphml" --resources "$work/empty_RM.xml"
+if [[ -n $hls && -d $hls/MachSuite/sort_radix ]]; then
+  inst=$hls/MachSuite/sort_radix
+  expect 0 "$bin" import --from hatschet "$inst/graph1.graphml" --resources "$inst/graph1_RM.xml" -o "$work/hls.loop.json"
+  grep -q '"name": "hatschet/sort_radix/graph1"' "$work/hls.loop.json" || fail "import: graph not named after the instance"
+  expect 0 "$bin" schedule "$work/hls.loop.json" -o "$work/hls.schedule.json"
+  expect 0 "$bin" verify "$work/hls.loop.json" "$work/hls.schedule.json"
+  grep -q '^legal' "$work/out" || fail "import: the HLS instance's schedule is not legal"
+else
+  echo "note: HLS instances not found (${hls:-no directory given}); import check skipped"
+fi
 
 if ((failures)); then
   echo "$failures failure(s)"

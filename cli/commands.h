@@ -23,6 +23,8 @@ using Args = std::vector<std::string>;  // the arguments after the subcommand
 
 int run_schedule(const Args& args);
 int run_verify(const Args& args);
+int run_generate(const Args& args);
+int run_import(const Args& args);
 
 // Parses `args` against `visible` plus positional `positional`. On a usage
 // error prints one line and returns kExitBadInput; on --help prints usage

@@ -1,4 +1,4 @@
-// tilesched: schedule, verify (and, with later issues, generate, import,
+// tilesched: schedule, verify, generate, import (and, with later issues,
 // sweep, compare, replay) loop graphs. `tilesched --help` lists them.
 #include <iostream>
 #include <string>
@@ -16,6 +16,10 @@ constexpr std::string_view kUsage =
     "  schedule GRAPH   schedule a loop graph and print the schedule JSON\n"
     "  verify GRAPH SCHEDULE\n"
     "                   check a schedule against the legality rules L1-L7\n"
+    "  generate --list | --family NAME --ops N [--seed S] [--param k=v ...]\n"
+    "                   write a loop graph of a random or structured family\n"
+    "  import --from hatschet GRAPH.graphml --resources RM.xml\n"
+    "                   convert a HatScheT (HLS) instance to a loop graph\n"
     "\n"
     "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
     "schedule (verify: illegal), 2 bad usage or bad input.\n";
@@ -41,6 +45,8 @@ int main(int argc, char** argv) {
   }
   if (command == "schedule") return run_schedule(args);
   if (command == "verify") return run_verify(args);
+  if (command == "generate") return run_generate(args);
+  if (command == "import") return run_import(args);
   std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";
   return kExitBadInput;
 }

@@ -1,0 +1,83 @@
+// `tilesched generate`: list the loop-graph families, or write one graph
+// of a family (generators/include/tilesched/gen/families.h) as
+// tilesched.loop/1 JSON. Same family, size, parameters and seed give the
+// same bytes on every machine.
+#include <charconv>
+#include <iostream>
+
+#include "commands.h"
+#include "tilesched/gen/families.h"
+#include "tilesched/json_io.h"
+
+namespace po = boost::program_options;
+
+namespace tilesched::cli {
+
+int run_generate(const Args& args) {
+  std::string family_name, seed_text = "1";
+  int ops = 0;
+  std::vector<std::string> params;
+  po::options_description visible("options");
+  visible.add_options()
+      ("help,h", "show this help")
+      ("list", "print one line per family: NAME<TAB>random|structured<TAB>description")
+      ("list-params", "with --family: print one line per parameter: "
+       "NAME<TAB>default<TAB>min..max<TAB>description")
+      ("family,f", po::value(&family_name), "the family to generate from")
+      ("ops,n", po::value(&ops), "op count (structured families round down to whole units)")
+      ("seed,s", po::value(&seed_text)->default_value("1"), "seed, 0..2^64-1")
+      ("param,p", po::value(&params)->composing(),
+       "key=value, repeatable: a family parameter (see --list-params)")
+      ("output,o", po::value<std::string>(), "write the graph here (atomically) instead of "
+       "standard output");
+  po::options_description hidden;
+  po::positional_options_description positional;
+  po::variables_map vm;
+  if (std::optional<int> done = parse_args(
+          args, "generate", "--list | --family NAME --ops N [--seed S] [--param k=v ...] [-o FILE]",
+          visible, hidden, positional, vm)) {
+    return *done;
+  }
+
+  if (vm.count("list")) {
+    for (const gen::Family& f : gen::families()) {
+      std::cout << f.name << "\t" << gen::family_kind_name(f.kind) << "\t" << f.description
+                << "\n";
+    }
+    return kExitOk;
+  }
+  if (!vm.count("family")) {
+    return fail("generate", Status::InvalidInput("--family is required (families: " +
+                                                 gen::family_names() + ")"));
+  }
+  const gen::Family* family = gen::find_family(family_name);
+  if (!family) {
+    return fail("generate", Status::InvalidInput("unknown family '" + family_name +
+                                                 "' (families: " + gen::family_names() + ")"));
+  }
+  if (vm.count("list-params")) {
+    for (const gen::ParamSpec& p : family->params) {
+      std::cout << p.name << "\t" << p.default_value << "\t" << p.min << ".." << p.max << "\t"
+                << p.doc << "\n";
+    }
+    return kExitOk;
+  }
+  if (!vm.count("ops")) return fail("generate", Status::InvalidInput("--ops is required"));
+  uint64_t seed = 0;
+  const auto [end, ec] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
+  if (seed_text.empty() || ec != std::errc() || end != seed_text.data() + seed_text.size()) {
+    return fail("generate", Status::InvalidInput("--seed: '" + seed_text +
+                                                 "' is not an integer in 0..2^64-1"));
+  }
+  StatusOr<gen::ParamMap> given = gen::parse_params(*family, params);
+  if (!given.ok()) return fail("generate", given.status());
+  StatusOr<Graph> graph = gen::generate(family_name, ops, seed, *given);
+  if (!graph.ok()) return fail("generate", graph.status());
+
+  std::optional<std::string> out;
+  if (vm.count("output")) out = vm["output"].as<std::string>();
+  if (Status s = emit(out, write_graph_json(*graph)); !s.ok()) return fail("generate", s);
+  return kExitOk;
+}
+
+}  // namespace tilesched::cli

@@ -1,0 +1,87 @@
+// The registry of loop-graph families: random families that stress the
+// scheduler's parts (dependences, recurrences, slots, pools, SMEM, groups)
+// and structured families that model the loop bodies of real GPU kernels on
+// the Blackwell target. The sweep, the property tests and the fuzzers
+// enumerate families through it; `tilesched generate` is its command line.
+// generators/README.md tabulates every family, its parameters and where
+// its numbers come from.
+//
+// Deterministic: a family draws only from the project's SplitMix64
+// (tilesched/rng.h), so the same family, size, parameters and seed give
+// the same graph, and byte-identical JSON, on every machine and compiler.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilesched/graph.h"
+#include "tilesched/status.h"
+
+namespace tilesched::gen {
+
+// Parameter values by name. A resolved map holds every parameter of its
+// family, defaults included.
+using ParamMap = std::map<std::string, int64_t>;
+
+struct ParamSpec {
+  std::string_view name;
+  int64_t default_value;
+  int64_t min, max;  // inclusive
+  std::string_view doc;
+};
+
+enum class FamilyKind { kRandom, kStructured };
+std::string_view family_kind_name(FamilyKind k);  // "random" | "structured"
+
+// Builds a graph of about `ops` ops from resolved parameters. The graph's
+// name, as returned, holds only the derived sizes the family wants to
+// record ("k_tiles=4"), or is empty; generate() writes the full name.
+using FamilyFn = StatusOr<Graph> (*)(int ops, uint64_t seed, const ParamMap& params);
+
+struct Family {
+  std::string_view name;
+  FamilyKind kind;
+  std::string_view description;  // one line
+  std::vector<ParamSpec> params;  // in canonical (name) order
+  int min_ops;                    // smallest size accepted at default parameters
+  int max_ops;                    // largest size accepted
+  // The graph has between ops - op_tolerance and ops ops (random
+  // families: exactly ops, tolerance 0; structured ones scale in whole
+  // units and round down).
+  int op_tolerance;
+  FamilyFn build;
+};
+
+// Every family: random ones first, then structured, each in name order.
+const std::vector<Family>& families();
+const Family* find_family(std::string_view name);
+
+// "name1, name2, ..." of every family; for error messages.
+std::string family_names();
+
+// Parses "key=value" strings into a map (values are decimal integers).
+// InvalidInput names the offending string and the family's parameters.
+StatusOr<ParamMap> parse_params(const Family& family, const std::vector<std::string>& kv);
+
+// Fills in defaults and checks every value against its range; InvalidInput
+// names the parameter and the valid ones.
+StatusOr<ParamMap> resolve_params(const Family& family, const ParamMap& given);
+
+// Generates family `name` at size `ops` with `seed`. The graph's name is
+// "FAMILY/ops=N/seed=S/p1=v1/..." with every parameter in canonical order
+// (defaults included), then the derived sizes the family records. SMEM
+// store bytes are scaled down, if need be, so that every buffer fits the
+// storage pool once per iteration it is live in a serial schedule (1 +
+// the longest distance it is read at): the serial schedule is always legal.
+// InvalidInput: unknown family (message lists the valid ones), bad
+// parameter, ops outside [min_ops, max_ops].
+StatusOr<Graph> generate(std::string_view name, int ops, uint64_t seed, const ParamMap& params);
+
+// Σ store_bytes · (1 + longest distance of a data edge out of the op): the
+// SMEM a serial schedule of `g` holds at most (SPEC.md L4).
+int64_t serial_storage_bytes(const Graph& g);
+
+}  // namespace tilesched::gen

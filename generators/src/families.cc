@@ -1,0 +1,281 @@
+// The family registry (families.h): the table of families with their
+// documented parameters, parameter parsing and range checks, the graph's
+// recorded name, and the SMEM fit that keeps every serial schedule legal.
+#include "tilesched/gen/families.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+
+#include "family_util.h"
+#include "tilesched/limits.h"
+
+namespace tilesched::gen {
+
+namespace detail {
+
+int64_t param(const ParamMap& params, std::string_view name) {
+  const auto it = params.find(std::string(name));
+  assert(it != params.end() && "parameter not resolved");
+  return it->second;
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+constexpr int kMax = limits::kMaxOps;
+__extension__ typedef __int128 Wide;
+
+// Parameters the structured families share.
+constexpr ParamSpec kStages = {"stages", 2, 1, 8,
+                               "iterations until a stage's SMEM buffers are reused (order-edge "
+                               "distance of the buffer release)"};
+constexpr ParamSpec kTileKib = {"tile_kib", 16, 0, 64,
+                                "KiB of SMEM one TMA tile occupies (store_bytes)"};
+
+std::vector<Family> make_families() {
+  std::vector<Family> f;
+  // Random families, in name order.
+  f.push_back({"chains", FamilyKind::kRandom,
+               "long critical paths: parallel chains of long-latency ops, cross links, each "
+               "chain closed by a loop-carried edge",
+               {{"chains", 2, 1, 64, "number of chains (at most ops)"},
+                {"close_per_mille", 1000, 0, 1000, "chance a chain is closed into a recurrence"},
+                {"cross_per_mille", 100, 0, 1000, "chance an op links to a later chain"},
+                {"lat_max", 32, 0, 1024, "largest op latency"},
+                {"lat_min", 4, 0, 1024, "smallest op latency"},
+                {"max_distance", 2, 1, 16, "largest distance of a closing edge"}},
+               1, kMax, 0, build_chains});
+  f.push_back({"constraint_heavy", FamilyKind::kRandom,
+               "sparse DAG with leader groups (L5), max depths (L6) and extra order edges",
+               {{"depth_max", 2, 0, 8, "largest max_depth drawn"},
+                {"edge_per_mille", 250, 0, 1000, "chance of each forward edge from the 8 ops before"},
+                {"group_per_mille", 300, 0, 1000, "chance an op starts a leader group"},
+                {"group_size_max", 3, 2, 8, "largest leader group"},
+                {"max_depth_per_mille", 200, 0, 1000, "share of ops with a max_depth"},
+                {"order_per_mille", 200, 0, 1000, "chance of an extra order edge per op"}},
+               1, kMax, 0, build_constraint_heavy});
+  f.push_back({"memory_bound", FamilyKind::kRandom,
+               "SMEM-bound: buffers read up to max_distance iterations later, filling the SMEM "
+               "budget at one copy",
+               {{"fill_per_mille", 1000, 1, 1000, "share of the SMEM budget the buffers fill"},
+                {"max_distance", 3, 0, 8, "largest distance a buffer is read at"},
+                {"readers_max", 4, 1, 8, "most readers of one buffer"}},
+               1, kMax, 0, build_memory_bound});
+  f.push_back({"random_layered", FamilyKind::kRandom,
+               "layered DAG with loop-carried back edges and a Blackwell kind mix (the "
+               "benchmarks' family)",
+               {{"back_edge_per_mille", 100, 0, 1000, "loop-carried edges per 1000 forward edges"},
+                {"edge_per_mille", 300, 0, 1000, "chance of each candidate forward edge"},
+                {"layers", 0, 0, kMax, "layer count; 0 = round(sqrt(ops))"},
+                {"max_fan_in", 4, 1, 64, "forward in-edges per op, at most"}},
+               1, kMax, 0, build_layered});
+  f.push_back({"resource_saturated", FamilyKind::kRandom,
+               "many ops on few slots of a generic target, pooled slots and a rate pool",
+               {{"edge_per_mille", 300, 0, 1000, "chance of each forward edge from the 8 ops before"},
+                {"max_capacity", 4, 2, 16, "largest capacity of a pooled slot"},
+                {"max_claims", 2, 1, 4, "most slots one op claims"},
+                {"max_duration", 4, 1, 32, "longest slot hold"},
+                {"pool_per_mille", 250, 0, 1000, "share of ops drawing on the rate pool"},
+                {"pooled_per_mille", 400, 0, 1000, "chance a slot is pooled"},
+                {"slots", 3, 1, 16, "slot count"}},
+               1, kMax, 0, build_resource_saturated});
+  f.push_back({"series_parallel", FamilyKind::kRandom,
+               "series-parallel DAG (fork/join nesting), exit feeding the next iteration's entry",
+               {{"carried", 1, 0, 1, "1: a loop-carried edge from exit to entry"},
+                {"parallel_per_mille", 500, 0, 1000, "chance a split is parallel (fork/join)"}},
+               1, kMax, 0, build_series_parallel});
+  f.push_back({"sparse_recurrent", FamilyKind::kRandom,
+               "sparse random DAG plus loop-carried back edges closing recurrences of many "
+               "lengths and distances",
+               {{"edge_per_mille", 60, 0, 1000, "chance of each forward edge from the window"},
+                {"lat_max", 24, 0, 1024, "largest op latency"},
+                {"lat_min", 1, 0, 1024, "smallest op latency"},
+                {"max_distance", 3, 1, 64, "largest distance of a back edge"},
+                {"recurrence_per_mille", 125, 0, 4000, "back edges per 1000 ops"},
+                {"window", 16, 1, 256, "how far back forward edges reach"}},
+               1, kMax, 0, build_sparse_recurrent});
+  // Structured families, in name order.
+  f.push_back({"fa3_forward", FamilyKind::kStructured,
+               "FlashAttention forward, FA3 shape: TMA K/V, QK^T WGMMA, running max, SFU exp, "
+               "rescale, PV WGMMA; KV tiles unrolled",
+               {kStages, kTileKib}, 11, kMax, 10, build_fa3_forward});
+  f.push_back({"fa4_forward", FamilyKind::kStructured,
+               "FlashAttention forward, FA4 shape: tcgen05 MMAs into TMEM, TMEM loads/stores, "
+               "SFU + polynomial exp, O correction; KV tiles unrolled",
+               {kStages, kTileKib}, 16, kMax, 15, build_fa4_forward});
+  f.push_back({"fa_backward", FamilyKind::kStructured,
+               "FlashAttention backward inner loop: S, dP, dV, dK, dQ WGMMAs, exp, dS, TMA "
+               "reduce of dQ; Q tiles unrolled",
+               {kStages, kTileKib}, 13, kMax, 12, build_fa_backward});
+  f.push_back({"gemm_mainloop", FamilyKind::kStructured,
+               "GEMM mainloop: TMA A/B -> mbarrier wait -> WGMMA accumulator recurrence -> "
+               "release; k-tiles unrolled",
+               {kStages, kTileKib}, 5, kMax, 4, build_gemm_mainloop});
+  f.push_back({"grouped_gemm", FamilyKind::kStructured,
+               "grouped/MoE GEMM: per expert a tensormap update, a k-tile mainloop and a TMA "
+               "store; k-tiles dealt unevenly by the seed",
+               {{"groups", 4, 1, 64, "experts in the loop body"},
+                {"skew_per_mille", 500, 0, 1000, "chance an extra k-tile goes to expert 0"},
+                kStages, kTileKib},
+               24, kMax, 3, build_grouped_gemm});
+  f.push_back({"implicit_conv", FamilyKind::kStructured,
+               "implicit-GEMM convolution: im2col, cp.async activations, TMA filter, WGMMA "
+               "accumulator; filter taps unrolled",
+               {kStages, kTileKib}, 5, kMax, 4, build_implicit_conv});
+  f.push_back({"persistent_gemm", FamilyKind::kStructured,
+               "persistent GEMM with epilogue: tile scheduler, tcgen05 mainloop into TMEM, "
+               "TMEM -> registers -> SMEM -> TMA store",
+               {{"epi_subtiles", 2, 1, 4, "epilogue sub-tiles"},
+                kStages, kTileKib,
+                {"tmem_buffers", 2, 1, 2, "TMEM accumulators in flight"}},
+               14, kMax, 4, build_persistent_gemm});
+  f.push_back({"seed_worked_example", FamilyKind::kStructured,
+               "seed 000's worked example (TMA load, SMEM write, WGMMA, SMEM read), copies "
+               "side by side; ops=4 is the seed's graph",
+               {{"store_bytes", 16384, 0, 232448, "the SMEM write's buffer"}},
+               4, kMax, 3, build_seed_worked_example});
+  f.push_back({"warp_specialized", FamilyKind::kStructured,
+               "warp-specialized producer/consumer loop: mbarriers, TMA producer, ping-pong "
+               "WGMMA consumers through named barriers, groups and max depths",
+               {{"consumers", 2, 1, 4, "consumer warpgroups"}, kStages, kTileKib},
+               9, kMax, 12, build_warp_specialized});
+  return f;
+}
+
+std::string param_names(const Family& f) {
+  std::string s;
+  for (const ParamSpec& p : f.params) {
+    if (!s.empty()) s += ", ";
+    s += std::string(p.name) + " (" + std::to_string(p.min) + ".." + std::to_string(p.max) + ")";
+  }
+  return s.empty() ? "none" : s;
+}
+
+// Scales every store down by the same factor when the serial schedule
+// would hold more SMEM than the storage pool has.
+void fit_storage(Graph& g) {
+  const std::optional<int> pool = g.target.storage_pool();
+  if (!pool) return;
+  const int64_t budget = g.target.pools[*pool].capacity;
+  const int64_t total = serial_storage_bytes(g);
+  if (total <= budget) return;
+  for (Op& op : g.ops) {
+    // bytes and budget are up to 2^40 each: multiply in 128 bits.
+    op.store_bytes = static_cast<int64_t>(Wide{op.store_bytes} * budget / total);
+  }
+}
+
+}  // namespace
+
+std::string_view family_kind_name(FamilyKind k) {
+  return k == FamilyKind::kRandom ? "random" : "structured";
+}
+
+const std::vector<Family>& families() {
+  static const std::vector<Family> all = make_families();
+  return all;
+}
+
+const Family* find_family(std::string_view name) {
+  for (const Family& f : families()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::string family_names() {
+  std::string s;
+  for (const Family& f : families()) {
+    if (!s.empty()) s += ", ";
+    s += f.name;
+  }
+  return s;
+}
+
+StatusOr<ParamMap> parse_params(const Family& family, const std::vector<std::string>& kv) {
+  ParamMap out;
+  for (const std::string& item : kv) {
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    auto bad = [&](const std::string& why) {
+      return Status::InvalidInput(std::string(family.name) + ": parameter '" + item + "': " +
+                                  why + " (parameters: " + param_names(family) + ")");
+    };
+    if (eq == std::string::npos) return bad("expected key=value");
+    const std::string value = item.substr(eq + 1);
+    int64_t v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
+      return bad("value is not a decimal integer");
+    }
+    if (out.count(key)) return bad("given twice");
+    out[key] = v;
+  }
+  return out;
+}
+
+StatusOr<ParamMap> resolve_params(const Family& family, const ParamMap& given) {
+  for (const auto& [key, value] : given) {
+    const auto it = std::find_if(family.params.begin(), family.params.end(),
+                                 [&](const ParamSpec& p) { return p.name == key; });
+    if (it == family.params.end()) {
+      return Status::InvalidInput(std::string(family.name) + ": unknown parameter '" + key +
+                                  "' (parameters: " + param_names(family) + ")");
+    }
+    if (value < it->min || value > it->max) {
+      return Status::InvalidInput(std::string(family.name) + ": parameter " + key + "=" +
+                                  std::to_string(value) + " is out of range " +
+                                  std::to_string(it->min) + ".." + std::to_string(it->max) +
+                                  " (parameters: " + param_names(family) + ")");
+    }
+  }
+  ParamMap out;
+  for (const ParamSpec& p : family.params) {
+    const auto it = given.find(std::string(p.name));
+    out[std::string(p.name)] = it == given.end() ? p.default_value : it->second;
+  }
+  return out;
+}
+
+StatusOr<Graph> generate(std::string_view name, int ops, uint64_t seed, const ParamMap& params) {
+  const Family* family = find_family(name);
+  if (!family) {
+    return Status::InvalidInput("unknown family '" + std::string(name) +
+                                "' (families: " + family_names() + ")");
+  }
+  StatusOr<ParamMap> resolved = resolve_params(*family, params);
+  if (!resolved.ok()) return resolved.status();
+  if (ops < family->min_ops || ops > family->max_ops) {
+    return Status::InvalidInput(std::string(name) + ": ops " + std::to_string(ops) +
+                                " is out of range " + std::to_string(family->min_ops) + ".." +
+                                std::to_string(family->max_ops));
+  }
+  StatusOr<Graph> g = family->build(ops, seed, *resolved);
+  if (!g.ok()) return g;
+  std::string full = std::string(name) + "/ops=" + std::to_string(ops) +
+                     "/seed=" + std::to_string(seed);
+  for (const auto& [key, value] : *resolved) full += "/" + key + "=" + std::to_string(value);
+  if (!g->name.empty()) full += "/" + g->name;
+  g->name = std::move(full);
+  fit_storage(*g);
+  if (Status s = validate_graph(*g); !s.ok()) {
+    return Status::InvalidInput(g->name + ": " + s.message());
+  }
+  return g;
+}
+
+int64_t serial_storage_bytes(const Graph& g) {
+  std::vector<int64_t> longest(static_cast<size_t>(g.op_count()), 0);
+  for (const Edge& e : g.edges) {
+    if (e.kind == EdgeKind::kData) longest[e.from] = std::max(longest[e.from], e.distance);
+  }
+  int64_t total = 0;
+  for (OpId v = 0; v < g.op_count(); ++v) total += g.ops[v].store_bytes * (1 + longest[v]);
+  return total;
+}
+
+}  // namespace tilesched::gen
