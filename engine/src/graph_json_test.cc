@@ -166,7 +166,7 @@ TEST(GraphJson, AcceptsLimitsExactly) {
   StatusOr<Graph> g = Parse(Doc(R"([{"id": "a", "kind": "generic", "latency": 65535,
       "resources": [{"slot": 1, "duration": 1024}], "max_depth": 1024},
       {"id": "b", "kind": "smem_write", "store_bytes": 232448}])",
-                                R"([{"from": "a", "to": "a", "latency": 0, "distance": 1024}])"));
+                                R"([{"from": "a", "to": "a", "latency": 0, "distance": 65535}])"));
   ASSERT_TRUE(g.ok()) << g.status().message();
   EXPECT_EQ(g->ops[0].latency, limits::kMaxLatency);
   EXPECT_EQ(g->ops[0].resources[0].duration, limits::kMaxDuration);
@@ -292,7 +292,7 @@ const std::map<std::string, BadCase>& BadCorpus() {
       {"bad_utf8", {"$", "ill-formed UTF-8 byte; last read: '\"a\\xff'"}},
       {"control_chars_in_id", {"$.edges[0].to", "unknown op id \"line\\nbreak\\u0007bell\""}},
       {"deep_nesting", {"$", "nesting deeper than 64 levels"}},
-      {"distance_over_limit", {"$.edges[0].distance", "1025 is out of range 0..1024"}},
+      {"distance_over_limit", {"$.edges[0].distance", "65536 is out of range 0..65535"}},
       {"duplicate_id", {"$.ops[2].id", "duplicate op id \"a\" (first at $.ops[0])"}},
       {"duplicate_key", {"$.ops[0].kind", "duplicate key \"kind\""}},
       {"duplicate_slot",
@@ -323,7 +323,7 @@ const std::map<std::string, BadCase>& BadCorpus() {
       {"integer_overflow", {"$.ops[0].latency", "99999999999999999999999 does not fit in 64 bits"}},
       {"integer_overflow_exponent", {"$", "number overflow"}},
       {"integer_overflow_u64",
-       {"$.edges[0].distance", "18446744073709551615 is out of range 0..1024"}},
+       {"$.edges[0].distance", "18446744073709551615 is out of range 0..65535"}},
       {"latency_over_limit", {"$.ops[0].latency", "65536 is out of range 0..65535"}},
       {"long_id", {"$.ops[0].id", "string of 257 bytes is longer than the limit of 256"}},
       {"max_depth_over_limit", {"$.ops[0].max_depth", "1025 is out of range 0..1024"}},
@@ -333,7 +333,7 @@ const std::map<std::string, BadCase>& BadCorpus() {
       {"missing_kind", {"$.ops[1]", "missing required field \"kind\""}},
       {"missing_ops", {"$", "missing required field \"ops\""}},
       {"missing_target", {"$", "missing required field \"target\""}},
-      {"negative_distance", {"$.edges[0].distance", "-2 is out of range 0..1024"}},
+      {"negative_distance", {"$.edges[0].distance", "-2 is out of range 0..65535"}},
       {"negative_latency", {"$.edges[0].latency", "-1 is out of range 0..65535"}},
       {"negative_leader_gid", {"$.ops[0].leader_gid", "-1 is out of range 0..2147483647"}},
       {"negative_store_bytes", {"$.ops[0].store_bytes", "-4 is out of range"}},

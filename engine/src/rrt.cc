@@ -153,6 +153,17 @@ bool ModuloRrt::probe(const NodeRrt& node, int64_t start, RrtConflict* why) cons
   return false;
 }
 
+int64_t ModuloRrt::first_fit(const NodeRrt& node, int64_t lo, int64_t hi) const {
+  assert(ii_ >= 1 && lo >= 0);
+  if (node.longest_singleton > ii_) return -1;  // collides with itself at any start
+  int64_t base = lo % ii_;
+  for (int64_t t = lo; t <= hi; ++t) {
+    if (probe_fast(node, base)) return t;
+    base = next_row(base, ii_);
+  }
+  return -1;
+}
+
 bool ModuloRrt::probe_fast(const NodeRrt& node, int64_t base) const {
   // Self-overlap: cycles k and k + II of the footprint share a modulo row.
   // The rows are nested (each triple starts at cycle 0), so rows[k + II]

@@ -540,7 +540,7 @@ TEST(VerifyRobustness, HugeIIAndStartsRunInstantly) {
   const OpId ob = b.generic("b", limits::kMaxLatency, {{kU, limits::kMaxDuration, 1}});
   b.at(oa).pools = {{kRatePool, 2}};
   b.at(ob).pools = {{kRatePool, 1}};
-  b.edge(oa, ob, limits::kMaxLatency, limits::kMaxDistance);  // met by 1024 * II
+  b.edge(oa, ob, limits::kMaxLatency, limits::kMaxDistance);  // met by 65535 * II
   b.edge(ob, oa);  // a starts 1 cycle after b, not 65535: broken
   const Graph g = built(b);
 
@@ -575,12 +575,12 @@ TEST(VerifyRobustness, StorageSumBeyond64Bits) {
   b.edge(w1, r, 1, limits::kMaxDistance);
   b.edge(w2, r, 1, limits::kMaxDistance);
   const Graph g = built(b);
-  // lifetime = 2^40 + 1024*1 + 1: each buffer 2^40 bytes times that.
+  // lifetime = 2^40 + 65535*1 + 1: each buffer 2^40 bytes times that.
   const VerifyReport rep = verify_schedule(g, schedule_of(g, 1, {0, 0, limits::kMaxStart}));
   const Found expected = {{Rule::kStorage, {"w1", "w2"}}};
   ASSERT_EQ(found(g, rep), expected) << dump(rep);
   EXPECT_NE(rep.violations[0].message.find(
-                "= 2417851641483257186353152 B > capacity 1099511627776"),
+                "= 2417851783344446425268224 B > capacity 1099511627776"),
             std::string::npos)
       << rep.violations[0].message;
 }

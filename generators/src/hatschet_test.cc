@@ -3,6 +3,7 @@
 // shared HLS instance importing, scheduling and verifying (skipped when
 // TILESCHED_HLS_DIR is absent).
 #include "tilesched/gen/hatschet.h"
+#include "tilesched/limits.h"
 
 #include <gtest/gtest.h>
 
@@ -168,10 +169,10 @@ TEST(Hatschet, ClampsDistancesBeyondTheLimit) {
   const std::string gml =
       "<graphml><graph><node id='1'><data key='uses_resource'>r</data></node>"
       "<edge source='1' target='1'><data key='delay'>0</data>"
-      "<data key='distance'>1280</data></edge></graph></graphml>";
+      "<data key='distance'>70000</data></edge></graph></graphml>";
   StatusOr<Graph> g = import_hatschet_text(gml, "g.graphml", rm, "rm.xml", "t");
   ASSERT_TRUE(g.ok()) << g.status().message();
-  EXPECT_EQ(g->edges[0].distance, 1024);
+  EXPECT_EQ(g->edges[0].distance, limits::kMaxDistance);
   EXPECT_EQ(g->name, "t/clamped_distances=1");
 }
 

@@ -76,6 +76,9 @@ class ModuloRrt {
   // True when `node` started at `start` fits; otherwise fills *why (when
   // not null). REQUIRES: reset() was called; start >= 0.
   bool probe(const NodeRrt& node, int64_t start, RrtConflict* why = nullptr) const;
+  // The first start in [lo, hi] where `node` fits, or -1: the earliest-seat
+  // scan, one modulo division for the whole range. REQUIRES: 0 <= lo.
+  int64_t first_fit(const NodeRrt& node, int64_t lo, int64_t hi) const;
   // REQUIRES: probe(node, start) is true.
   void commit(const NodeRrt& node, int64_t start);
   // REQUIRES: the same node was committed at the same start.

@@ -61,10 +61,10 @@ SeatSearch Driver::earliest_seat(OpId v) {
   const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v]);
   int64_t end = std::min(w.hi, w.lo + ii - 1);
   for (int64_t t = w.lo; t <= end; ++t) {
-    if (!p_.fits(v, t)) {  // G3: bump the seat by one cycle
-      count(stats_.gate_rejects, Gate::kG3Rrt);
-      continue;
-    }
+    const int64_t fit = p_.first_fit(v, t, end);  // G3: bump the seat cycle by cycle
+    stats_.gate_rejects[static_cast<int>(Gate::kG3Rrt)] += (fit < 0 ? end + 1 : fit) - t;
+    if (fit < 0) break;
+    t = fit;
     if (stage && t / ii != *stage) {  // G4: the group's stage decides
       count(stats_.gate_rejects, Gate::kG4Group);
       if (t / ii > *stage) return {SeatOutcome::kGroupLater, t};
@@ -273,10 +273,10 @@ std::optional<Proposal> Driver::try_cost_based(const std::vector<OpId>& ready) {
     bool any = false;
     const int64_t end = std::min(w.hi, w.lo + ii - 1);
     for (int64_t t = w.lo; t <= end; ++t) {
-      if (!p_.fits(v, t)) {
-        count(stats_.gate_rejects, Gate::kG3Rrt);
-        continue;
-      }
+      const int64_t fit = p_.first_fit(v, t, end);
+      stats_.gate_rejects[static_cast<int>(Gate::kG3Rrt)] += (fit < 0 ? end + 1 : fit) - t;
+      if (fit < 0) break;
+      t = fit;
       if (stage && t / ii != *stage) {
         count(stats_.gate_rejects, Gate::kG4Group);
         continue;

@@ -79,6 +79,10 @@ class Placement {
   bool fits(OpId v, int64_t t, RrtConflict* why = nullptr) const {
     return rrt_.probe(ctx_.nodes[v], t, why);
   }
+  // The first start in [lo, hi] where v fits the table, or -1.
+  int64_t first_fit(OpId v, int64_t lo, int64_t hi) const {
+    return rrt_.first_fit(ctx_.nodes[v], lo, hi);
+  }
   void place(OpId v, int64_t t);   // REQUIRES: fits(v, t) and not placed
   void unplace(OpId v);            // REQUIRES: placed
 

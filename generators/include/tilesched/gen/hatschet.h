@@ -14,13 +14,10 @@
 //   document order, with its resource's `latency`;
 // - each <edge> becomes an edge of latency latency(source) + delay and the
 //   given distance; deptype Precedence gives an order edge, Data (or none)
-//   a data edge. A distance above limits::kMaxDistance (1024; the shared
-//   set has three, 1280 and 1282 in origami/e_detect's delay line) is
-//   clamped to it and the graph's name gets "/clamped_distances=N". That
-//   only tightens the edge (t_dst + 1024 II >= t_src + latency implies the
-//   original), so every schedule of the imported graph is one of the
-//   original; it could cost II only if a schedule put the source over
-//   1024 II - latency cycles after the target.
+//   a data edge. A distance above limits::kMaxDistance (65535; the
+//   shared set's largest is 1282) is clamped to it and the graph's name gets
+//   "/clamped_distances=N". That only tightens the edge, so every schedule
+//   of the imported graph is one of the original.
 // Malformed input gives InvalidInput, one line naming the file and the
 // element or attribute.
 #pragma once
