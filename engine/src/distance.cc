@@ -7,6 +7,8 @@
 #include <bit>
 #include <cassert>
 #include <functional>
+#include <limits>
+#include <type_traits>
 #include <queue>
 
 #include "tilesched/graph_algo.h"
@@ -19,14 +21,27 @@ namespace {
 constexpr int64_t kNoPath = DistanceMatrix::kNoPath;
 
 // dst[j] = max(dst[j], a + src[j]) for j in [lo, hi] where src[j] is a
-// path. dst and src are different rows.
-void relax_row(int64_t* __restrict dst, const int64_t* __restrict src, int64_t a, int lo,
-               int hi) {
-  for (int j = lo; j <= hi; ++j) {
-    const int64_t s = src[j];
-    if (s == kNoPath) continue;
-    const int64_t t = a + s;
-    if (t > dst[j]) dst[j] = t;
+// path (not `none`). dst and src are different rows.
+template <class T>
+void relax_row(T* __restrict dst, const T* __restrict src, T a, int lo, int hi, T none) {
+  if constexpr (sizeof(T) == 4) {
+    // Branch-free, so the compiler vectorizes it (4 or 8 lanes): the sum is
+    // formed in unsigned arithmetic, defined for the sentinel too, and
+    // dropped by the select, so the sentinel never reaches a result.
+    using U = std::make_unsigned_t<T>;
+    for (int j = lo; j <= hi; ++j) {
+      const T s = src[j];
+      const T t = static_cast<T>(static_cast<U>(a) + static_cast<U>(s));
+      const T cand = s == none ? none : t;
+      dst[j] = cand > dst[j] ? cand : dst[j];
+    }
+  } else {
+    for (int j = lo; j <= hi; ++j) {
+      const T s = src[j];
+      if (s == none) continue;
+      const T t = a + s;
+      if (t > dst[j]) dst[j] = t;
+    }
   }
 }
 
@@ -38,19 +53,20 @@ void relax_row(int64_t* __restrict dst, const int64_t* __restrict src, int64_t a
 // row i never aliases row p. Invariant: at each pivot every diagonal entry
 // is <= 0, hence every entry is a simple path's weight and every sum stays
 // within the bound of distance.h.
-bool max_plus_closure(int64_t* d, int k) {
+template <class T>
+bool max_plus_closure(T* d, int k, T none) {
   const size_t kk = static_cast<size_t>(k);
   for (int i = 0; i < k; ++i) {
     if (d[i * kk + i] > 0) return false;
   }
   for (int p = 0; p < k; ++p) {
-    const int64_t* row_p = d + p * kk;
+    const T* row_p = d + p * kk;
     for (int i = 0; i < k; ++i) {
       if (i == p) continue;
-      int64_t* row_i = d + i * kk;
-      const int64_t ip = row_i[p];
-      if (ip == kNoPath) continue;
-      relax_row(row_i, row_p, ip, 0, k - 1);
+      T* row_i = d + i * kk;
+      const T ip = row_i[p];
+      if (ip == none) continue;
+      relax_row(row_i, row_p, ip, 0, k - 1, none);
       if (row_i[i] > 0) return false;  // a positive cycle through i and p
     }
   }
@@ -250,15 +266,17 @@ bool DistanceMatrix::close_component(int c) {
   return false;
 }
 
-void DistanceMatrix::scatter_dense(int c) {
+template <class T>
+void DistanceMatrix::scatter_dense(int c, const std::vector<T>& dense) {
   const int begin = comp_begin_[c];
   const int k = comp_begin_[c + 1] - begin;
   const size_t kk = static_cast<size_t>(k);
   const int* member = members_.data() + begin;
+  constexpr T kNone = std::numeric_limits<T>::min();
   for (int i = 0; i < k; ++i) {
     int64_t* out = row_ptr(member[i]);
-    const int64_t* in = dense_.data() + i * kk;
-    for (int j = 0; j < k; ++j) out[member[j]] = in[j];
+    const T* in = dense.data() + i * kk;
+    for (int j = 0; j < k; ++j) out[member[j]] = in[j] == kNone ? kNoPath : in[j];
   }
 }
 
@@ -275,12 +293,39 @@ bool DistanceMatrix::close_by_floyd_warshall(int c) {
     int64_t& cell = d[a.from * kk + a.to];
     cell = std::max(cell, weight(a));
   }
-  if (!max_plus_closure(d, k)) return false;
-  scatter_dense(c);
+  if (!max_plus_closure(d, k, kNoPath)) return false;
+  scatter_dense(c, dense_);
   return true;
 }
 
 bool DistanceMatrix::close_by_feedback(int c) {
+  // 32-bit cells where every value the closure forms provably fits (half
+  // the memory traffic, twice the vector lanes): the absolute weights of
+  // the component's edges, plus the positive weights times k·h (the walks
+  // the head closure forms before it sees a positive cycle), below 2^29.
+  const int begin = comp_begin_[c];
+  const int k = comp_begin_[c + 1] - begin;
+  const int h = head_begin_[c + 1] - head_begin_[c];
+  int64_t total = 0, positive = 0;
+  for (int e = inner_begin_[begin]; e < inner_begin_[begin + k] && total < (int64_t{1} << 29);
+       ++e) {
+    const int64_t w = weight(inner_[e]);
+    total += w < 0 ? -w : w;
+    positive = std::max(positive, w);
+  }
+  const int64_t walks = static_cast<int64_t>(k) * h + 1;
+  if (total < (int64_t{1} << 29) && positive < ((int64_t{1} << 29) - total) / walks) {
+    return close_by_feedback_in(c, dense32_, heads_dense32_, heads_rows32_);
+  }
+  ++stats_.feedback_wide;
+  return close_by_feedback_in(c, dense_, heads_dense_, heads_rows_);
+}
+
+template <class T>
+bool DistanceMatrix::close_by_feedback_in(int c, std::vector<T>& dense, std::vector<T>& heads_dense,
+                                          std::vector<T>& heads_rows) {
+  constexpr T kNone = std::numeric_limits<T>::min();
+  auto w_of = [&](const Arc& a) { return static_cast<T>(weight(a)); };
   const int begin = comp_begin_[c];
   const int k = comp_begin_[c + 1] - begin;
   const size_t kk = static_cast<size_t>(k);
@@ -288,69 +333,69 @@ bool DistanceMatrix::close_by_feedback(int c) {
   const int h = head_begin_[c + 1] - head_begin_[c];
   const size_t hh = static_cast<size_t>(h);
   stats_.largest_head_set = std::max(stats_.largest_head_set, h);
-  dense_.resize(kk * kk);
-  int64_t* d = dense_.data();
+  dense.resize(kk * kk);
+  T* d = dense.data();
   auto row = [&](int i) { return d + i * kk; };
 
   // 1. Longest paths over the forward edges alone (a DAG in local order),
   //    last op first: row i only has columns >= i.
   for (int i = k - 1; i >= 0; --i) {
-    int64_t* row_i = row(i);
-    std::fill(row_i, row_i + kk, kNoPath);
+    T* row_i = row(i);
+    std::fill(row_i, row_i + kk, kNone);
     row_i[i] = 0;
     for (int e = inner_begin_[begin + i]; e < inner_begin_[begin + i + 1]; ++e) {
       const Arc& a = inner_[e];
-      if (a.to > i) relax_row(row_i, row(a.to), weight(a), a.to, k - 1);
+      if (a.to > i) relax_row(row_i, row(a.to), w_of(a), a.to, k - 1, kNone);
     }
   }
 
   // 2. The heads' graph: a -> b weighs the best forward path from head a
   //    to a backward edge into head b, plus that edge. Its closure finds
   //    every positive cycle, since each cycle passes through a head.
-  heads_dense_.resize(hh * hh);
-  std::fill(heads_dense_.begin(), heads_dense_.end(), kNoPath);
-  int64_t* hd = heads_dense_.data();
+  heads_dense.resize(hh * hh);
+  std::fill(heads_dense.begin(), heads_dense.end(), kNone);
+  T* hd = heads_dense.data();
   for (int a = 0; a < h; ++a) {
-    const int64_t* forward = row(head[a]);
-    int64_t* out = hd + a * hh;
+    const T* forward = row(head[a]);
+    T* out = hd + a * hh;
     out[a] = 0;
     for (int e = back_begin_[c]; e < back_begin_[c + 1]; ++e) {
       const Arc& arc = back_[e];
-      const int64_t to_tail = forward[arc.from];
-      if (to_tail == kNoPath) continue;
-      int64_t& cell = out[head_of_[begin + arc.to]];
-      cell = std::max(cell, to_tail + weight(arc));
+      const T to_tail = forward[arc.from];
+      if (to_tail == kNone) continue;
+      T& cell = out[head_of_[begin + arc.to]];
+      cell = std::max(cell, static_cast<T>(to_tail + w_of(arc)));
     }
   }
-  if (!max_plus_closure(hd, h)) return false;
+  if (!max_plus_closure(hd, h, kNone)) return false;
 
   // 3. The heads' rows: the closure to some head b, then forward from b.
-  heads_rows_.resize(hh * kk);
+  heads_rows.resize(hh * kk);
   for (int a = 0; a < h; ++a) {
-    int64_t* out = heads_rows_.data() + a * kk;
-    std::fill(out, out + kk, kNoPath);
+    T* out = heads_rows.data() + a * kk;
+    std::fill(out, out + kk, kNone);
     for (int b = 0; b < h; ++b) {
-      const int64_t ab = hd[a * hh + b];
-      if (ab != kNoPath) relax_row(out, row(head[b]), ab, head[b], k - 1);
+      const T ab = hd[a * hh + b];
+      if (ab != kNone) relax_row(out, row(head[b]), ab, head[b], k - 1, kNone);
     }
   }
   for (int a = 0; a < h; ++a) {
-    std::copy(heads_rows_.data() + a * kk, heads_rows_.data() + (a + 1) * kk, row(head[a]));
+    std::copy(heads_rows.data() + a * kk, heads_rows.data() + (a + 1) * kk, row(head[a]));
   }
 
   // 4. Every other op, last first, from its successors' final rows: a
   //    forward edge leads to a later op, a backward one to a head.
   for (int i = k - 1; i >= 0; --i) {
     if (head_of_[begin + i] >= 0) continue;
-    int64_t* row_i = row(i);
-    std::fill(row_i, row_i + kk, kNoPath);
+    T* row_i = row(i);
+    std::fill(row_i, row_i + kk, kNone);
     row_i[i] = 0;
     for (int e = inner_begin_[begin + i]; e < inner_begin_[begin + i + 1]; ++e) {
       const Arc& a = inner_[e];
-      relax_row(row_i, row(a.to), weight(a), 0, k - 1);
+      relax_row(row_i, row(a.to), w_of(a), 0, k - 1, kNone);
     }
   }
-  scatter_dense(c);
+  scatter_dense(c, dense);
   return true;
 }
 
@@ -440,7 +485,7 @@ void DistanceMatrix::propagate_component(int c) {
         assert(ux != kNoPath);
         best = std::max(best, ux + weight(cross_[i]));
       }
-      relax_row(row_u, row_ptr(y), best, first_[y], last_[y]);
+      relax_row(row_u, row_ptr(y), best, first_[y], last_[y], kNoPath);
       lo = std::min(lo, first_[y]);
       hi = std::max(hi, last_[y]);
     }

@@ -317,9 +317,13 @@ Graph random_graph(SplitMix64& rng, int max_ops) {
 struct Tally {
   int infeasible = 0, feasible = 0;
   int floyd_warshall = 0, feedback = 0, dijkstra = 0;  // components closed by each
+  int feedback_wide = 0;
 };
 
-void check_random(uint64_t seed, int graphs, int max_ops, Method method, Tally& tally) {
+// `ii_offset` added to every II tried: a large one makes loop-carried edges
+// weigh about -2^28 each, past the feedback method's 32-bit cells.
+void check_random(uint64_t seed, int graphs, int max_ops, Method method, Tally& tally,
+                  int64_t ii_offset = 0) {
   SplitMix64 rng(seed);
   DistanceMatrix m;  // one object across graphs: exercises the reuse paths
   m.set_scc_method(method);
@@ -327,7 +331,8 @@ void check_random(uint64_t seed, int graphs, int max_ops, Method method, Tally& 
     const Graph g = random_graph(rng, max_ops);
     const Adjacency adj = Adjacency::build(g);
     const int64_t rec = recurrence_mii(g);
-    for (int64_t ii = std::max<int64_t>(1, rec - 3); ii <= rec + 4; ++ii) {
+    for (int64_t ii = std::max<int64_t>(1, rec - 3) + ii_offset; ii <= rec + 4 + ii_offset;
+         ++ii) {
       const auto want = naive_closure(g, ii);
       const bool ok = m.build(g, adj, ii);
       ASSERT_EQ(ok, ii >= rec) << "graph " << t << " ii " << ii << " RecMII " << rec;
@@ -340,6 +345,7 @@ void check_random(uint64_t seed, int graphs, int max_ops, Method method, Tally& 
       tally.floyd_warshall += m.stats().floyd_warshall;
       tally.feedback += m.stats().feedback;
       tally.dijkstra += m.stats().dijkstra;
+      tally.feedback_wide += m.stats().feedback_wide;
       const std::string diff = compare(m, *want);
       ASSERT_EQ(diff, "") << "graph " << t << " (" << g.op_count() << " ops) ii " << ii;
     }
@@ -366,6 +372,13 @@ TEST(DistanceRandom, MatchesDenseOracleWithFeedback) {
   check_random(3, 1000, 12, Method::kFeedback, tally);
   EXPECT_GT(tally.infeasible, 300);
   EXPECT_GT(tally.feedback, 1000);
+}
+
+TEST(DistanceRandom, FeedbackWithLargeWeightsUses64BitCells) {
+  Tally tally;
+  check_random(9, 300, 12, Method::kFeedback, tally, int64_t{1} << 28);
+  EXPECT_GT(tally.feedback_wide, 100);
+  EXPECT_LT(tally.feedback_wide, tally.feedback);  // components without two back edges stay narrow
 }
 
 TEST(DistanceRandom, MatchesDenseOracleWithDijkstra) {

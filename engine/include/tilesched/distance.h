@@ -18,13 +18,14 @@
 // methods; per component the cheapest by a cost model is used.
 //
 // Magnitudes (REQUIRES a graph within tilesched/limits.h and
-// 1 ≤ II ≤ limits::kMaxII): an edge weighs λ − II·δ in (−2^41, 2^16].
-// Every value the closure forms is the weight of a walk that is at least
-// as heavy as some simple path (≥ −8191·2^41 > −2^54) and, while no
-// positive cycle has been found, at most as heavy as the positive parts of
-// a walk of at most k·h ≤ 2^26 edges (< 2^42). Sums of two such values stay
-// within ±2^56, so no int64 arithmetic can overflow, and the sentinel
-// kNoPath is compared before any addition, never added.
+// 1 ≤ II ≤ limits::kMaxII): an edge weighs λ − II·δ in (−2^47, 2^16]
+// (δ ≤ 65535 < 2^16, II < 2^31). Every value the closure forms is the
+// weight of a walk that is at least as heavy as some simple path
+// (≥ −8191·2^47 > −2^60) and, while no positive cycle has been found, at
+// most as heavy as the positive parts of a walk of at most k·h ≤ 2^26 edges
+// (< 2^42). Sums of two such values stay within ±2^61, so no int64
+// arithmetic can overflow, and the sentinel kNoPath is compared before any
+// addition, never added.
 //
 // Memory: 8·n² bytes for the matrix, plus 8·k² (and 8·h·k) of scratch for
 // the largest component closed by a dense method.
@@ -106,6 +107,7 @@ class DistanceMatrix {
     int feedback = 0;
     int dijkstra = 0;
     int largest_head_set = 0;   // h of the largest component closed by kFeedback
+    int feedback_wide = 0;      // of those, closed in 64-bit cells (large weights)
   };
   const Stats& stats() const { return stats_; }
 
@@ -123,9 +125,13 @@ class DistanceMatrix {
   SccMethod choose_method(int c) const;
   bool close_by_floyd_warshall(int c);
   bool close_by_feedback(int c);
+  template <class T>  // int32_t or int64_t cells; see close_by_feedback
+  bool close_by_feedback_in(int c, std::vector<T>& dense, std::vector<T>& heads_dense,
+                            std::vector<T>& heads_rows);
   bool close_by_dijkstra(int c);
-  // Copies the k×k local closure in dense_ into the members' rows.
-  void scatter_dense(int c);
+  // Copies a k×k local closure into the members' rows.
+  template <class T>
+  void scatter_dense(int c, const std::vector<T>& dense);
   // Extends the rows of c's members past c's exit edges.
   void propagate_component(int c);
 
@@ -167,6 +173,7 @@ class DistanceMatrix {
   // Scratch, reused across components and builds.
   std::vector<int64_t> dense_;  // k×k local closure
   std::vector<int64_t> heads_dense_, heads_rows_;  // h×h and h×k for kFeedback
+  std::vector<int32_t> dense32_, heads_dense32_, heads_rows32_;  // the same, 32-bit
   std::vector<int64_t> potential_, reduced_;
   std::vector<int> hops_, queue_;
   std::vector<char> queued_;
