@@ -101,7 +101,8 @@ class Oracle {
   std::vector<int64_t> found_start_;
   int64_t solver_us_ = 0;
   int64_t descent_checks_ = 0;
-  bool descent_cut_ = false;
+  bool descent_cut_ = false;        // by the time limit: may differ run to run
+  bool descent_rlimit_hit_ = false;  // by descent_rlimit: the same on every run
 };
 
 IiOutcome Oracle::decide(int64_t ii) {
@@ -136,8 +137,11 @@ void Oracle::pin_down(IiModel& model, std::vector<int64_t>& start) {
     if (limit <= 0) return z3::unknown;
     ++descent_checks_;
     const Clock::time_point t = Clock::now();
-    const z3::check_result r = model.check(limit);
+    const z3::check_result r = model.check(limit, opts_.descent_rlimit);
     solver_us_ += elapsed_us(t);
+    if (r == z3::unknown) {
+      (budget_.remaining_ms() > 0 ? descent_rlimit_hit_ : descent_cut_) = true;
+    }
     return r;
   };
   int64_t stages = max_stage(start);
@@ -150,10 +154,7 @@ void Oracle::pin_down(IiModel& model, std::vector<int64_t>& start) {
       stages = max_stage(start);
     }
     model.pop();
-    if (r != z3::sat) {
-      descent_cut_ = descent_cut_ || r == z3::unknown;
-      break;
-    }
+    if (r != z3::sat) break;
   }
   model.limit_max_stage(stages);
   int64_t hi = std::accumulate(start.begin(), start.end(), int64_t{0});
@@ -171,10 +172,7 @@ void Oracle::pin_down(IiModel& model, std::vector<int64_t>& start) {
       lo = mid + 1;
     }
     model.pop();
-    if (r == z3::unknown) {
-      descent_cut_ = true;
-      break;
-    }
+    if (r == z3::unknown) break;
   }
 }
 
@@ -184,7 +182,8 @@ ExactResult Oracle::run() {
   s.generator = "exact";
   s.options = {{"time_limit_ms", std::to_string(opts_.time_limit_ms)},
                {"per_check_limit_ms", std::to_string(opts_.per_check_limit_ms)},
-               {"minimise_stages", opts_.minimise_stages ? "true" : "false"}};
+               {"minimise_stages", opts_.minimise_stages ? "true" : "false"},
+               {"descent_rlimit", std::to_string(opts_.descent_rlimit)}};
   s.mii = compute_mii(g_);
   const int64_t lower = s.mii.max();
   const std::optional<Schedule> heuristic = heuristic_schedule(g_);
@@ -264,6 +263,11 @@ ExactResult Oracle::run() {
     s.diagnostics.push_back("exact: no legal schedule for II " + std::to_string(lower) + " to " +
                             std::to_string(last) + "; lower bound " +
                             std::to_string(proven_below));
+  }
+  if (descent_rlimit_hit_) {
+    s.diagnostics.push_back("exact: the stage/start tie-break stopped at its resource limit "
+                            "(descent_rlimit); the schedule is optimal in II, perhaps not in "
+                            "stage count or start sum");
   }
   if (descent_cut_) {
     s.diagnostics.push_back("exact: the time limit cut the stage/start tie-break short; the "

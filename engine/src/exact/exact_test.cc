@@ -1,7 +1,7 @@
 // Tests of the exact oracle: hand-built graphs whose optimum is argued in
 // the comments (one per rule that can force II above the MII), the bundled
 // examples, the differential chain MII <= exact <= cost-based <= serial on
-// random layered graphs with the verifier on every exact schedule, the
+// random layered graphs (exact_differential_test.cc), the
 // time-limit semantics, determinism and the JSON round trip.
 #include "tilesched/exact.h"
 
@@ -11,7 +11,6 @@
 
 #include "model.h"
 #include "tilesched/cost_based.h"
-#include "tilesched/gen/random_layered.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
 #include "tilesched/mii.h"
@@ -231,40 +230,6 @@ TEST(Exact, ThroughGenerateSchedule) {
   StatusOr<Schedule> again = parse_schedule_json(write_schedule_json(g, *s), "rt", g);
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(*again, *s);
-}
-
-// MII <= exact <= cost-based <= serial (where serial is legal), the
-// verifier on every exact schedule, on small random layered graphs.
-TEST(Exact, DifferentialOnRandomLayeredGraphs) {
-  int proven = 0, graphs = 0;
-  for (uint64_t seed = 1; seed <= 60; ++seed) {
-    gen::LayeredParams p;
-    p.ops = 6 + static_cast<int>(seed % 9);  // 6..14
-    p.seed = seed;
-    p.back_edge_per_mille = 200;
-    StatusOr<Graph> g = gen::random_layered(p);
-    ASSERT_TRUE(g.ok()) << g.status().message();
-    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(p.ops) + " ops");
-    ++graphs;
-    const Schedule s = Exact(*g, 5'000);
-    ASSERT_TRUE(s.feasible);
-    ASSERT_TRUE(s.lower_bound.has_value());
-    EXPECT_LE(s.mii.max(), *s.lower_bound);
-    EXPECT_LE(*s.lower_bound, s.ii);
-    const Schedule cb = generate_cost_based(*g, CostBasedOptions{}).schedule;
-    ASSERT_TRUE(cb.feasible);
-    EXPECT_LE(s.ii, cb.ii);
-    if (s.proven_optimal) ++proven;
-    // A heuristic below a proven optimum is a bug in one of the two.
-    if (s.proven_optimal) {
-      EXPECT_GE(cb.ii, s.ii);
-    }
-    const Schedule serial = generate_serial(*g);
-    if (serial.feasible && verify_schedule(*g, serial).legal()) {
-      EXPECT_LE(cb.ii, serial.ii);
-    }
-  }
-  EXPECT_EQ(proven, graphs) << "small graphs should all be proven within the limit";
 }
 
 // No solver time: the heuristic's schedule with the MII as the bound.

@@ -3,6 +3,8 @@
 #include "model.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <tuple>
 #include <string>
 
 #include "tilesched/limits.h"
@@ -95,6 +97,49 @@ IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bou
     z3::expr_vector at_zero(ctx_);
     for (OpId v = 0; v < n; ++v) at_zero.push_back(s_[v] == 0);
     solver_.add(z3::mk_or(at_zero));
+  }
+  add_interchangeable_order();
+}
+
+// Ops that differ in nothing but their names (gid aside, which no rule
+// reads) and meet the same edges, none between them, can swap starts in any
+// legal schedule: keeping them in id order loses nothing (docs/EXACT.md).
+void IiModel::add_interchangeable_order() {
+  using EdgeKey = std::tuple<OpId, int64_t, int64_t, int>;  // other end (-1: itself), lat, dist, kind
+  struct Signature {
+    std::vector<EdgeKey> out, in;
+    bool operator<(const Signature& o) const { return std::tie(out, in) < std::tie(o.out, o.in); }
+  };
+  const int n = g_.op_count();
+  std::vector<Signature> sig(n);
+  std::vector<std::vector<OpId>> neighbours(n);
+  for (const Edge& e : g_.edges) {
+    const bool self = e.from == e.to;
+    sig[e.from].out.emplace_back(self ? -1 : e.to, e.latency, e.distance, static_cast<int>(e.kind));
+    if (!self) {
+      sig[e.to].in.emplace_back(e.from, e.latency, e.distance, static_cast<int>(e.kind));
+      neighbours[e.from].push_back(e.to);
+      neighbours[e.to].push_back(e.from);
+    }
+  }
+  for (Signature& x : sig) {
+    std::sort(x.out.begin(), x.out.end());
+    std::sort(x.in.begin(), x.in.end());
+  }
+  auto same_op = [&](OpId u, OpId v) {
+    Op a = g_.ops[u], b = g_.ops[v];
+    a.name = b.name;
+    a.gid = b.gid;
+    return a == b;
+  };
+  // Chain each op to the latest earlier op it can swap with.
+  for (OpId v = 0; v < n; ++v) {
+    for (OpId u = v - 1; u >= 0; --u) {
+      if (!same_op(u, v) || sig[u].out != sig[v].out || sig[u].in != sig[v].in) continue;
+      if (std::find(neighbours[v].begin(), neighbours[v].end(), u) != neighbours[v].end()) continue;
+      solver_.add(s_[u] <= s_[v]);
+      break;
+    }
   }
 }
 
@@ -243,9 +288,13 @@ void IiModel::add_groups_depths_serial() {
   }
 }
 
-z3::check_result IiModel::check(int64_t timeout_ms) {
+z3::check_result IiModel::check(int64_t timeout_ms, int64_t rlimit) {
   const int64_t ms = std::clamp<int64_t>(timeout_ms, 1, int64_t{1} << 31);
-  solver_.set("timeout", static_cast<unsigned>(ms));
+  z3::params p(ctx_);
+  p.set("timeout", static_cast<unsigned>(ms));
+  // Z3 counts the limit from where this check starts; 0 is none.
+  p.set("rlimit", static_cast<unsigned>(std::clamp<int64_t>(rlimit, 0, UINT32_MAX)));
+  solver_.set(p);
   return solver_.check();
 }
 

@@ -33,8 +33,9 @@ class IiModel {
           const std::vector<int64_t>& asap, const std::vector<int64_t>& tail,
           unsigned random_seed);
 
-  // One check under a timeout in milliseconds (at least 1).
-  z3::check_result check(int64_t timeout_ms);
+  // One check under a timeout in milliseconds (at least 1) and a Z3
+  // resource limit counted from the check's start (0: none).
+  z3::check_result check(int64_t timeout_ms, int64_t rlimit = 0);
   // The starts of the last sat check's model.
   std::vector<int64_t> starts() const;
 
@@ -50,6 +51,7 @@ class IiModel {
   void add_rate_pools();
   void add_storage();
   void add_groups_depths_serial();
+  void add_interchangeable_order();
   // Pooled capacity: at every hold's first row, the holds covering it fit.
   struct Hold {
     OpId op;
