@@ -87,9 +87,11 @@ class Oracle {
   ExactResult run();
 
  private:
-  IiOutcome decide(int64_t ii);
+  // One check at ii on a fresh model; `descent`: a step of the stage/start
+  // descent, so under its resource budget.
+  IiOutcome decide(int64_t ii, bool descent = false);
+  z3::check_result check_in_descent(IiModel& model, int64_t limit_ms);
   void pin_down(IiModel& model, std::vector<int64_t>& start);
-  Schedule finish(Schedule s);
 
   const Graph& g_;
   const ExactOptions& opts_;
@@ -101,11 +103,13 @@ class Oracle {
   std::vector<int64_t> found_start_;
   int64_t solver_us_ = 0;
   int64_t descent_checks_ = 0;
+  int64_t descent_units_ = 0;        // Z3 resource units the descent used
+  std::optional<int64_t> proof_us_;  // when the lower bound met the II
   bool descent_cut_ = false;        // by the time limit: may differ run to run
   bool descent_rlimit_hit_ = false;  // by descent_rlimit: the same on every run
 };
 
-IiOutcome Oracle::decide(int64_t ii) {
+IiOutcome Oracle::decide(int64_t ii, bool descent) {
   const int64_t limit = budget_.next_check_ms();
   if (limit <= 0) return IiOutcome::kSkipped;
   const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g_, ii, false);
@@ -114,7 +118,7 @@ IiOutcome Oracle::decide(int64_t ii) {
   const int64_t k = exact_internal::stage_bound(g_, ii);
   model_.emplace(ctx_, g_, ii, k, *asap, tail, opts_.random_seed);
   const Clock::time_point t = Clock::now();
-  const z3::check_result r = model_->check(limit);
+  const z3::check_result r = descent ? check_in_descent(*model_, limit) : model_->check(limit);
   solver_us_ += elapsed_us(t);
   if (r == z3::unsat) return IiOutcome::kInfeasible;
   if (r == z3::unknown) return IiOutcome::kUnknown;
@@ -123,8 +127,25 @@ IiOutcome Oracle::decide(int64_t ii) {
   return IiOutcome::kFeasible;
 }
 
-// At the chosen II: the least largest stage, then the least sum of starts
-// (a bisection), each step a scoped bound on the same solver.
+z3::check_result Oracle::check_in_descent(IiModel& model, int64_t limit_ms) {
+  const int64_t units = opts_.descent_rlimit - descent_units_;
+  if (units <= 0) {
+    descent_rlimit_hit_ = true;
+    return z3::unknown;
+  }
+  ++descent_checks_;
+  const int64_t before = model.resources_used();
+  const z3::check_result r = model.check(limit_ms, units);
+  descent_units_ += std::max<int64_t>(1, model.resources_used() - before);
+  if (r == z3::unknown) {
+    (budget_.remaining_ms() > 0 ? descent_rlimit_hit_ : descent_cut_) = true;
+  }
+  return r;
+}
+
+// At the chosen II: the least largest stage, then (minimise_start_sum)
+// the least sum of starts by bisection; each step a scoped bound on the
+// same solver, all under the descent's resource budget.
 void Oracle::pin_down(IiModel& model, std::vector<int64_t>& start) {
   const int64_t ii = result_.schedule.ii;
   auto max_stage = [&](const std::vector<int64_t>& s) {
@@ -134,32 +155,38 @@ void Oracle::pin_down(IiModel& model, std::vector<int64_t>& start) {
   };
   auto ask = [&]() {
     const int64_t limit = budget_.next_check_ms();
-    if (limit <= 0) return z3::unknown;
-    ++descent_checks_;
-    const Clock::time_point t = Clock::now();
-    const z3::check_result r = model.check(limit, opts_.descent_rlimit);
-    solver_us_ += elapsed_us(t);
-    if (r == z3::unknown) {
-      (budget_.remaining_ms() > 0 ? descent_rlimit_hit_ : descent_cut_) = true;
+    if (limit <= 0) {
+      descent_cut_ = true;
+      return z3::unknown;
     }
+    const Clock::time_point t = Clock::now();
+    const z3::check_result r = check_in_descent(model, limit);
+    solver_us_ += elapsed_us(t);
     return r;
   };
+  // Bisection on the largest stage: no op can sit below its ASAP stage.
+  const std::vector<int64_t> asap = *exact_internal::longest_paths(g_, ii, false);
+  int64_t lo = 0;
+  for (int64_t a : asap) lo = std::max(lo, a / ii);
   int64_t stages = max_stage(start);
-  while (stages > 0) {
+  while (lo < stages) {
+    const int64_t mid = lo + (stages - lo) / 2;
     model.push();
-    model.limit_max_stage(stages - 1);
+    model.limit_max_stage(mid);
     const z3::check_result r = ask();
     if (r == z3::sat) {
       start = model.starts();
       stages = max_stage(start);
+    } else if (r == z3::unsat) {
+      lo = mid + 1;
     }
     model.pop();
-    if (r != z3::sat) break;
+    if (r == z3::unknown) break;
   }
+  if (!opts_.minimise_start_sum) return;
   model.limit_max_stage(stages);
   int64_t hi = std::accumulate(start.begin(), start.end(), int64_t{0});
-  const std::vector<int64_t> asap = *exact_internal::longest_paths(g_, ii, false);
-  int64_t lo = std::accumulate(asap.begin(), asap.end(), int64_t{0});  // sum is >= lo
+  lo = std::accumulate(asap.begin(), asap.end(), int64_t{0});  // the sum is >= lo
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
     model.push();
@@ -183,6 +210,7 @@ ExactResult Oracle::run() {
   s.options = {{"time_limit_ms", std::to_string(opts_.time_limit_ms)},
                {"per_check_limit_ms", std::to_string(opts_.per_check_limit_ms)},
                {"minimise_stages", opts_.minimise_stages ? "true" : "false"},
+               {"minimise_start_sum", opts_.minimise_start_sum ? "true" : "false"},
                {"descent_rlimit", std::to_string(opts_.descent_rlimit)}};
   s.mii = compute_mii(g_);
   const int64_t lower = s.mii.max();
@@ -208,6 +236,8 @@ ExactResult Oracle::run() {
     if (a.outcome == IiOutcome::kSkipped) break;  // the budget is spent
   }
 
+  const int64_t reached = found ? *found : heuristic ? heuristic->ii : 0;
+  if (proven_below == reached) proof_us_ = elapsed_us(t0_);
   if (found) {
     s.feasible = true;
     s.ii = *found;
@@ -221,7 +251,7 @@ ExactResult Oracle::run() {
                             " schedule (the upper bound)");
     // Its stage count is the heuristic's; the solver may lower it.
     const IiOutcome at_upper =
-        opts_.minimise_stages ? decide(s.ii) : IiOutcome::kSkipped;
+        opts_.minimise_stages ? decide(s.ii, true) : IiOutcome::kSkipped;
     if (at_upper == IiOutcome::kInfeasible) {  // the heuristic's schedule is legal there
       s.diagnostics.push_back("exact: the model calls the heuristic's II " +
                               std::to_string(s.ii) + " infeasible: a bug in the model");
@@ -280,7 +310,9 @@ ExactResult Oracle::run() {
              {"exact.heuristic_ii", heuristic ? heuristic->ii : 0},
              {"exact.stage_bound", result_.stage_bound},
              {"exact.descent_checks", descent_checks_},
+             {"exact.descent_units", descent_units_},
              {"exact.solver_us", solver_us_}};
+  if (s.proven_optimal && proof_us_) s.stats.emplace_back("exact.proof_us", *proof_us_);
   s.time_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count();
   return std::move(result_);

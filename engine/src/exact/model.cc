@@ -298,6 +298,16 @@ z3::check_result IiModel::check(int64_t timeout_ms, int64_t rlimit) {
   return solver_.check();
 }
 
+int64_t IiModel::resources_used() const {
+  const z3::stats st = solver_.statistics();
+  for (unsigned i = 0; i < st.size(); ++i) {
+    if (st.key(i) == "rlimit count") {
+      return st.is_uint(i) ? int64_t{st.uint_value(i)} : static_cast<int64_t>(st.double_value(i));
+    }
+  }
+  return 0;
+}
+
 std::vector<int64_t> IiModel::starts() const {
   const z3::model m = solver_.get_model();
   std::vector<int64_t> out;

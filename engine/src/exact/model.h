@@ -36,6 +36,8 @@ class IiModel {
   // One check under a timeout in milliseconds (at least 1) and a Z3
   // resource limit counted from the check's start (0: none).
   z3::check_result check(int64_t timeout_ms, int64_t rlimit = 0);
+  // Z3's resource counter of this context so far ("rlimit count").
+  int64_t resources_used() const;
   // The starts of the last sat check's model.
   std::vector<int64_t> starts() const;
 
