@@ -1,6 +1,7 @@
 // How fast the exact oracle proves optima (issue 9, item 3): runs
 // generate_exact with a 10 s limit on the bundled examples and on random
-// layered graphs of 8 to 48 ops, prints one row per graph and the share of
+// layered graphs of 8 to 48 ops and on "mixed" graphs of 6 to 28 ops that
+// carry every rule (below), prints one row per graph and the share of
 // graphs proven optimal within 1 s and within 10 s. The structured families
 // and the HLS instances join once their generators and importer exist.
 //
@@ -17,6 +18,7 @@
 #include "tilesched/exact.h"
 #include "tilesched/gen/random_layered.h"
 #include "tilesched/json_io.h"
+#include "tilesched/rng.h"
 #include "tilesched/verify.h"
 
 namespace {
@@ -35,6 +37,42 @@ struct Row {
 struct Tally {
   int graphs = 0, proof_1s = 0, proof_10s = 0, call_1s = 0, call_10s = 0;
 };
+
+// A generic target (two singleton slots, a pooled slot of capacity 2, a
+// rate pool, an SMEM pool) and ops that use them with leader groups, max
+// depths, buffers and recurrences: the layered graphs' optimum is nearly
+// always their MII, these make the solver prove things.
+Graph mixed_graph(int n, uint64_t seed) {
+  tilesched::SplitMix64 rng(seed);
+  tilesched::GraphBuilder b(
+      tilesched::make_generic_target(
+          "mixed", {{"x", 1, false}, {"y", 1, false}, {"p", 2, false}},
+          {{"rate", tilesched::PoolKind::kRate, 3, 0, false},
+           {"smem", tilesched::PoolKind::kStorage, 400, 0, false}}),
+      "mixed-" + std::to_string(n) + "-s" + std::to_string(seed));
+  for (int v = 0; v < n; ++v) {
+    const int slot = static_cast<int>(rng.uniform(1, 3));
+    const int64_t occupancy = slot == 3 ? rng.uniform(1, 2) : 1;
+    b.generic("v" + std::to_string(v), rng.uniform(0, 6),
+              {{slot, rng.uniform(1, 3), occupancy}});
+    if (rng.uniform(0, 3) == 0) b.at(v).pools = {{0, rng.uniform(1, 2)}};
+    if (rng.uniform(0, 4) == 0) b.at(v).store_bytes = 100;
+    if (rng.uniform(0, 5) == 0) b.at(v).max_depth = rng.uniform(0, 2);
+    if (rng.uniform(0, 5) == 0) b.at(v).leader_gid = rng.uniform(1, 2);
+  }
+  for (int v = 1; v < n; ++v) {
+    for (int e = 0; e < 2; ++e) {
+      if (rng.uniform(0, 2) == 0) continue;
+      const int u = static_cast<int>(rng.uniform(0, v - 1));
+      b.edge(u, v, rng.uniform(0, 6));
+    }
+  }
+  for (int r = 0; r < n / 4; ++r) {  // recurrences
+    const int u = static_cast<int>(rng.uniform(0, n - 1));
+    b.edge(u, static_cast<int>(rng.uniform(0, u)), rng.uniform(0, 8), rng.uniform(1, 2));
+  }
+  return std::move(b.build()).value();
+}
 
 Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
   tilesched::ExactOptions opts;
@@ -99,8 +137,14 @@ int main(int argc, char** argv) {
     }
   }
 
+  for (int ops : {6, 10, 14, 20, 28}) {
+    for (int seed = 1; seed <= seeds; ++seed) {
+      rows.push_back(run_one("mixed", mixed_graph(ops, static_cast<uint64_t>(seed)), limit_ms));
+    }
+  }
+
   std::printf("\nshare proven optimal (time limit %.1f s per graph):\n", limit_s);
-  for (const std::string family : {"examples", "layered", "all"}) {
+  for (const std::string family : {"examples", "layered", "mixed", "all"}) {
     Tally t;
     for (const Row& r : rows) {
       if (family != "all" && r.family != family) continue;
