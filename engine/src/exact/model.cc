@@ -105,7 +105,8 @@ IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bou
 // reads) and meet the same edges, none between them, can swap starts in any
 // legal schedule: keeping them in id order loses nothing (docs/EXACT.md).
 void IiModel::add_interchangeable_order() {
-  using EdgeKey = std::tuple<OpId, int64_t, int64_t, int>;  // other end (-1: itself), lat, dist, kind
+  // (other end, or -1 for a self-loop; latency; distance; kind)
+  using EdgeKey = std::tuple<OpId, int64_t, int64_t, int>;
   struct Signature {
     std::vector<EdgeKey> out, in;
     bool operator<(const Signature& o) const { return std::tie(out, in) < std::tie(o.out, o.in); }
