@@ -189,6 +189,20 @@ TEST(Exact, StageBoundCoversTheLongestChain) {
   EXPECT_LE(s.stage_count - 1, exact_internal::stage_bound(g, s.ii));
 }
 
+// At the optimal II the stage count is the least: a at 0 holds x for 3
+// cycles (II 3), b needs 5 cycles after it, so b sits in stage 1 at best;
+// c, unconstrained, must not be pushed beyond it.
+TEST(Exact, LeastStageCountAtTheOptimalII) {
+  GraphBuilder b(test_target());
+  const OpId a = b.generic("a", 5, {{1, 3, 1}});
+  const OpId c = b.generic("b", 1, {{2, 1, 1}});
+  b.generic("c", 1, {{2, 1, 1}});
+  b.edge(a, c);
+  const Schedule s = Exact(b.build().value());
+  EXPECT_EQ(s.ii, 3);
+  EXPECT_EQ(s.stage_count, 2);
+}
+
 Graph Example(const std::string& name) {
   StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + name);
   EXPECT_TRUE(g.ok()) << g.status().message();
@@ -213,6 +227,9 @@ TEST(Exact, EveryBundledExampleIsProvenAndNoWorseThanTheHeuristics) {
     const Schedule cb = generate_cost_based(g, CostBasedOptions{}).schedule;
     EXPECT_LE(s.mii.max(), s.ii);
     EXPECT_LE(s.ii, cb.ii);
+    if (s.ii == cb.ii) {
+      EXPECT_LE(s.stage_count, cb.stage_count);
+    }
   }
 }
 
