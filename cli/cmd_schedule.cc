@@ -17,12 +17,13 @@ int run_schedule(const Args& args) {
   std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear",
       emit_kind = "json";
   GenerateOptions opts;
+  double time_limit_s = 10.0;
   po::options_description visible("options");
   visible.add_options()
       ("help,h", "show this help")
       ("generator,g", po::value(&generator)->default_value("auto"),
-       "auto | serial | cost-based (exact arrives with a later issue); auto applies "
-       "seed 001's selector")
+       "auto | serial | cost-based | exact (the Z3 oracle: the optimal II, proven when "
+       "the time limit allows); auto applies seed 001's selector")
       ("arm-policy", po::value(&arm_policy)->default_value("first-success"),
        "cost-based: first-success (seed 004: the first arm that seats wins) or best-cost "
        "(seed 001: every arm proposes, the cheapest wins)")
@@ -36,6 +37,9 @@ int run_schedule(const Args& args) {
       ("max-constraint-iterations",
        po::value(&opts.cost_based.max_constraint_iterations)->default_value(16),
        "cost-based: bound of the constraint refinement loop (seed 003)")
+      ("time-limit", po::value(&time_limit_s)->default_value(10.0),
+       "exact: wall-clock budget in seconds (the heuristic upper bound included); when it "
+       "ends, the best schedule found and the best lower bound, proven_optimal false")
       ("emit", po::value(&emit_kind)->default_value("json"),
        "json (the schedule with its Pipe_/Mutex_ values) or region (the materialized region "
        "as MLIR-like text: stages, ops in order, values spliced in)")
@@ -77,6 +81,12 @@ int run_schedule(const Args& args) {
     return fail("schedule", Status::InvalidInput(
                                 "--ii-cap must be >= 0 and --max-constraint-iterations >= 1"));
   }
+  // Up to a day; NaN fails both comparisons.
+  if (!(time_limit_s >= 0.0 && time_limit_s <= 86400.0)) {
+    return fail("schedule", Status::InvalidInput("--time-limit must be between 0 and 86400 "
+                                                 "seconds"));
+  }
+  opts.exact.time_limit_ms = static_cast<int64_t>(time_limit_s * 1000.0 + 0.5);
   StatusOr<Graph> graph = read_graph_file(graph_path);
   if (!graph.ok()) return fail("schedule", graph.status());
   StatusOr<Schedule> schedule = generate_schedule(*graph, opts);

@@ -80,12 +80,18 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
       s.selection = std::move(sel.reason);
       return s;
     }
+    case GeneratorKind::kExact: {
+      StatusOr<ExactResult> r = generate_exact(g, opts.exact);
+      if (!r.ok()) return r.status();
+      Schedule s = materialized(g, std::move(r->schedule));
+      s.selection = std::move(sel.reason);
+      return s;
+    }
     case GeneratorKind::kAuto:
-    case GeneratorKind::kExact:
       break;
   }
   return Status::InvalidInput("generator '" + std::string(generator_name(sel.chosen)) +
-                              "' is not available in this build yet");
+                              "' is not available in this build");
 }
 
 }  // namespace tilesched

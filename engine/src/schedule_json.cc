@@ -26,7 +26,7 @@ constexpr std::string_view kTopFields[] = {"format",    "graph",       "generato
                                            "selection", "feasible",    "failure",     "ii",
                                            "mii",       "stage_count", "ops",         "pipes",
                                            "mutexes",   "flags",       "diagnostics", "stats",
-                                           "time_ns"};
+                                           "time_ns",   "lower_bound", "proven_optimal"};
 constexpr std::string_view kMiiFields[] = {"resource", "recurrence", "fine_density", "dependency",
                                            "max"};
 constexpr std::string_view kOpFields[] = {"id", "start", "stage", "order"};
@@ -51,6 +51,7 @@ class ScheduleReader {
   Status read_stats(const Cursor& c);
   Status read_failure(const Cursor& c);
   Status read_mii(const Cursor& c);
+  Status read_proof(const Fields& top);
   Status read_ops(const Cursor& c, const Fields& top);
   Status read_pipes(const Cursor& c);
   Status read_mutexes(const Cursor& c);
@@ -91,6 +92,7 @@ StatusOr<Schedule> ScheduleReader::read(const Cursor& root) {
   }
   if (std::optional<Cursor> c = top.optional("stats")) TS_RETURN_IF_ERROR(read_stats(*c));
   TS_ASSIGN_OR_RETURN(s_.time_ns, top.integer_or("time_ns", 0, INT64_MAX, 0));
+  TS_RETURN_IF_ERROR(read_proof(top));
   return std::move(s_);
 }
 
@@ -138,6 +140,23 @@ Status ScheduleReader::read_mii(const Cursor& c) {
   if (max && *max != m.max()) {
     return c.member("max").error(std::to_string(*max) + " is not the largest of the four bounds (" +
                                  std::to_string(m.max()) + ")");
+  }
+  return Status::Ok();
+}
+
+// The exact oracle's "lower_bound" and "proven_optimal": a proof claims
+// the reported II, so it needs the bound to meet it.
+Status ScheduleReader::read_proof(const Fields& top) {
+  TS_ASSIGN_OR_RETURN(s_.lower_bound, top.optional_integer("lower_bound", 1, limits::kMaxII));
+  TS_ASSIGN_OR_RETURN(s_.proven_optimal, top.boolean_or("proven_optimal", false));
+  if (s_.proven_optimal && (!s_.feasible || s_.lower_bound != s_.ii)) {
+    return top.object().member("proven_optimal")
+        .error("a proven optimum needs a feasible schedule with lower_bound equal to ii");
+  }
+  if (s_.feasible && s_.lower_bound && *s_.lower_bound > s_.ii) {
+    return top.object().member("lower_bound")
+        .error(std::to_string(*s_.lower_bound) + " is above the schedule's ii " +
+               std::to_string(s_.ii));
   }
   return Status::Ok();
 }
@@ -347,6 +366,10 @@ std::string write_schedule_json(const Graph& g, const Schedule& s) {
     doc["stats"] = std::move(stats);
   }
   doc["time_ns"] = s.time_ns;
+  if (s.lower_bound) {
+    doc["lower_bound"] = *s.lower_bound;
+    doc["proven_optimal"] = s.proven_optimal;
+  }
   return jsonio::format_document(doc);
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "tilesched/cost_based.h"
+#include "tilesched/exact.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
 #include "tilesched/status.h"
@@ -20,6 +21,7 @@ struct GenerateOptions {
   GeneratorKind generator = GeneratorKind::kAuto;
   int serial_threshold = 8;  // seed 001: op count below it selects serial
   CostBasedOptions cost_based;
+  ExactOptions exact;
 };
 
 struct Selection {
@@ -33,8 +35,8 @@ Selection select_generator(const Graph& g, const GenerateOptions& opts);
 
 // Runs the requested (or selected) generator, records the selection in
 // the schedule, and materializes a feasible schedule's Pipe_/Mutex_ values
-// into it (materialize.h; not counted in time_ns). A generator this build
-// does not have yet is an InvalidInput status; no legal schedule is a
+// into it (materialize.h; not counted in time_ns). A failure of the exact
+// oracle's solver is an InvalidInput status; no legal schedule is a
 // Schedule with feasible = false.
 StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,12 @@ struct Schedule {
   // give-up reasons), in a fixed order; empty for the serial generator.
   std::vector<std::pair<std::string, int64_t>> stats;
   int64_t time_ns = 0;         // generator time, graph to schedule, no I/O
+  // The exact oracle's proof (tilesched/exact.h): lower_bound is the
+  // smallest II it did not prove infeasible, proven_optimal that every II
+  // below `ii` was proven infeasible (so lower_bound == ii). Unset, and
+  // false, for the heuristic generators, which prove nothing.
+  std::optional<int64_t> lower_bound;
+  bool proven_optimal = false;
 
   friend bool operator==(const Schedule&, const Schedule&) = default;
 };

@@ -1,0 +1,68 @@
+// The exact oracle (issue 9; SPEC.md section 2, "exact oracle"): proves the
+// optimal II of a graph under L1-L7 with Z3, then minimises the stage count
+// at that II. One satisfiability question per candidate II, from the MII up
+// to the heuristic's II (cost-based, else serial), in an integer model with
+// start s_v = II * k_v + r_v. docs/EXACT.md states the formulation, the
+// stage bound and why it cuts off no better schedule, the determinism and
+// the time-limit semantics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilesched/graph.h"
+#include "tilesched/schedule.h"
+#include "tilesched/status.h"
+
+namespace tilesched {
+
+struct ExactOptions {
+  // Wall-clock budget for the whole oracle, heuristic run included, in
+  // milliseconds. 0 gives the solver no time: the heuristic schedule with
+  // the MII as its lower bound (proven only when the two meet).
+  int64_t time_limit_ms = 10'000;
+  // Cap on one satisfiability check; 0: half of what remains of the budget,
+  // so one hard II cannot starve the larger ones and the stage step.
+  int64_t per_check_limit_ms = 0;
+  // After the optimal II: minimise the stage count. Off: the first model
+  // found at that II (or the heuristic's schedule when that II is its).
+  bool minimise_stages = true;
+  // Then minimise the sum of starts (a bisection; a canonical tie-break,
+  // though a fresh context with a fixed seed is deterministic without it).
+  // Off by default: on 24-op graphs it is dozens of checks for no change
+  // in II or stage count.
+  bool minimise_start_sum = false;
+  // Z3 resource units ("rlimit") for that whole descent, about 0.5-2.5 s
+  // on the development machine (loaded or not). Unlike time it counts the same on every run,
+  // so where it ends the descent, it ends it the same way each time.
+  int64_t descent_rlimit = 500'000;
+  unsigned random_seed = 0;  // Z3's random_seed (fixed: reproducible runs)
+};
+
+// What the solver said about one candidate II.
+enum class IiOutcome { kInfeasible, kFeasible, kUnknown, kSkipped };
+std::string_view ii_outcome_name(IiOutcome o);
+
+struct IiAttempt {
+  int64_t ii = 0;
+  IiOutcome outcome = IiOutcome::kSkipped;
+  int64_t solver_us = 0;
+};
+
+struct ExactResult {
+  // generator "exact"; proven_optimal and lower_bound always set; stats
+  // and diagnostics carry the per-II outcomes.
+  Schedule schedule;
+  std::vector<IiAttempt> attempts;  // in the order they were asked
+  int64_t stage_bound = 0;          // K at the reported II (docs/EXACT.md)
+};
+
+// REQUIRES: g passed validate_graph. A Z3 failure (out of memory, ...) is
+// an InvalidInput status naming it; no exception leaves this function.
+// No legal schedule within the search range is a Schedule with feasible =
+// false (reason kIiCapReached, or kBudgetExhausted when time ran out).
+StatusOr<ExactResult> generate_exact(const Graph& g, const ExactOptions& opts);
+
+}  // namespace tilesched

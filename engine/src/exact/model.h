@@ -1,0 +1,73 @@
+// The exact oracle's per-II model (docs/EXACT.md, "Formulation"): integer
+// stage k_v and row r_v per op, start s_v = II * k_v + r_v, and L1-L7 as
+// linear constraints over them. Internal to the engine; Z3 types stay in
+// this header and exact/*.cc.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <z3++.h>
+
+#include "tilesched/graph.h"
+
+namespace tilesched::exact_internal {
+
+// Longest paths over edge weights latency - distance * II, from a virtual
+// source joined to every op with weight 0 (forward: the ASAP start of each
+// op in any legal schedule at II), or to a virtual sink (reverse: how far
+// each op's start must stay below the latest start). nullopt: a positive
+// cycle, so II is below RecMII.
+std::optional<std::vector<int64_t>> longest_paths(const Graph& g, int64_t ii, bool reverse);
+
+// K: every graph that has a legal schedule at II has one whose stages are
+// all at most K (docs/EXACT.md, "Stage bound" gives the argument).
+int64_t stage_bound(const Graph& g, int64_t ii);
+
+// The constraints of one candidate II on a solver of its own.
+class IiModel {
+ public:
+  // REQUIRES: g validated, ii >= 1; asap and tail from longest_paths at ii.
+  IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bound,
+          const std::vector<int64_t>& asap, const std::vector<int64_t>& tail,
+          unsigned random_seed);
+
+  // One check under a timeout in milliseconds (at least 1) and a Z3
+  // resource limit counted from the check's start (0: none).
+  z3::check_result check(int64_t timeout_ms, int64_t rlimit = 0);
+  // Z3's resource counter of this context so far ("rlimit count").
+  int64_t resources_used() const;
+  // The starts of the last sat check's model.
+  std::vector<int64_t> starts() const;
+
+  // Scoped extra bounds for the stage and tie-break descent.
+  void push() { solver_.push(); }
+  void pop() { solver_.pop(); }
+  void limit_max_stage(int64_t s);  // every k_v <= s
+  void limit_start_sum(int64_t t);  // sum of s_v <= t
+
+ private:
+  void add_dependences();
+  void add_slots();
+  void add_rate_pools();
+  void add_storage();
+  void add_groups_depths_serial();
+  void add_interchangeable_order();
+  // Pooled capacity: at every hold's first row, the holds covering it fit.
+  struct Hold {
+    OpId op;
+    int64_t duration;
+    int64_t amount;
+  };
+  void add_modulo_capacity(const std::vector<Hold>& holds, int64_t capacity);
+  void add_singleton(const std::vector<Hold>& holds);
+
+  z3::context& ctx_;
+  const Graph& g_;
+  int64_t ii_;
+  z3::solver solver_;
+  std::vector<z3::expr> k_, r_, s_;
+};
+
+}  // namespace tilesched::exact_internal
