@@ -1,5 +1,6 @@
-// tilesched: schedule, verify (and, with later issues, generate, import,
-// sweep, compare, replay) loop graphs. `tilesched --help` lists them.
+// tilesched: schedule and verify loop graphs; sweep generators over graph
+// families, compare sweeps, replay a sweep row (and, with later issues,
+// generate and import). `tilesched --help` lists them.
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -16,6 +17,12 @@ constexpr std::string_view kUsage =
     "  schedule GRAPH   schedule a loop graph and print the schedule JSON\n"
     "  verify GRAPH SCHEDULE\n"
     "                   check a schedule against the legality rules L1-L7\n"
+    "  sweep --out FILE.csv\n"
+    "                   run generators over families, sizes and seeds into a CSV\n"
+    "  compare BASE.csv NEW.csv\n"
+    "                   compare two sweeps; exit 1 when NEW regresses\n"
+    "  replay FILE.csv --row N\n"
+    "                   regenerate one sweep row's graph and schedule\n"
     "\n"
     "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
     "schedule (verify: illegal), 2 bad usage or bad input.\n";
@@ -41,6 +48,9 @@ int main(int argc, char** argv) {
   }
   if (command == "schedule") return run_schedule(args);
   if (command == "verify") return run_verify(args);
+  if (command == "sweep") return run_sweep(args);
+  if (command == "compare") return run_compare(args);
+  if (command == "replay") return run_replay(args);
   std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";
   return kExitBadInput;
 }
