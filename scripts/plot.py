@@ -50,6 +50,7 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
         import numpy as np
         import pandas as pd
     except ImportError as e:
@@ -119,6 +120,7 @@ def main():
         part = ok[ok["label"] == l].groupby("ops")["stage_count"].mean()
         ax.plot(part.index, part.values, marker="o", label=l)
     ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
     ax.set_xlabel("ops")
     ax.set_ylabel("mean stage count")
     ax.set_title("Stage count per generator")
@@ -143,6 +145,11 @@ def main():
         ax.scatter(x, y, s=8, alpha=0.5, label=text)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    sizes = sorted(ok["graph_ops"].unique())
+    if 0 < len(sizes) <= 12:
+        ax.set_xticks(sizes)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("ops")
     ax.set_ylabel("generator time (µs)")
     ax.set_title("Scheduling time against op count")
