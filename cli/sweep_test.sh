@@ -42,6 +42,8 @@ for args in "${bad_args[@]}"; do
   grep -q '^tilesched sweep: ' "$work/err" || fail "sweep $args: message: $(cat "$work/err")"
 done
 expect 2 "$bin" sweep --families all
+expect 2 "$bin" sweep --preset quick --out "$work/empty"  # a directory
+expect 2 "$bin" sweep --preset quick --out "$work/empty/no/such/dir.csv"
 [[ -z $(ls -A "$work/empty") ]] || fail "bad sweeps left files: $(ls -A "$work/empty")"
 
 # --jobs 1 and --jobs 2 give the same rows, sorted in work-list order.

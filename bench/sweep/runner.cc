@@ -127,6 +127,12 @@ StatusOr<SweepSummary> run_sweep(const SweepOptions& opts) {
   const std::string partial = opts.out + ".partial";
   const std::string partial_ctx = opts.out + ".partial.json";
 
+  // Refuse an output that cannot be written before any work or any file.
+  if (fs::is_directory(opts.out)) return Status::InvalidInput(opts.out + ": is a directory");
+  if (const fs::path dir = fs::path(opts.out).parent_path(); !dir.empty() && !fs::is_directory(dir)) {
+    return Status::IoError(opts.out + ": directory " + dir.string() + " does not exist");
+  }
+
   Kept kept;
   if (opts.resume) {
     if (Status s = load_previous(opts, signature, kept); !s.ok()) return s;
