@@ -19,12 +19,14 @@ namespace {
 
 std::string compiler() {
 #if defined(__clang__)
-  return std::string("clang ") + __clang_version__;
+  std::string s = std::string("clang ") + __clang_version__;
 #elif defined(__GNUC__)
-  return std::string("gcc ") + __VERSION__;
+  std::string s = std::string("gcc ") + __VERSION__;
 #else
-  return "unknown";
+  std::string s = "unknown";
 #endif
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
 }
 
 std::string cpu_model() {
