@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "sweep/families.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/gen/random_layered.h"
 #include "tilesched/json_io.h"
@@ -95,6 +96,38 @@ void CostSizes(benchmark::internal::Benchmark* b) {
     }
   }
 }
+
+// Every family of the sweep (bench/sweep/families.h, so the registry of
+// issue 5 brings its families here too), 16 to 1024 ops, seed 1: the serial
+// and the cost-based generator (first-success, linear). Named
+// BM_Family/<generator>/<family>/<ops>.
+void BM_Family(benchmark::State& state, std::string family, bool cost_based) {
+  StatusOr<Graph> g = sweep::make_graph(family, static_cast<int>(state.range(0)), 1);
+  if (!g.ok()) {
+    state.SkipWithError(g.status().message().c_str());
+    return;
+  }
+  Schedule s;
+  for (auto _ : state) {
+    s = cost_based ? generate_cost_based(*g, {}).schedule : generate_serial(*g);
+    benchmark::DoNotOptimize(s.ii);
+  }
+  report(state, *g, s);
+}
+
+[[maybe_unused]] const bool kFamiliesRegistered = [] {
+  for (const std::string& f : sweep::family_names()) {
+    for (bool cb : {false, true}) {
+      benchmark::RegisterBenchmark(
+          (std::string("BM_Family/") + (cb ? "cost-based/" : "serial/") + f).c_str(), BM_Family,
+          f, cb)
+          ->RangeMultiplier(4)
+          ->Range(16, 1024)
+          ->Unit(cb ? benchmark::kMillisecond : benchmark::kMicrosecond);
+    }
+  }
+  return true;
+}();
 
 BENCHMARK(BM_Serial)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CostBased)->Apply(CostSizes)->Unit(benchmark::kMillisecond);

@@ -1,7 +1,9 @@
 // Microbenchmarks of the engine's building blocks: the modulo reservation
 // table (probe, commit + release) on Blackwell ops, each MII bound, the
-// longest zero-distance paths, the structural distance closure and the
-// serial generator, on random layered graphs (tilesched::generators).
+// longest zero-distance paths, the structural distance closure, Kahn's
+// walk, the serial generator and each placement arm of the cost-based
+// generator (through its internal driver, engine/src/cost_based/driver.h),
+// on random layered graphs (tilesched::generators).
 // bench/README.md has the numbers measured on the development machine.
 #include <benchmark/benchmark.h>
 
@@ -9,10 +11,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cost_based/driver.h"
+#include "tilesched/cost_based.h"
 #include "tilesched/distance.h"
 #include "tilesched/gen/random_layered.h"
 #include "tilesched/graph_algo.h"
@@ -193,6 +198,70 @@ void BM_Serial(benchmark::State& state) {
   state.counters["ii"] = static_cast<double>(ii);
 }
 BENCHMARK(BM_Serial) MII_SIZES->Unit(benchmark::kMicrosecond);
+
+void BM_KahnWalk(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)));
+  const Adjacency adj = Adjacency::build(g);
+  for (auto _ : state) benchmark::DoNotOptimize(kahn_walk(g, adj));
+  set_graph_counters(state, g);
+}
+BENCHMARK(BM_KahnWalk) MII_SIZES->Arg(8192);
+
+// One proposal of one placement arm, mid-schedule: the graph's cost-based
+// schedule is computed once, the first half of its ops (in Kahn order) are
+// seated at their final starts, and each iteration asks the arm for a
+// proposal over the ready set that leaves. Proposals are not committed, so
+// every iteration sees the same state. `proposed` = share of iterations
+// with a proposal; `ready` = size of the ready set.
+void BM_Arm(benchmark::State& state, Arm arm) {
+  const Graph& g = layered(static_cast<int>(state.range(0)));
+  CostBasedOptions opts;
+  const Schedule final_schedule = generate_cost_based(g, opts).schedule;
+  if (!final_schedule.feasible) {
+    state.SkipWithError("no cost-based schedule");
+    return;
+  }
+  const cost_based::Context ctx(g, opts, compute_mii(g));
+  cost_based::Placement placement(ctx);
+  if (!placement.reset(final_schedule.ii)) {
+    state.SkipWithError("closure infeasible at the schedule's II");
+    return;
+  }
+  CostBasedStats stats;
+  cost_based::Driver driver(ctx, placement, stats);
+  const std::vector<OpId> walk = kahn_walk(g, Adjacency::build(g));
+  for (size_t i = 0; i < walk.size() / 2; ++i) {
+    const OpId v = walk[i];
+    if (placement.fits(v, final_schedule.start[v])) placement.place(v, final_schedule.start[v]);
+  }
+  const std::vector<OpId> ready = driver.ready_set(Rung::kInitialPlacement);
+  if (ready.empty()) {
+    state.SkipWithError("empty ready set");
+    return;
+  }
+  int64_t proposed = 0;
+  for (auto _ : state) {
+    std::optional<cost_based::Proposal> p;
+    switch (arm) {
+      case Arm::kPermute: p = driver.try_permute(ready, /*whole_set=*/false); break;
+      case Arm::kFuse: p = driver.try_fuse(ready); break;
+      case Arm::kRetry: p = driver.try_retry(ready); break;
+      case Arm::kCostBased: p = driver.try_cost_based(ready); break;
+    }
+    proposed += p ? 1 : 0;
+    benchmark::DoNotOptimize(p);
+  }
+  set_graph_counters(state, g);
+  state.counters["ii"] = static_cast<double>(final_schedule.ii);
+  state.counters["ready"] = static_cast<double>(ready.size());
+  state.counters["proposed"] =
+      static_cast<double>(proposed) / static_cast<double>(std::max<int64_t>(1, state.iterations()));
+}
+#define ARM_SIZES ->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMicrosecond)
+BENCHMARK_CAPTURE(BM_Arm, permute, Arm::kPermute) ARM_SIZES;
+BENCHMARK_CAPTURE(BM_Arm, fuse, Arm::kFuse) ARM_SIZES;
+BENCHMARK_CAPTURE(BM_Arm, retry, Arm::kRetry) ARM_SIZES;
+BENCHMARK_CAPTURE(BM_Arm, cost_based, Arm::kCostBased) ARM_SIZES;
 
 }  // namespace
 }  // namespace tilesched

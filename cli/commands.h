@@ -25,6 +25,9 @@ int run_schedule(const Args& args);
 int run_verify(const Args& args);
 int run_generate(const Args& args);
 int run_import(const Args& args);
+int run_sweep(const Args& args);
+int run_compare(const Args& args);
+int run_replay(const Args& args);
 
 // Parses `args` against `visible` plus positional `positional`. On a usage
 // error prints one line and returns kExitBadInput; on --help prints usage

@@ -1,5 +1,6 @@
-// tilesched: schedule, verify, generate, import (and, with later issues,
-// sweep, compare, replay) loop graphs. `tilesched --help` lists them.
+// tilesched: schedule, verify, generate and import loop graphs; sweep
+// generators over graph families, compare sweeps, replay a sweep row.
+// `tilesched --help` lists them.
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -20,6 +21,12 @@ constexpr std::string_view kUsage =
     "                   write a loop graph of a random or structured family\n"
     "  import --from hatschet GRAPH.graphml --resources RM.xml\n"
     "                   convert a HatScheT (HLS) instance to a loop graph\n"
+    "  sweep --out FILE.csv\n"
+    "                   run generators over families, sizes and seeds into a CSV\n"
+    "  compare BASE.csv NEW.csv\n"
+    "                   compare two sweeps; exit 1 when NEW regresses\n"
+    "  replay FILE.csv --row N\n"
+    "                   regenerate one sweep row's graph and schedule\n"
     "\n"
     "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
     "schedule (verify: illegal), 2 bad usage or bad input.\n";
@@ -47,6 +54,9 @@ int main(int argc, char** argv) {
   if (command == "verify") return run_verify(args);
   if (command == "generate") return run_generate(args);
   if (command == "import") return run_import(args);
+  if (command == "sweep") return run_sweep(args);
+  if (command == "compare") return run_compare(args);
+  if (command == "replay") return run_replay(args);
   std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";
   return kExitBadInput;
 }

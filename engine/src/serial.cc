@@ -104,6 +104,8 @@ class InOrderTable {
   std::vector<std::vector<Hold>> pool_active_;  // rate pools, by pool index
 };
 
+}  // namespace
+
 std::vector<OpId> kahn_walk(const Graph& g, const Adjacency& adj) {
   const int n = g.op_count();
   std::vector<int> in_degree(n, 0);
@@ -127,6 +129,8 @@ std::vector<OpId> kahn_walk(const Graph& g, const Adjacency& adj) {
   }
   return walk;
 }
+
+namespace {
 
 std::string list_ops(const Graph& g, const std::vector<OpId>& ops, size_t limit) {
   std::string out;

@@ -7,6 +7,8 @@
 // need, whichever is larger.
 #pragma once
 
+#include <vector>
+
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
 
@@ -16,5 +18,10 @@ namespace tilesched {
 // zero-distance cycle) or an SMEM budget that the serial schedule exceeds
 // gives feasible = false with the reason and a diagnostic.
 Schedule generate_serial(const Graph& g);
+
+// Kahn's walk over the distance-0 edges, lowest program index first among
+// the ready ops. Shorter than op_count() when a zero-distance cycle blocks
+// it. (Exposed for the benchmarks; generate_serial uses it.)
+std::vector<OpId> kahn_walk(const Graph& g, const Adjacency& adj);
 
 }  // namespace tilesched

@@ -1,0 +1,222 @@
+// Comparing two sweep CSVs (compare.h).
+#include "sweep/compare.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+namespace tilesched::sweep {
+namespace {
+
+struct Row {
+  std::string key, group_gen, family, hash;
+  bool feasible = false, verified = false;
+  int64_t ii = 0, mii = 0, stages = 0, time_ns = 0;
+};
+
+Status bad_field(const std::string& file, const ReadRow& r, Col c) {
+  return Status::InvalidInput(file + ": line " + std::to_string(r.line_number) + ": " +
+                              std::string(column_name(c)) + ": '" + r[c] +
+                              "' is not a valid value");
+}
+
+StatusOr<std::vector<Row>> load(const ReadResult& read, const std::string& file) {
+  std::vector<Row> rows;
+  for (const ReadRow& r : read.rows) {
+    Row x;
+    x.key = r.key();
+    x.group_gen = r[Col::kGenerator] + (r[Col::kArmPolicy].empty() ? "" : "/" + r[Col::kArmPolicy]);
+    x.family = r[Col::kFamily];
+    x.hash = r[Col::kGraphHash];
+    for (Col c : {Col::kFeasible, Col::kVerified}) {
+      if (r[c] != "0" && r[c] != "1") return bad_field(file, r, c);
+    }
+    x.feasible = r[Col::kFeasible] == "1";
+    x.verified = r[Col::kVerified] == "1";
+    const std::optional<int64_t> mii = field_int(r[Col::kMii]);
+    const std::optional<int64_t> t = field_int(r[Col::kTimeNs]);
+    if (!mii || *mii < 0) return bad_field(file, r, Col::kMii);
+    if (!t || *t < 0) return bad_field(file, r, Col::kTimeNs);
+    x.mii = *mii;
+    x.time_ns = *t;
+    if (x.feasible) {
+      const std::optional<int64_t> ii = field_int(r[Col::kIi]);
+      const std::optional<int64_t> st = field_int(r[Col::kStageCount]);
+      if (!ii || *ii < 1) return bad_field(file, r, Col::kIi);
+      if (!st || *st < 0) return bad_field(file, r, Col::kStageCount);
+      x.ii = *ii;
+      x.stages = *st;
+    }
+    rows.push_back(std::move(x));
+  }
+  return rows;
+}
+
+double median(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? static_cast<double>(v[n / 2])
+               : (static_cast<double>(v[n / 2 - 1]) + static_cast<double>(v[n / 2])) / 2;
+}
+
+struct Side {
+  size_t rows = 0, feasible = 0, at_mii = 0;
+  double ratio_sum = 0, stage_sum = 0;
+  std::vector<int64_t> times;
+  void add(const Row& r) {
+    ++rows;
+    if (!r.feasible) return;
+    ++feasible;
+    at_mii += r.ii == r.mii ? 1 : 0;
+    ratio_sum += r.mii > 0 ? static_cast<double>(r.ii) / static_cast<double>(r.mii) : 0;
+    stage_sum += static_cast<double>(r.stages);
+    times.push_back(r.time_ns);
+  }
+  double mean_ratio() const { return feasible ? ratio_sum / static_cast<double>(feasible) : 0; }
+  double at_mii_share() const { return feasible ? static_cast<double>(at_mii) / static_cast<double>(feasible) : 0; }
+  double mean_stages() const { return feasible ? stage_sum / static_cast<double>(feasible) : 0; }
+};
+
+struct Group {
+  Side base, now;
+  size_t wins = 0, losses = 0;
+  std::vector<int64_t> base_times, now_times;  // matched feasible pairs
+};
+
+std::string time_text(double ns) {
+  char buf[32];
+  if (ns >= 1e9) std::snprintf(buf, sizeof buf, "%.2fs", ns / 1e9);
+  else if (ns >= 1e6) std::snprintf(buf, sizeof buf, "%.2fms", ns / 1e6);
+  else if (ns >= 1e3) std::snprintf(buf, sizeof buf, "%.1fus", ns / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.0fns", ns);
+  return buf;
+}
+
+}  // namespace
+
+StatusOr<CompareReport> compare_sweeps(const ReadResult& base_read, const std::string& base_name,
+                                       const ReadResult& now_read, const std::string& now_name,
+                                       const CompareOptions& opts) {
+  StatusOr<std::vector<Row>> base = load(base_read, base_name);
+  if (!base.ok()) return base.status();
+  StatusOr<std::vector<Row>> now = load(now_read, now_name);
+  if (!now.ok()) return now.status();
+
+  std::map<std::string, const Row*> base_by_key;
+  for (const Row& r : *base) base_by_key.emplace(r.key, &r);
+  std::map<std::pair<std::string, std::string>, Group> groups;
+  std::vector<std::string> regressions, warnings;
+  size_t matched = 0, only_new = 0, graph_changes = 0;
+  std::map<std::string, bool> seen;
+
+  for (const Row& r : *base) groups[{r.group_gen, r.family}].base.add(r);
+  for (const Row& n : *now) {
+    Group& g = groups[{n.group_gen, n.family}];
+    g.now.add(n);
+    if (n.feasible && !n.verified) {
+      regressions.push_back(n.key + ": the schedule failed verification");
+    }
+    auto it = base_by_key.find(n.key);
+    if (it == base_by_key.end()) {
+      ++only_new;
+      continue;
+    }
+    const Row& b = *it->second;
+    seen[n.key] = true;
+    ++matched;
+    if (b.hash != n.hash) {
+      ++graph_changes;
+      if (!opts.allow_graph_changes) {
+        regressions.push_back(n.key + ": graph changed (hash " + b.hash + " -> " + n.hash +
+                              "): regenerate the baseline (scripts/baseline)");
+      }
+      continue;
+    }
+    if (b.feasible && b.verified && !(n.feasible && n.verified)) {
+      regressions.push_back(n.key + ": scheduled and verified in base, not in new");
+      ++g.losses;
+    } else if (b.feasible && n.feasible) {
+      if (n.ii > b.ii) {
+        regressions.push_back(n.key + ": II " + std::to_string(b.ii) + " -> " +
+                              std::to_string(n.ii));
+        ++g.losses;
+      } else if (n.ii < b.ii) {
+        ++g.wins;
+      }
+      g.base_times.push_back(b.time_ns);
+      g.now_times.push_back(n.time_ns);
+    } else if (!b.feasible && n.feasible && n.verified) {
+      ++g.wins;
+    }
+  }
+  size_t only_base = 0;
+  for (const Row& b : *base) only_base += seen.count(b.key) ? 0 : 1;
+  if (matched == 0) regressions.push_back("no row in common between the two files");
+  if (only_base > 0) {
+    warnings.push_back(std::to_string(only_base) + " row(s) of " + base_name +
+                       " are missing from " + now_name);
+  }
+  if (only_new > 0) {
+    warnings.push_back(std::to_string(only_new) + " row(s) of " + now_name + " are not in " +
+                       base_name);
+  }
+  if (graph_changes > 0 && opts.allow_graph_changes) {
+    warnings.push_back(std::to_string(graph_changes) +
+                       " row(s) ran on a changed graph (not compared)");
+  }
+
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-26s %-20s %5s  %-15s %-13s %-13s %-27s %s\n", "generator",
+                "family", "rows", "II/MII", "at MII", "stages", "median time (ratio)",
+                "wins/losses");
+  out += line;
+  std::snprintf(line, sizeof line, "%-26s %-20s %5s  %-15s %-13s %-13s %-27s %s\n", "", "",
+                "", "base -> new", "base -> new", "base -> new", "base -> new", "");
+  out += line;
+  for (auto& [name, g] : groups) {
+    char ratio[64], share[64], stages[64], times[96];
+    std::snprintf(ratio, sizeof ratio, "%.3f -> %.3f", g.base.mean_ratio(), g.now.mean_ratio());
+    std::snprintf(share, sizeof share, "%3.0f%% -> %3.0f%%", 100 * g.base.at_mii_share(),
+                  100 * g.now.at_mii_share());
+    std::snprintf(stages, sizeof stages, "%.2f -> %.2f", g.base.mean_stages(), g.now.mean_stages());
+    const double tb = median(g.base_times), tn = median(g.now_times);
+    const double r = tb > 0 ? tn / tb : 0;
+    std::snprintf(times, sizeof times, "%s -> %s (x%.2f)", time_text(tb).c_str(),
+                  time_text(tn).c_str(), r);
+    std::snprintf(line, sizeof line, "%-26s %-20s %5zu  %-15s %-13s %-13s %-27s %zu/%zu\n",
+                  name.first.c_str(), name.second.c_str(), g.now.rows, ratio, share, stages,
+                  times, g.wins, g.losses);
+    out += line;
+    if (tb >= static_cast<double>(opts.time_floor_ns) && r > 0) {
+      char msg[256];
+      if (opts.time_fail_ratio && r > *opts.time_fail_ratio) {
+        std::snprintf(msg, sizeof msg, "%s %s: median time x%.2f > --time-fail-ratio %.2f",
+                      name.first.c_str(), name.second.c_str(), r, *opts.time_fail_ratio);
+        regressions.push_back(msg);
+      } else if (r > opts.time_warn_ratio) {
+        std::snprintf(msg, sizeof msg,
+                      "%s %s: median time x%.2f (above x%.2f; timing only fails with "
+                      "--time-fail-ratio)",
+                      name.first.c_str(), name.second.c_str(), r, opts.time_warn_ratio);
+        warnings.push_back(msg);
+      }
+    }
+  }
+  std::snprintf(line, sizeof line, "\n%zu matched row(s); %zu regression(s)\n", matched,
+                regressions.size());
+  out += line;
+  for (const std::string& w : warnings) out += "warning: " + w + "\n";
+  constexpr size_t kShown = 20;
+  for (size_t i = 0; i < regressions.size() && i < kShown; ++i) {
+    out += "REGRESSION: " + regressions[i] + "\n";
+  }
+  if (regressions.size() > kShown) {
+    out += "... and " + std::to_string(regressions.size() - kShown) + " more\n";
+  }
+  return CompareReport{out, !regressions.empty()};
+}
+
+}  // namespace tilesched::sweep

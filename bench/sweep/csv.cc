@@ -1,0 +1,229 @@
+// The sweep CSV writer and its libfccp-based reader (csv.h).
+#include "sweep/csv.h"
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include <libfccp/csv.h>
+
+#include "tilesched/cost_based.h"
+
+namespace tilesched::sweep {
+namespace {
+
+constexpr std::array<std::string_view, kFixedColumnCount> kColumnNames = {
+    "family",      "ops",         "edges",     "seed",       "graph_hash",     "generator",
+    "arm_policy",  "feasible",    "ii",        "mii",        "res_mii",        "rec_mii",
+    "fine_mii",    "dep_mii",     "stage_count", "verified", "optimal_ii",     "proven",
+    "engine_version", "failure",  "reason",    "graph_ops",  "time_ns",        "wall_ns",
+};
+constexpr size_t kTimingColumns = 2;  // time_ns, wall_ns: after the statistics
+
+std::string opt_int(const std::optional<int64_t>& v) {
+  return v ? std::to_string(*v) : std::string();
+}
+
+}  // namespace
+
+std::string csv_field(std::string_view value) {
+  std::string v(value);
+  for (char& c : v) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  const bool needs_quotes =
+      v.find_first_of(",\"") != std::string::npos ||
+      (!v.empty() && (v.front() == ' ' || v.front() == '\t' || v.back() == ' ' ||
+                      v.back() == '\t' || v.front() == '#'));
+  if (!needs_quotes) return v;
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ',';
+    out += csv_field(fields[i]);
+  }
+  out += '\n';
+  return out;
+}
+
+std::string_view column_name(Col c) { return kColumnNames[static_cast<size_t>(c)]; }
+
+std::vector<std::string> stat_keys() {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : stats_fields(CostBasedStats{})) keys.push_back(key);
+  keys.emplace_back("refinement_status");  // appended by the cost-based generator
+  return keys;
+}
+
+std::string stat_column_name(std::string_view key) {
+  std::string out = "cb_";
+  for (char c : key) out += (c == '.' || c == '-') ? '_' : c;
+  return out;
+}
+
+std::vector<std::string> sweep_columns() {
+  std::vector<std::string> cols;
+  for (size_t i = 0; i < kFixedColumnCount - kTimingColumns; ++i) {
+    cols.emplace_back(kColumnNames[i]);
+  }
+  for (const std::string& k : stat_keys()) cols.push_back(stat_column_name(k));
+  for (size_t i = kFixedColumnCount - kTimingColumns; i < kFixedColumnCount; ++i) {
+    cols.emplace_back(kColumnNames[i]);
+  }
+  return cols;
+}
+
+std::string header_text() { return std::string(kVersionLine) + "\n" + csv_line(sweep_columns()); }
+
+std::string hash_text(uint64_t hash) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
+  return buf;
+}
+
+std::string format_row(const SweepRow& r) {
+  std::vector<std::string> f;
+  f.reserve(kFixedColumnCount + r.stats.size());
+  f.push_back(r.family);
+  f.push_back(std::to_string(r.ops));
+  f.push_back(std::to_string(r.edges));
+  f.push_back(std::to_string(r.seed));
+  f.push_back(hash_text(r.graph_hash));
+  f.push_back(r.generator);
+  f.push_back(r.arm_policy);
+  f.push_back(r.feasible ? "1" : "0");
+  f.push_back(opt_int(r.ii));
+  f.push_back(std::to_string(r.mii));
+  f.push_back(std::to_string(r.res_mii));
+  f.push_back(std::to_string(r.rec_mii));
+  f.push_back(std::to_string(r.fine_mii));
+  f.push_back(std::to_string(r.dep_mii));
+  f.push_back(opt_int(r.stage_count));
+  f.push_back(r.verified ? "1" : "0");
+  f.push_back(opt_int(r.optimal_ii));
+  f.push_back(r.proven ? (*r.proven ? "1" : "0") : "");
+  f.push_back(r.engine_version);
+  f.push_back(r.failure);
+  f.push_back(r.reason);
+  f.push_back(std::to_string(r.graph_ops));
+  for (const std::optional<int64_t>& s : r.stats) f.push_back(opt_int(s));
+  f.push_back(std::to_string(r.time_ns));
+  f.push_back(std::to_string(r.wall_ns));
+  return csv_line(f);
+}
+
+std::string row_key(std::string_view family, std::string_view ops, std::string_view seed,
+                    std::string_view generator, std::string_view arm_policy) {
+  std::string k;
+  for (std::string_view part : {family, ops, seed, generator, arm_policy}) {
+    if (!k.empty()) k += '|';
+    k += part;
+  }
+  return k;
+}
+
+std::string ReadRow::key() const {
+  return row_key((*this)[Col::kFamily], (*this)[Col::kOps], (*this)[Col::kSeed],
+                 (*this)[Col::kGenerator], (*this)[Col::kArmPolicy]);
+}
+
+std::optional<int64_t> field_int(const std::string& text) {
+  int64_t v = 0;
+  if (text.empty()) return std::nullopt;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string& source,
+                                     bool drop_partial_tail) {
+  ReadResult result;
+  if (drop_partial_tail && !content.empty() && content.back() != '\n') {
+    const size_t last = content.rfind('\n');
+    const size_t keep = last == std::string_view::npos ? 0 : last + 1;
+    result.dropped_bytes = content.size() - keep;
+    content = content.substr(0, keep);
+  }
+  // The lines, split here too, so that each parsed row keeps its raw text.
+  std::vector<std::string_view> lines;
+  std::vector<size_t> line_numbers;
+  size_t begin = 0, number = 0;
+  while (begin < content.size()) {
+    size_t end = content.find('\n', begin);
+    if (end == std::string_view::npos) end = content.size();
+    std::string_view line = content.substr(begin, end - begin);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++number;
+    if (number == 1) {
+      if (line != kVersionLine) {
+        return Status::InvalidInput(source + ": line 1: not a tilesched sweep CSV (expected '" +
+                                    std::string(kVersionLine) + "')");
+      }
+    } else if (line.empty() || line.front() == '#') {
+      return Status::InvalidInput(source + ": line " + std::to_string(number) +
+                                  ": empty or comment line inside the table");
+    } else if (result.header_line.empty()) {
+      result.header_line = line;
+    } else {
+      lines.push_back(line);
+      line_numbers.push_back(number);
+    }
+    begin = end + 1;
+  }
+  if (number == 0) return Status::InvalidInput(source + ": empty file");
+  if (result.header_line.empty()) return Status::InvalidInput(source + ": no header line");
+
+  using Reader = io::CSVReader<kFixedColumnCount, io::trim_chars<>,
+                               io::double_quote_escape<',', '"'>, io::throw_on_overflow,
+                               io::single_line_comment<'#'>>;
+  try {
+    Reader in(source, content.data(), content.data() + content.size());
+    std::array<std::string, kFixedColumnCount> names;
+    for (size_t i = 0; i < kFixedColumnCount; ++i) names[i] = kColumnNames[i];
+    std::apply([&](auto&... n) { in.read_header(io::ignore_extra_column, n...); }, names);
+    ReadRow row;
+    while (std::apply([&](auto&... f) { return in.read_row(f...); }, row.fields)) {
+      const size_t i = result.rows.size();
+      if (i >= lines.size()) return Status::InvalidInput(source + ": rows and lines disagree");
+      row.line = lines[i];
+      row.line_number = line_numbers[i];
+      result.rows.push_back(row);
+    }
+  } catch (const io::error::base& e) {
+    std::string msg = e.what();
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    return Status::InvalidInput(source + ": " + msg);
+  }
+  if (result.rows.size() != lines.size()) {
+    return Status::InvalidInput(source + ": rows and lines disagree");
+  }
+  return result;
+}
+
+StatusOr<std::string> slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IoError(path + ": cannot open");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return Status::IoError(path + ": cannot read");
+  return buf.str();
+}
+
+StatusOr<ReadResult> read_sweep_csv(const std::string& path, bool drop_partial_tail) {
+  StatusOr<std::string> content = slurp(path);
+  if (!content.ok()) return content.status();
+  return parse_sweep_csv(*content, path, drop_partial_tail);
+}
+
+}  // namespace tilesched::sweep

@@ -1,0 +1,120 @@
+// The sweep CSV (SPEC.md section 4; docs/SWEEP.md lists every column): our
+// own RFC 4180 writer with a fixed, versioned column list, and a reader
+// built on libfccp (the Fast C++ CSV Parser) that the resume, compare and
+// replay paths share.
+//
+// File layout: line 1 is the version line "# tilesched.sweep/1", line 2 the
+// header, then one row per line. A field is quoted when it contains a comma,
+// a double quote, leading or trailing blanks, or starts with '#'; quotes
+// inside are doubled. Fields never contain line breaks (the writer turns
+// them into spaces): libfccp, like most line-oriented tools, reads one
+// record per line, and a row that is one line can be appended, detected as
+// partial and dropped atomically.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilesched/status.h"
+
+namespace tilesched::sweep {
+
+inline constexpr std::string_view kCsvFormat = "tilesched.sweep/1";
+inline constexpr std::string_view kVersionLine = "# tilesched.sweep/1";
+
+// One field, quoted when needed (see above).
+std::string csv_field(std::string_view value);
+// The fields joined by commas, with a trailing '\n'.
+std::string csv_line(const std::vector<std::string>& fields);
+
+// The columns every sweep CSV has, in order, before the cost-based
+// statistics columns ("cb_*") and the timing columns at the end.
+enum class Col {
+  kFamily, kOps, kEdges, kSeed, kGraphHash, kGenerator, kArmPolicy, kFeasible, kIi, kMii,
+  kResMii, kRecMii, kFineMii, kDepMii, kStageCount, kVerified, kOptimalIi, kProven,
+  kEngineVersion, kFailure, kReason, kGraphOps,
+  kTimeNs, kWallNs,  // written last, after the statistics columns
+};
+inline constexpr size_t kFixedColumnCount = 24;
+std::string_view column_name(Col c);
+
+// The cost-based generator's counters as the CSV names them: "cb_" + the
+// schedule JSON's stats key with '.' and '-' turned into '_'.
+std::vector<std::string> stat_keys();             // the stats keys, in order
+std::string stat_column_name(std::string_view key);
+
+// Every column name, in file order.
+std::vector<std::string> sweep_columns();
+// The version line and the header line.
+std::string header_text();
+
+// One row of the sweep, as written.
+struct SweepRow {
+  std::string family;
+  int ops = 0;            // the requested size (part of the key)
+  int graph_ops = 0;      // ops the graph has
+  int edges = 0;
+  uint64_t seed = 0;
+  uint64_t graph_hash = 0;
+  std::string generator;
+  std::string arm_policy;  // "" for generators without one
+  bool feasible = false;
+  bool verified = false;
+  std::string failure = "none";  // see docs/SWEEP.md
+  std::string reason;            // "" when verified
+  std::optional<int64_t> ii;     // absent when infeasible
+  int64_t mii = 0, res_mii = 0, rec_mii = 0, fine_mii = 0, dep_mii = 0;
+  std::optional<int64_t> stage_count;
+  std::optional<int64_t> optimal_ii;
+  std::optional<bool> proven;
+  std::string engine_version;
+  std::vector<std::optional<int64_t>> stats;  // aligned with stat_keys()
+  int64_t time_ns = 0;
+  int64_t wall_ns = 0;
+};
+
+std::string format_row(const SweepRow& row);
+std::string hash_text(uint64_t hash);  // 16 lowercase hex digits
+
+// The key that matches rows across files: family, ops, seed, generator,
+// arm policy.
+std::string row_key(std::string_view family, std::string_view ops, std::string_view seed,
+                    std::string_view generator, std::string_view arm_policy);
+
+// A row read back: the fixed columns as text, the raw line (without '\n')
+// and its line number in the file.
+struct ReadRow {
+  std::array<std::string, kFixedColumnCount> fields;
+  std::string line;
+  size_t line_number = 0;
+  const std::string& operator[](Col c) const { return fields[static_cast<size_t>(c)]; }
+  std::string key() const;
+};
+
+struct ReadResult {
+  std::string header_line;   // the file's header, as written
+  std::vector<ReadRow> rows;
+  size_t dropped_bytes = 0;  // a partial last line that was cut off
+};
+
+// Parses `content` (a whole file, named `source` in messages) with libfccp.
+// With `drop_partial_tail`, an unterminated last line (a write cut short by
+// a kill) is dropped instead of refused. InvalidInput, naming the source and
+// line, for a missing version line, missing columns, a row with the wrong
+// number of fields or a bad quote.
+StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string& source,
+                                     bool drop_partial_tail = false);
+StatusOr<ReadResult> read_sweep_csv(const std::string& path, bool drop_partial_tail = false);
+
+// Whole file into a string, no size limit (file_io's read_file caps inputs
+// at 64 MiB; a paper sweep's CSV may grow past that).
+StatusOr<std::string> slurp(const std::string& path);
+
+// Parses an integer column; nullopt for an empty or malformed field.
+std::optional<int64_t> field_int(const std::string& text);
+
+}  // namespace tilesched::sweep

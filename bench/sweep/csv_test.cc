@@ -1,0 +1,134 @@
+// The sweep CSV: quoting and escaping round trip through libfccp, the
+// version line, partial last lines, malformed rows.
+#include "sweep/csv.h"
+
+#include <gtest/gtest.h>
+
+namespace tilesched::sweep {
+namespace {
+
+SweepRow sample_row() {
+  SweepRow r;
+  r.family = "random_layered";
+  r.ops = 16;
+  r.graph_ops = 16;
+  r.edges = 24;
+  r.seed = 3;
+  r.graph_hash = 0x0123456789abcdefull;
+  r.generator = "cost-based";
+  r.arm_policy = "best-cost";
+  r.feasible = true;
+  r.verified = true;
+  r.ii = 12;
+  r.mii = 11;
+  r.stage_count = 2;
+  r.engine_version = "0.1.0";
+  r.stats.assign(stat_keys().size(), std::nullopt);
+  r.stats[0] = 4;
+  r.time_ns = 1234;
+  return r;
+}
+
+TEST(SweepCsv, QuotesOnlyWhatNeedsIt) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field(""), "");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field(" lead"), "\" lead\"");
+  EXPECT_EQ(csv_field("trail\t"), "\"trail\t\"");
+  EXPECT_EQ(csv_field("#hash"), "\"#hash\"");
+  EXPECT_EQ(csv_field("two\nlines"), "two lines");
+  EXPECT_EQ(csv_field("two\nlines\r"), "\"two lines \"");  // now a trailing blank
+  EXPECT_EQ(csv_line({"a", "b,c", ""}), "a,\"b,c\",\n");
+}
+
+TEST(SweepCsv, TrickyFieldsRoundTripThroughLibfccp) {
+  const std::vector<std::string> tricky = {
+      "plain", "", "a,b,c", "\"", "\"\"", "say \"hi\", then go", " both ", "\tx", "#not a comment",
+      "trailing,", ",leading", "ünïcödé ✓", "semi;colon", "back\\slash", "\"quoted, fully\""};
+  std::string text = header_text();
+  for (const std::string& t : tricky) {
+    SweepRow r = sample_row();
+    r.reason = t;
+    r.failure = t;
+    r.family = t;
+    text += format_row(r);
+  }
+  StatusOr<ReadResult> read = parse_sweep_csv(text, "tricky.csv");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  ASSERT_EQ(read->rows.size(), tricky.size());
+  for (size_t i = 0; i < tricky.size(); ++i) {
+    EXPECT_EQ(read->rows[i][Col::kReason], tricky[i]);
+    EXPECT_EQ(read->rows[i][Col::kFailure], tricky[i]);
+    EXPECT_EQ(read->rows[i][Col::kFamily], tricky[i]);
+    EXPECT_EQ(read->rows[i][Col::kIi], "12");
+    EXPECT_EQ(read->rows[i][Col::kGraphHash], "0123456789abcdef");
+    EXPECT_EQ(read->rows[i][Col::kTimeNs], "1234");
+    EXPECT_EQ(read->rows[i].line_number, i + 3);
+    EXPECT_EQ(read->rows[i].line + "\n", format_row([&] {
+                SweepRow r = sample_row();
+                r.reason = r.failure = r.family = tricky[i];
+                return r;
+              }()));
+  }
+}
+
+TEST(SweepCsv, LineBreaksBecomeSpacesSoEveryRowIsOneLine) {
+  SweepRow r = sample_row();
+  r.reason = "first\nsecond\r\nthird";
+  StatusOr<ReadResult> read = parse_sweep_csv(header_text() + format_row(r), "nl.csv");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  ASSERT_EQ(read->rows.size(), 1u);
+  EXPECT_EQ(read->rows[0][Col::kReason], "first second  third");
+}
+
+TEST(SweepCsv, HeaderIsVersionedAndHasTheSpecColumns) {
+  const std::string h = header_text();
+  EXPECT_EQ(h.rfind("# tilesched.sweep/1\n", 0), 0u);
+  for (const char* c : {"family", "ops", "edges", "seed", "graph_hash", "generator", "arm_policy",
+                        "feasible", "ii", "mii", "res_mii", "rec_mii", "fine_mii", "dep_mii",
+                        "stage_count", "time_ns", "verified", "optimal_ii", "proven",
+                        "engine_version", "failure", "reason", "cb_ii_tried"}) {
+    EXPECT_NE(("," + csv_line(sweep_columns())).find(std::string(",") + c + ","), std::string::npos) << c;
+  }
+  const std::vector<std::string> cols = sweep_columns();
+  EXPECT_EQ(cols.front(), "family");
+  EXPECT_EQ(cols.back(), "wall_ns");
+  EXPECT_EQ(cols[cols.size() - 2], "time_ns");
+}
+
+TEST(SweepCsv, PartialLastLineIsDroppedOnlyWhenAsked) {
+  const std::string full = header_text() + format_row(sample_row()) + format_row(sample_row());
+  const std::string cut = full.substr(0, full.size() - 10);
+  StatusOr<ReadResult> strict = parse_sweep_csv(cut, "cut.csv");
+  EXPECT_FALSE(strict.ok());
+  StatusOr<ReadResult> lenient = parse_sweep_csv(cut, "cut.csv", /*drop_partial_tail=*/true);
+  ASSERT_TRUE(lenient.ok()) << lenient.status().message();
+  EXPECT_EQ(lenient->rows.size(), 1u);
+  EXPECT_GT(lenient->dropped_bytes, 0u);
+}
+
+TEST(SweepCsv, RefusesWhatIsNotASweepCsv) {
+  StatusOr<ReadResult> r = parse_sweep_csv("family,ops\nx,1\n", "plain.csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("plain.csv: line 1"), std::string::npos);
+  r = parse_sweep_csv(std::string(kVersionLine) + "\nfamily,ops\nx,1\n", "few.csv");
+  ASSERT_FALSE(r.ok());  // columns missing from the header
+  EXPECT_NE(r.status().message().find("few.csv"), std::string::npos);
+  r = parse_sweep_csv(header_text() + "a,b,c\n", "short.csv");
+  ASSERT_FALSE(r.ok());  // too few fields
+  r = parse_sweep_csv(header_text() + "\"unclosed,1\n", "quote.csv");
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(parse_sweep_csv("", "empty.csv").ok());
+}
+
+TEST(SweepCsv, FieldInt) {
+  EXPECT_EQ(field_int("42"), 42);
+  EXPECT_EQ(field_int("-3"), -3);
+  EXPECT_FALSE(field_int(""));
+  EXPECT_FALSE(field_int("4x"));
+  EXPECT_FALSE(field_int("99999999999999999999"));
+}
+
+}  // namespace
+}  // namespace tilesched::sweep

@@ -1,0 +1,159 @@
+// Running one graph's generators for the sweep (row.h).
+#include "sweep/row.h"
+
+#include <chrono>
+
+#include "sweep/families.h"
+#include "tilesched/generate.h"
+#include "tilesched/json_io.h"
+#include "tilesched/mii.h"
+#include "tilesched/verify.h"
+#include "tilesched/version.h"
+
+namespace tilesched::sweep {
+namespace {
+
+constexpr size_t kMaxReason = 300;
+
+std::string clip(std::string s) {
+  if (s.size() > kMaxReason) s = s.substr(0, kMaxReason - 3) + "...";
+  return s;
+}
+
+SweepRow base_row(const GraphKey& key, const GeneratorConfig& config) {
+  SweepRow r;
+  r.family = key.family;
+  r.ops = key.ops;
+  r.seed = key.seed;
+  r.generator = config.name();
+  r.arm_policy = config.arm_policy_text();
+  r.engine_version = std::string(engine_version());
+  r.stats.assign(stat_keys().size(), std::nullopt);
+  return r;
+}
+
+void set_mii(SweepRow& r, const MiiBounds& m) {
+  r.mii = m.max();
+  r.res_mii = m.resource;
+  r.rec_mii = m.recurrence;
+  r.fine_mii = m.fine_density;
+  r.dep_mii = m.dependency;
+}
+
+// Whether the exact oracle proved its II optimal. Issue 9 adds the figure
+// to Schedule; until then a schedule can say so through a "proven_optimal"
+// stats counter, and otherwise the answer is no.
+bool exact_proven(const Schedule& s) {
+  for (const auto& [key, value] : s.stats) {
+    if (key == "proven_optimal") return value != 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+uint64_t graph_hash(const Graph& g) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a offset basis
+  for (const char c : write_graph_json(g)) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;  // FNV prime
+  }
+  return h;
+}
+
+ConfigRun run_config(const Graph& g, const GraphKey& key, const GeneratorConfig& config) {
+  ConfigRun run;
+  SweepRow& r = run.row;
+  r = base_row(key, config);
+  r.graph_ops = g.op_count();
+  r.edges = g.edge_count();
+  r.graph_hash = graph_hash(g);
+
+  GenerateOptions opts;
+  opts.generator = config.kind;
+  if (config.arm_policy) opts.cost_based.arm_policy = *config.arm_policy;
+  const auto t0 = std::chrono::steady_clock::now();
+  StatusOr<Schedule> s = generate_schedule(g, opts);
+  if (!s.ok()) {
+    r.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::steady_clock::now() - t0).count();
+    set_mii(r, compute_mii(g));
+    const std::string& msg = s.status().message();
+    r.failure = msg.find("not available") != std::string::npos ? "unavailable" : "error";
+    r.reason = clip(msg);
+    return run;
+  }
+  const VerifyReport report = verify_schedule(g, *s);
+  r.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - t0).count();
+  set_mii(r, s->mii);
+  r.time_ns = s->time_ns;
+  r.feasible = s->feasible;
+  if (s->feasible) {
+    r.ii = s->ii;
+    r.stage_count = s->stage_count;
+  }
+  const std::vector<std::string> keys = stat_keys();
+  for (const auto& [key_name, value] : s->stats) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key_name) r.stats[i] = value;
+    }
+  }
+  if (!s->feasible) {
+    r.failure = std::string(failure_reason_name(s->failure));
+    r.reason = "no legal schedule";
+    if (!s->diagnostics.empty()) r.reason += ": " + s->diagnostics.front();
+    r.reason = clip(r.reason);
+  } else if (!report.legal()) {
+    r.failure = "illegal";
+    const Violation& v = report.violations.front();
+    r.reason = std::string(rule_name(v.rule)) + ": " + v.message;
+    if (report.violations.size() > 1) {
+      r.reason += " (+" + std::to_string(report.violations.size() - 1) + " more)";
+    }
+    r.reason = clip(r.reason);
+  } else {
+    r.verified = true;
+  }
+  run.schedule = std::move(s).value();
+  return run;
+}
+
+void fill_optimal(std::vector<ConfigRun>& runs) {
+  const ConfigRun* exact = nullptr;
+  for (const ConfigRun& run : runs) {
+    if (run.row.generator == generator_name(GeneratorKind::kExact) && run.row.verified &&
+        run.schedule) {
+      exact = &run;
+      break;
+    }
+  }
+  if (!exact) return;
+  const int64_t ii = exact->schedule->ii;
+  const bool proven = exact_proven(*exact->schedule);
+  for (ConfigRun& run : runs) {
+    run.row.optimal_ii = ii;
+    run.row.proven = proven;
+  }
+}
+
+std::vector<SweepRow> run_graph(const GraphKey& key, const std::vector<GeneratorConfig>& configs) {
+  std::vector<SweepRow> rows;
+  StatusOr<Graph> g = make_graph(key.family, key.ops, key.seed);
+  if (!g.ok()) {
+    for (const GeneratorConfig& c : configs) {
+      SweepRow r = base_row(key, c);
+      r.failure = "graph-error";
+      r.reason = clip(g.status().message());
+      rows.push_back(std::move(r));
+    }
+    return rows;
+  }
+  std::vector<ConfigRun> runs;
+  for (const GeneratorConfig& c : configs) runs.push_back(run_config(*g, key, c));
+  fill_optimal(runs);
+  for (ConfigRun& run : runs) rows.push_back(std::move(run.row));
+  return rows;
+}
+
+}  // namespace tilesched::sweep

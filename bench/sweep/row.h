@@ -1,0 +1,44 @@
+// One graph of the sweep, run: build it, run every generator configuration
+// on it, verify each schedule, and fill the exact oracle's figure into all
+// of the graph's rows. The sweep's workers and `tilesched replay` both go
+// through here, so a replayed row is computed exactly as it was swept.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sweep/csv.h"
+#include "sweep/worklist.h"
+#include "tilesched/graph.h"
+#include "tilesched/schedule.h"
+
+namespace tilesched::sweep {
+
+// FNV-1a (64 bit) of the canonical graph JSON that write_graph_json writes:
+// stable across runs, platforms and compilers, and it changes whenever the
+// graph does (name, target, ops, edges, any field).
+uint64_t graph_hash(const Graph& g);
+
+struct ConfigRun {
+  SweepRow row;
+  std::optional<Schedule> schedule;  // absent when the generator failed to run
+};
+
+// One generator on one graph, verified. Never throws or aborts on a
+// generator error: that becomes a row with feasible = 0, verified = 0 and
+// the reason.
+ConfigRun run_config(const Graph& g, const GraphKey& key, const GeneratorConfig& config);
+
+// Every configuration on the graph `key` names, rows in `configs` order,
+// optimal_ii / proven filled by fill_optimal. A graph that cannot be built
+// gives one row per configuration with failure "graph-error".
+std::vector<SweepRow> run_graph(const GraphKey& key, const std::vector<GeneratorConfig>& configs);
+
+// The one place that reads the exact oracle's result: when `runs` holds a
+// verified exact schedule, every row gets optimal_ii = its II and proven =
+// whether the oracle proved it optimal; otherwise both stay empty.
+void fill_optimal(std::vector<ConfigRun>& runs);
+
+}  // namespace tilesched::sweep

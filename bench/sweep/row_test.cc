@@ -1,0 +1,102 @@
+// One graph's rows: deterministic, verified, the exact oracle's figure
+// shared by every row of its graph, an unavailable generator as a row.
+#include "sweep/row.h"
+
+#include <gtest/gtest.h>
+
+#include "sweep/families.h"
+
+namespace tilesched::sweep {
+namespace {
+
+std::string untimed(SweepRow r) {
+  r.time_ns = 0;
+  r.wall_ns = 0;
+  return format_row(r);
+}
+
+TEST(SweepRow, RowsAreDeterministicAndVerified) {
+  const std::vector<GeneratorConfig> configs = {
+      {GeneratorKind::kSerial, std::nullopt},
+      {GeneratorKind::kCostBased, ArmPolicy::kFirstSuccess},
+      {GeneratorKind::kCostBased, ArmPolicy::kBestCost}};
+  for (const std::string& family : family_names()) {
+    const GraphKey key{family, 24, 7};
+    const std::vector<SweepRow> a = run_graph(key, configs);
+    const std::vector<SweepRow> b = run_graph(key, configs);
+    ASSERT_EQ(a.size(), configs.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(untimed(a[i]), untimed(b[i]));
+      EXPECT_TRUE(a[i].verified) << a[i].reason;
+      EXPECT_EQ(a[i].failure, "none");
+      EXPECT_EQ(a[i].graph_ops, 24);
+      EXPECT_GE(*a[i].ii, a[i].mii);
+      EXPECT_FALSE(a[i].optimal_ii);  // no exact row
+      EXPECT_EQ(a[i].graph_hash, a[0].graph_hash);
+    }
+    EXPECT_FALSE(a[0].stats[0]);  // serial: no cost-based statistics
+    EXPECT_TRUE(a[1].stats[0]);   // ii_tried
+    EXPECT_LE(*a[1].ii, *a[0].ii);  // cost-based is never worse than serial
+  }
+}
+
+TEST(SweepRow, GraphHashIsFnv1aOfTheCanonicalJsonAndTellsGraphsApart) {
+  StatusOr<Graph> g1 = make_graph("random_layered", 16, 1);
+  StatusOr<Graph> g2 = make_graph("random_layered", 16, 2);
+  ASSERT_TRUE(g1.ok() && g2.ok());
+  EXPECT_EQ(graph_hash(*g1), graph_hash(*make_graph("random_layered", 16, 1)));
+  EXPECT_NE(graph_hash(*g1), graph_hash(*g2));
+  Graph empty_name = *g1;
+  empty_name.name = "";
+  EXPECT_NE(graph_hash(empty_name), graph_hash(*g1));
+}
+
+TEST(SweepRow, AnUnavailableGeneratorIsARowNotACrash) {
+  const std::vector<SweepRow> rows =
+      run_graph({"random_layered", 8, 1}, {{GeneratorKind::kSerial, std::nullopt},
+                                           {GeneratorKind::kExact, std::nullopt}});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].verified);
+  EXPECT_FALSE(rows[1].feasible);
+  EXPECT_FALSE(rows[1].verified);
+  EXPECT_EQ(rows[1].failure, "unavailable");
+  EXPECT_NE(rows[1].reason.find("not available"), std::string::npos);
+  EXPECT_EQ(rows[1].mii, rows[0].mii);  // MII still recorded
+  EXPECT_FALSE(rows[0].optimal_ii);
+}
+
+TEST(SweepRow, UnknownFamilyIsAGraphErrorRow) {
+  const std::vector<SweepRow> rows =
+      run_graph({"no_such_family", 8, 1}, {{GeneratorKind::kSerial, std::nullopt}});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].failure, "graph-error");
+  EXPECT_FALSE(rows[0].verified);
+}
+
+TEST(SweepRow, FillOptimalSharesTheExactRowsIiWithTheGraphsRows) {
+  std::vector<ConfigRun> runs(2);
+  runs[0].row.generator = "serial";
+  runs[0].row.verified = true;
+  runs[0].schedule = Schedule{};
+  runs[1].row.generator = "exact";
+  runs[1].row.verified = true;
+  Schedule exact;
+  exact.ii = 7;
+  exact.stats = {{"proven_optimal", 1}};
+  runs[1].schedule = exact;
+  fill_optimal(runs);
+  for (const ConfigRun& r : runs) {
+    EXPECT_EQ(r.row.optimal_ii, 7);
+    EXPECT_EQ(r.row.proven, true);
+  }
+  // An exact row that did not verify gives no figure.
+  runs[1].row.verified = false;
+  runs[0].row.optimal_ii.reset();
+  runs[0].row.proven.reset();
+  fill_optimal(runs);
+  EXPECT_FALSE(runs[0].row.optimal_ii);
+  EXPECT_FALSE(runs[0].row.proven);
+}
+
+}  // namespace
+}  // namespace tilesched::sweep

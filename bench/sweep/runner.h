@@ -1,0 +1,46 @@
+// The sweep runner: worker threads over the work list, a journal that
+// survives a kill, resume, a progress bar, and the final CSV and context
+// file written atomically in work-list order.
+//
+// Files, for --out FILE.csv:
+//   FILE.csv.partial       the journal: header, then each finished graph's
+//                          rows as one flushed write, in completion order;
+//   FILE.csv.partial.json  the sweep's signature (context.h), written first;
+//   FILE.csv, FILE.csv.json  the sorted result and its context, renamed into
+//                          place when every row is done; the journal is then
+//                          removed.
+// With resume, a journal with the same signature is read back (a partial
+// last line is dropped), graphs with all their rows are kept and the rest
+// are run again; a journal from a different sweep is refused. Without a
+// journal, a finished FILE.csv with the same signature is reused, and one
+// from a different sweep or engine revision is replaced.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "sweep/worklist.h"
+#include "tilesched/status.h"
+
+namespace tilesched::sweep {
+
+struct SweepOptions {
+  SweepSpec spec;
+  std::string out;        // FILE.csv
+  int jobs = 1;           // worker threads, >= 1
+  bool resume = false;
+  bool progress = false;  // draw a progress bar on stderr
+  std::string command;    // the exact command line, for the context file
+};
+
+struct SweepSummary {
+  size_t rows = 0;      // rows in the final file
+  size_t kept = 0;      // rows taken over from an earlier run
+  size_t failures = 0;  // rows with verified = 0
+};
+
+// Runs the sweep. Errors: InvalidInput for a journal of a different sweep
+// or an unreadable one, IoError when a file cannot be written.
+StatusOr<SweepSummary> run_sweep(const SweepOptions& opts);
+
+}  // namespace tilesched::sweep

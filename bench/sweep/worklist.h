@@ -1,0 +1,92 @@
+// What a sweep runs: the lists given on the command line (families, sizes,
+// seeds, generators), their expansion into a deterministic work list of
+// graphs, and the split of that list into shards. One work item is one
+// graph; every generator configuration runs on it, so the rows of a graph
+// (and the exact oracle's figure they share) always stay together.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilesched/cost_based.h"
+#include "tilesched/generate.h"
+#include "tilesched/status.h"
+
+namespace tilesched::sweep {
+
+// One generator as the sweep runs it. The arm policy applies to the
+// cost-based generator (and auto); the others carry none.
+struct GeneratorConfig {
+  GeneratorKind kind = GeneratorKind::kSerial;
+  std::optional<ArmPolicy> arm_policy;
+  std::string name() const;         // "serial", "cost-based", ...
+  std::string arm_policy_text() const;  // "" when none
+  friend bool operator==(const GeneratorConfig&, const GeneratorConfig&) = default;
+};
+
+struct GraphKey {
+  std::string family;
+  int ops = 0;
+  uint64_t seed = 0;
+  friend bool operator==(const GraphKey&, const GraphKey&) = default;
+};
+
+struct Shard {
+  int index = 1;  // 1..count
+  int count = 1;
+  std::string text() const;  // "k/N"
+};
+
+struct SweepSpec {
+  std::vector<std::string> families;
+  std::vector<int> ops;
+  std::vector<uint64_t> seeds;
+  std::vector<GeneratorConfig> generators;  // arm policies already expanded
+  Shard shard;
+};
+
+// "8,16,32", "1-100", "16-1024x2" (geometric: 16, 32, ..., 1024) and
+// "0-100:10" (step), comma-separated and mixed; duplicates are dropped,
+// first occurrence kept. Values outside [lo, hi] and malformed items are
+// InvalidInput naming `what`. At most 100000 values.
+StatusOr<std::vector<int64_t>> parse_int_list(std::string_view text, std::string_view what,
+                                              int64_t lo, int64_t hi);
+
+// "A,B" or "all" against family_names().
+StatusOr<std::vector<std::string>> parse_families(std::string_view text);
+
+// `generators` x `arm_policies` (the policies only multiply the generators
+// that take one).
+StatusOr<std::vector<GeneratorConfig>> parse_generators(std::string_view generators,
+                                                        std::string_view arm_policies);
+
+// "k/N" with 1 <= k <= N.
+StatusOr<Shard> parse_shard(std::string_view text);
+
+// Every graph of the sweep in its canonical order: families in the order
+// given, then sizes, then seeds.
+std::vector<GraphKey> expand_graphs(const SweepSpec& spec);
+
+// The graphs of `shard`: the items whose position i in the full list has
+// i mod N == k - 1. Shards are disjoint, their union is the full list, and
+// each keeps the canonical order.
+std::vector<GraphKey> shard_graphs(const std::vector<GraphKey>& all, const Shard& shard);
+
+// The documented standard sweeps (`--preset`; docs/SWEEP.md). Options given
+// on the command line override a preset's values.
+struct Preset {
+  const char* name;
+  const char* families;
+  const char* ops;
+  const char* seeds;
+  const char* generators;
+  const char* arm_policies;
+  const char* purpose;
+};
+const Preset* find_preset(std::string_view name);
+std::string preset_names();  // "quick, default, paper"
+
+}  // namespace tilesched::sweep

@@ -1,0 +1,62 @@
+// `tilesched compare BASE.csv NEW.csv`: the regression gate over two sweep
+// CSVs (bench/sweep/compare.h has the rules). Prints a summary table per
+// generator and family; exit 1 when NEW regresses, 0 when not, 2 on bad
+// usage or a malformed file.
+#include <iostream>
+
+#include "commands.h"
+#include "sweep/compare.h"
+
+namespace po = boost::program_options;
+
+namespace tilesched::cli {
+
+int run_compare(const Args& args) {
+  std::string base_path, new_path;
+  sweep::CompareOptions opts;
+  double fail_ratio = 0, floor_us = 50;
+  po::options_description visible("options");
+  visible.add_options()
+      ("help,h", "show this help")
+      ("time-warn-ratio", po::value(&opts.time_warn_ratio)->default_value(1.5),
+       "warn when a group's median generator time grows by more than this factor")
+      ("time-fail-ratio", po::value(&fail_ratio)->default_value(0),
+       "fail (exit 1) when it grows by more than this factor; 0 = timing never fails "
+       "(the default: shared machines are noisy)")
+      ("time-floor-us", po::value(&floor_us)->default_value(50),
+       "groups whose base median time is below this many microseconds are not timed")
+      ("allow-graph-changes", "rows whose graph_hash differs are skipped with a warning "
+                              "instead of failing");
+  po::options_description hidden;
+  hidden.add_options()
+      ("base", po::value(&base_path)->required(), "baseline CSV")
+      ("new", po::value(&new_path)->required(), "new CSV");
+  po::positional_options_description positional;
+  positional.add("base", 1).add("new", 1);
+  po::variables_map vm;
+  if (std::optional<int> done = parse_args(args, "compare", "BASE.csv NEW.csv [options]", visible,
+                                           hidden, positional, vm)) {
+    return *done;
+  }
+  if (fail_ratio < 0 || opts.time_warn_ratio <= 0 || floor_us < 0) {
+    return fail("compare", Status::InvalidInput(
+                               "--time-warn-ratio must be > 0, --time-fail-ratio and "
+                               "--time-floor-us >= 0"));
+  }
+  if (fail_ratio > 0) opts.time_fail_ratio = fail_ratio;
+  opts.time_floor_ns = static_cast<int64_t>(floor_us * 1000);
+  opts.allow_graph_changes = vm.count("allow-graph-changes") > 0;
+
+  StatusOr<sweep::ReadResult> base = sweep::read_sweep_csv(base_path);
+  if (!base.ok()) return fail("compare", base.status());
+  StatusOr<sweep::ReadResult> now = sweep::read_sweep_csv(new_path);
+  if (!now.ok()) return fail("compare", now.status());
+  StatusOr<sweep::CompareReport> report =
+      sweep::compare_sweeps(*base, base_path, *now, new_path, opts);
+  if (!report.ok()) return fail("compare", report.status());
+  std::cout << report->text;
+  std::cout << (report->regressed ? "result: REGRESSION\n" : "result: ok\n");
+  return report->regressed ? kExitNoSchedule : kExitOk;
+}
+
+}  // namespace tilesched::cli

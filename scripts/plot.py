@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""Plots of a tilesched sweep CSV (docs/SWEEP.md).
+
+usage: /usr/bin/python3 scripts/plot.py RESULTS.csv --out DIR
+
+Writes, as PNG and SVG each:
+  ii_over_mii       distribution of II/MII per generator (box plot)
+  serial_vs_cost    serial II against cost-based II per graph (log-log scatter)
+  stage_count       mean stage count against op count, per generator
+  time_vs_ops       generator time against op count (log-log), with the
+                    fitted slope of log(time) on log(ops) per generator
+  optimality_gap    (II - optimal_ii) / optimal_ii per generator; only when
+                    the exact oracle filled optimal_ii for some rows
+Needs Debian's python3-matplotlib and python3-pandas (run it with
+/usr/bin/python3: a pyenv `python3` may not see them). Exit status: 0 done,
+2 bad usage or input, 3 matplotlib/pandas missing.
+"""
+import argparse
+import os
+import sys
+
+VERSION_LINE = "# tilesched.sweep/1"
+
+
+def die(msg, code=2):
+    print(f"plot.py: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def label(row):
+    return row["generator"] + (f"/{row['arm_policy']}" if row["arm_policy"] else "")
+
+
+def save(fig, out, name, written):
+    for ext in ("png", "svg"):
+        path = os.path.join(out, f"{name}.{ext}")
+        tmp = path + ".tmp"
+        fig.savefig(tmp, format=ext, dpi=120, bbox_inches="tight")
+        os.replace(tmp, path)  # atomic: never a half-written plot
+        written.append(path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Plot a tilesched sweep CSV.")
+    ap.add_argument("csv")
+    ap.add_argument("--out", required=True, help="directory for the PNG and SVG files")
+    args = ap.parse_args()
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+        import numpy as np
+        import pandas as pd
+    except ImportError as e:
+        die(f"needs python3-matplotlib and python3-pandas ({e}); run it with /usr/bin/python3", 3)
+
+    try:
+        with open(args.csv, encoding="utf-8") as f:
+            first = f.readline().rstrip("\r\n")
+    except OSError as e:
+        die(f"{args.csv}: {e.strerror}")
+    if first != VERSION_LINE:
+        die(f"{args.csv}: line 1: not a tilesched sweep CSV (expected '{VERSION_LINE}')")
+    try:
+        df = pd.read_csv(args.csv, skiprows=1, dtype={"family": str, "generator": str,
+                                                      "arm_policy": str, "reason": str},
+                         keep_default_na=False, na_values={"ii": [""], "stage_count": [""],
+                                                           "optimal_ii": [""]})
+    except Exception as e:  # pandas raises many types for malformed files
+        die(f"{args.csv}: {e}")
+    needed = ["family", "ops", "graph_ops", "seed", "generator", "arm_policy", "feasible",
+              "verified", "ii", "mii", "stage_count", "time_ns", "optimal_ii"]
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        die(f"{args.csv}: missing columns: {', '.join(missing)}")
+    os.makedirs(args.out, exist_ok=True)
+    df["label"] = df.apply(label, axis=1)
+    ok = df[(df["feasible"] == 1) & (df["verified"] == 1)].copy()
+    ok["ii_over_mii"] = ok["ii"] / ok["mii"]
+    labels = sorted(ok["label"].unique())
+    written = []
+
+    # 1. II/MII distribution per generator.
+    fig, ax = plt.subplots(figsize=(7, 4))
+    data = [ok.loc[ok["label"] == l, "ii_over_mii"].values for l in labels]
+    if labels:
+        ax.boxplot(data, labels=labels, showmeans=True)
+    ax.set_ylabel("II / MII")
+    ax.set_title(f"II over MII per generator ({len(ok)} verified rows)")
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    plt.setp(ax.get_xticklabels(), rotation=15, ha="right")
+    save(fig, args.out, "ii_over_mii", written)
+    plt.close(fig)
+
+    # 2. Serial vs cost-based II per graph.
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    key = ["family", "ops", "seed"]
+    serial = ok[ok["generator"] == "serial"][key + ["ii"]].rename(columns={"ii": "serial_ii"})
+    cost = ok[ok["generator"] == "cost-based"]
+    for policy, part in cost.groupby("arm_policy"):
+        m = part.merge(serial, on=key)
+        ax.scatter(m["serial_ii"], m["ii"], s=12, alpha=0.6, label=f"cost-based/{policy}")
+    if len(serial):
+        lo, hi = max(1, ok["ii"].min()), ok["ii"].max()
+        ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--", label="equal II")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.legend(fontsize=8)
+    ax.set_xlabel("serial II")
+    ax.set_ylabel("cost-based II")
+    ax.set_title("Serial vs cost-based II (one point per graph)")
+    save(fig, args.out, "serial_vs_cost", written)
+    plt.close(fig)
+
+    # 3. Stage counts against op count.
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for l in labels:
+        part = ok[ok["label"] == l].groupby("ops")["stage_count"].mean()
+        ax.plot(part.index, part.values, marker="o", label=l)
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.set_xlabel("ops")
+    ax.set_ylabel("mean stage count")
+    ax.set_title("Stage count per generator")
+    if labels:
+        ax.legend(fontsize=8)
+    save(fig, args.out, "stage_count", written)
+    plt.close(fig)
+
+    # 4. Time against op count, log-log, with the fitted slope.
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for l in labels:
+        part = ok[(ok["label"] == l) & (ok["time_ns"] > 0)]
+        if part.empty:
+            continue
+        x, y = part["graph_ops"].astype(float), part["time_ns"].astype(float) / 1e3
+        text = l
+        if x.nunique() >= 2:
+            slope, icpt = np.polyfit(np.log10(x), np.log10(y), 1)
+            xs = np.array([x.min(), x.max()])
+            ax.plot(xs, 10 ** icpt * xs ** slope, lw=1)
+            text += f" (slope {slope:.2f})"
+        ax.scatter(x, y, s=8, alpha=0.5, label=text)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    sizes = sorted(ok["graph_ops"].unique())
+    if 0 < len(sizes) <= 12:
+        ax.set_xticks(sizes)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel("ops")
+    ax.set_ylabel("generator time (µs)")
+    ax.set_title("Scheduling time against op count")
+    if labels:
+        ax.legend(fontsize=8)
+    save(fig, args.out, "time_vs_ops", written)
+    plt.close(fig)
+
+    # 5. Optimality gap, once the exact oracle fills optimal_ii.
+    gap = ok[ok["optimal_ii"].notna() & (ok["generator"] != "exact")].copy()
+    if len(gap):
+        gap["gap"] = (gap["ii"] - gap["optimal_ii"]) / gap["optimal_ii"]
+        glabels = sorted(gap["label"].unique())
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.boxplot([gap.loc[gap["label"] == l, "gap"].values for l in glabels], labels=glabels,
+                   showmeans=True)
+        ax.set_ylabel("(II - optimal II) / optimal II")
+        ax.set_title(f"Optimality gap ({len(gap)} rows with an exact figure)")
+        save(fig, args.out, "optimality_gap", written)
+        plt.close(fig)
+    else:
+        print("plot.py: no optimal_ii in the CSV (no exact rows): optimality_gap skipped",
+              file=sys.stderr)
+
+    for path in written:
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
