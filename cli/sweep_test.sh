@@ -23,7 +23,7 @@ expect() {
 rows() { tail -n +3 "$1" | sed -E 's/,[^,]*,[^,]*$//'; }
 same_rows() { cmp -s <(rows "$1") <(rows "$2") || fail "$3: rows differ: $(diff <(rows "$1") <(rows "$2") | head -5)"; }
 
-small=(--families all --ops 8,16 --seeds 1-3 --generators serial,cost-based
+small=(--families random_layered,chains --ops 8,16 --seeds 1-3 --generators serial,cost-based
        --arm-policy first-success,best-cost)
 
 # --help and usage errors: exit 2, one line, no output file.
@@ -69,7 +69,8 @@ cmp -s <(for k in 1 2 3; do rows "$work/s$k.csv"; done | sort) <(rows "$work/j1.
 
 # Resume after kill -9: start, kill mid-way, add a torn half row as a write
 # cut short would, resume; the result equals an uninterrupted run.
-slow=(--families all --ops 64 --seeds 1-10 --generators serial,cost-based --arm-policy best-cost)
+slow=(--families random_layered,sparse_recurrent --ops 64 --seeds 1-10 --generators serial,cost-based
+      --arm-policy best-cost)
 expect 0 "$bin" sweep "${slow[@]}" --jobs 1 --out "$work/ref.csv"
 "$bin" sweep "${slow[@]}" --jobs 1 --out "$work/res.csv" 2>/dev/null &
 pid=$!
@@ -135,18 +136,22 @@ grep -q 'reproduced' "$work/err" || fail "replay: $(cat "$work/err")"
 ii=$(awk -F, 'NR==7{print $9}' "$work/j1.csv")
 grep -Eq "\"ii\": ?$ii," "$work/replay.json" || fail "replay: II $ii not in the schedule"
 expect 0 "$bin" verify "$work/g.json" "$work/replay.json"
-expect 0 "$bin" replay "$work/j1.csv" --key random_layered_dag,16,2,cost-based,best-cost
+expect 0 "$bin" replay "$work/j1.csv" --key chains,16,2,cost-based,best-cost
 expect 0 "$bin" replay "$work/j1.csv" --key random_layered,8,1,serial
 expect 1 "$bin" replay "$work/worse.csv" --row 3
 expect 2 "$bin" replay "$work/j1.csv" --row 999
 expect 2 "$bin" replay "$work/j1.csv" --key nope,8,1,serial
 expect 2 "$bin" replay "$work/j1.csv"
 
-# exact (issue 9) not in this build: a row with the reason, exit 1 at the end.
-expect 1 "$bin" sweep --families random_layered --ops 8 --seeds 1 --generators serial,exact \
+# exact: its row is verified and fills optimal_ii and proven on every row
+# of its graph.
+expect 0 "$bin" sweep --families random_layered --ops 8 --seeds 1-2 --generators serial,exact \
   --out "$work/exact.csv"
-grep -q '^random_layered,8,.*,exact,,0,.*,unavailable,' "$work/exact.csv" ||
-  fail "exact row: $(tail -1 "$work/exact.csv")"
+col() { sed -n 2p "$work/exact.csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+[[ -n $(col optimal_ii) && -n $(col proven) ]] || fail "exact: no optimal_ii/proven columns"
+awk -F, -v o="$(col optimal_ii)" -v p="$(col proven)" -v v="$(col verified)" \
+  'NR > 2 && ($o == "" || $p != 1 || $v != 1) { bad = 1 } END { exit bad }' "$work/exact.csv" ||
+  fail "exact: rows without a proven optimum: $(tail -n +3 "$work/exact.csv")"
 
 if ((failures > 0)); then
   echo "$failures failure(s)"

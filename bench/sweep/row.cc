@@ -40,16 +40,6 @@ void set_mii(SweepRow& r, const MiiBounds& m) {
   r.dep_mii = m.dependency;
 }
 
-// Whether the exact oracle proved its II optimal. Issue 9 adds the figure
-// to Schedule; until then a schedule can say so through a "proven_optimal"
-// stats counter, and otherwise the answer is no.
-bool exact_proven(const Schedule& s) {
-  for (const auto& [key, value] : s.stats) {
-    if (key == "proven_optimal") return value != 0;
-  }
-  return false;
-}
-
 }  // namespace
 
 uint64_t graph_hash(const Graph& g) {
@@ -130,7 +120,7 @@ void fill_optimal(std::vector<ConfigRun>& runs) {
   }
   if (!exact) return;
   const int64_t ii = exact->schedule->ii;
-  const bool proven = exact_proven(*exact->schedule);
+  const bool proven = exact->schedule->proven_optimal;
   for (ConfigRun& run : runs) {
     run.row.optimal_ii = ii;
     run.row.proven = proven;

@@ -70,7 +70,12 @@ TEST(WorkList, ShardsAreDisjointAndTheirUnionIsTheFullList) {
   spec.ops = {8, 16, 32};
   spec.seeds = {1, 2, 3, 4, 5, 6, 7};
   const std::vector<GraphKey> all = expand_graphs(spec);
-  ASSERT_EQ(all.size(), spec.families.size() * 3 * 7);
+  size_t builds = 0;  // (family, ops) pairs the families build
+  for (const std::string& f : spec.families) {
+    for (int ops : spec.ops) builds += family_builds(f, ops) ? 1 : 0;
+  }
+  ASSERT_GT(builds, 2 * spec.families.size());
+  ASSERT_EQ(all.size(), builds * 7);
   auto id = [](const GraphKey& k) {
     return k.family + "/" + std::to_string(k.ops) + "/" + std::to_string(k.seed);
   };
