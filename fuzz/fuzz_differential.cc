@@ -22,13 +22,9 @@ namespace {
 Schedule run_checked(const Graph& g, const fuzz::GeneratorConfig& config, int64_t mii) {
   StatusOr<Schedule> s = generate_schedule(g, config.options);
   FUZZ_CHECK(s.ok(), config.name + " returned an error", s.status().message() + "\n" + fuzz::describe(g));
-  if (s->feasible) {
-    const VerifyReport report = verify_schedule(g, *s);
-    FUZZ_CHECK(report.legal(), config.name + " returned an illegal schedule",
-               fuzz::describe(report) + fuzz::describe(g, *s));
-    FUZZ_CHECK(s->ii >= mii, config.name + ": II below MII " + std::to_string(mii),
-               fuzz::describe(g, *s));
-  }
+  fuzz::check_result(g, *s, config.name);
+  FUZZ_CHECK(!s->feasible || s->ii >= mii, config.name + ": II below MII " + std::to_string(mii),
+             fuzz::describe(g, *s));
   FUZZ_CHECK(s->mii == compute_mii(g), config.name + " reports another MII", fuzz::describe(g, *s));
   return std::move(s).value();
 }

@@ -5,7 +5,9 @@
 // materialize succeeds on every schedule that meets L1 (a failure is only
 // allowed where the verifier finds an L1 violation); a success meets
 // check_materialization, is deterministic, and once attached passes the
-// verifier's materialization rule; the region dump never crashes.
+// verifier's materialization rule; the region dump never crashes. A
+// generator's schedule also gets fuzz::check_result (legal, or infeasible
+// for the right reason).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -48,6 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     default: s = consume_schedule(in, *g); break;
   }
+  if (s.generator != "fuzz") fuzz::check_result(*g, s, s.generator);
   if (!s.feasible) return 0;
   const VerifyReport before = verify_schedule(*g, s);
   StatusOr<Materialization> m = materialize(*g, s);

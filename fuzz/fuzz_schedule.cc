@@ -5,7 +5,8 @@
 // crash); every generator answers; every feasible schedule passes the
 // verifier (L1-L7, stage/order, the attached Pipe_/Mutex_ values), has
 // II >= MII, and survives the schedule JSON round trip; an infeasible one
-// names its reason; one configuration, rerun, gives the same schedule.
+// names its reason (the storage budget where the stores alone exceed the
+// storage pool); one configuration, rerun, gives the same schedule.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -40,15 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(again.ok() && fuzz::same_result(*s, *again), config.name + " is not deterministic",
                  fuzz::describe(*g, *s));
     }
-    if (!s->feasible) {
-      FUZZ_CHECK(s->failure != FailureReason::kNone, config.name + ": infeasible without a reason",
-                 fuzz::describe(*g, *s));
-      continue;
-    }
-    const VerifyReport report = verify_schedule(*g, *s);
-    FUZZ_CHECK(report.legal(), config.name + " returned an illegal schedule",
-               fuzz::describe(report) + fuzz::describe(*g, *s));
-    FUZZ_CHECK(s->ii >= s->mii.max(), config.name + ": II below MII", fuzz::describe(*g, *s));
+    fuzz::check_result(*g, *s, config.name);
+    if (!s->feasible) continue;
     const std::string written = write_schedule_json(*g, *s);
     StatusOr<Schedule> back = parse_schedule_json(written, "written", *g);
     FUZZ_CHECK(back.ok(), config.name + ": written schedule is refused",

@@ -179,6 +179,33 @@ std::string describe(const VerifyReport& r) {
   return out;
 }
 
+std::optional<int64_t> stores_over_storage(const Graph& g) {
+  const std::optional<int> pool = g.target.storage_pool();
+  if (!pool) return std::nullopt;
+  int64_t total = 0;
+  for (const Op& op : g.ops) total += op.store_bytes;
+  if (total <= g.target.pools[*pool].capacity) return std::nullopt;
+  return total;
+}
+
+void check_result(const Graph& g, const Schedule& s, const std::string& generator) {
+  if (!s.feasible) {
+    FUZZ_CHECK(s.failure != FailureReason::kNone, generator + ": infeasible without a reason",
+               describe(g, s));
+    // (An unorderable zero-latency cycle is a reason of its own.)
+    FUZZ_CHECK(!stores_over_storage(g) || s.failure == FailureReason::kStorageBudget ||
+                   s.failure == FailureReason::kDependenceCycle,
+               generator + ": stores exceed the storage pool but the reason is " +
+                   std::string(failure_reason_name(s.failure)),
+               describe(g, s));
+    return;
+  }
+  const VerifyReport report = verify_schedule(g, s);
+  FUZZ_CHECK(report.legal(), generator + " returned an illegal schedule",
+             describe(report) + describe(g, s));
+  FUZZ_CHECK(s.ii >= s.mii.max(), generator + ": II below MII", describe(g, s));
+}
+
 bool same_result(const Schedule& a, const Schedule& b) {
   return a.feasible == b.feasible && a.ii == b.ii && a.start == b.start;
 }

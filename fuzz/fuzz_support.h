@@ -7,6 +7,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,16 @@ std::string describe(const Graph& g);
 std::string describe(const Graph& g, const Schedule& s);
 // Every violation of a report, one per line.
 std::string describe(const VerifyReport& r);
+
+// The total of the ops' store_bytes when it exceeds the storage pool: L4
+// then fails at every II (each buffer counts at least once).
+std::optional<int64_t> stores_over_storage(const Graph& g);
+
+// What every generator's result must satisfy: a feasible schedule passes the
+// verifier and has II >= MII; an infeasible one names a reason, and the
+// storage-budget reason where the stores alone exceed the pool (or the
+// dependence-cycle one, also true of such a graph when it has one).
+void check_result(const Graph& g, const Schedule& s, const std::string& generator);
 
 // Same feasibility, II and starts: what determinism means for a generator.
 bool same_result(const Schedule& a, const Schedule& b);

@@ -33,6 +33,35 @@ TEST(Generate, SelectorFollowsTheSeedsOrderOfRules) {
   EXPECT_EQ(select_generator(Loads(2), low).chosen, GeneratorKind::kCostBased);
 }
 
+// Three SMEM buffers, each within the budget (232448 bytes) but together
+// over it: L4 counts each at least once at every II. The cost-based search
+// must say so at once instead of trying every II up to the cap (a fuzzing
+// finding: fuzz/regressions/fuzz_materialize/stores-exceed-smem-every-ii).
+TEST(Generate, StoresOverTheStoragePoolFailAtOnceAsStorageBudget) {
+  GraphBuilder b(blackwell_target());
+  for (int i = 0; i < 3; ++i) b.at(b.op("w" + std::to_string(i), "smem_write")).store_bytes = 100000;
+  const Graph g = std::move(b.build()).value();
+  GenerateOptions opts;
+  opts.generator = GeneratorKind::kCostBased;
+  for (ArmPolicy policy : {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost}) {
+    opts.cost_based.arm_policy = policy;
+    StatusOr<Schedule> s = generate_schedule(g, opts);
+    ASSERT_TRUE(s.ok());
+    EXPECT_FALSE(s->feasible);
+    EXPECT_EQ(s->failure, FailureReason::kStorageBudget);
+    bool said = false;
+    for (const std::string& d : s->diagnostics) {
+      said |= d.find("L4 fails at every II") != std::string::npos;
+    }
+    EXPECT_TRUE(said);
+    for (const auto& [name, value] : s->stats) {
+      if (name == "ii_tried") {
+        EXPECT_EQ(value, 0);
+      }
+    }
+  }
+}
+
 TEST(Generate, AutoRunsTheSelectedGeneratorAndSaysWhy) {
   StatusOr<Schedule> s = generate_schedule(Loads(8), GenerateOptions{});
   ASSERT_TRUE(s.ok());

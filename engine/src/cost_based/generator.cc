@@ -283,8 +283,21 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   }
   cap = std::min(cap, ModuloRrt::kMaxRrtII);
 
+  // L4 charges every buffer at least once at every II (its lifetime is at
+  // least 1, so ceil(lifetime / II) >= 1): when the stores alone add up to
+  // more than the storage pool, no II can be legal. Without this check the
+  // search tried every II up to the cap, each through the whole strategy
+  // ladder, and then reported kIiCapReached (found by fuzz_materialize;
+  // fuzz/regressions/fuzz_materialize/stores-exceed-smem-every-ii).
+  std::optional<int64_t> stores_over;  // the total, when it exceeds the pool
+  if (const std::optional<int> pool = g.target.storage_pool()) {
+    int64_t total = 0;  // <= kMaxOps * kMaxPoolCapacity: no overflow
+    for (const Op& op : g.ops) total += op.store_bytes;
+    if (total > g.target.pools[*pool].capacity) stores_over = total;
+  }
+
   std::optional<int64_t> found;
-  if (lower <= cap) {
+  if (lower <= cap && !stores_over) {
     if (ctx_.opts.ii_search == IiSearch::kLinear) {
       found = linear_search([&](int64_t ii) { return attempt(ii); }, lower, cap);
     } else {
@@ -301,6 +314,12 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
     for (OpId v = 0; v < g.op_count(); ++v) s.start[v] = placement_.start(v);
     derive_stage_order(s);
     if (serial_fallback_) s.flags.push_back("serial_fallback");
+  } else if (stores_over) {
+    s.failure = FailureReason::kStorageBudget;
+    s.diagnostics.push_back("store_bytes add up to " + std::to_string(*stores_over) +
+                            ", more than the storage pool's " +
+                            std::to_string(g.target.pools[*g.target.storage_pool()].capacity) +
+                            " bytes: L4 fails at every II");
   } else {
     s.failure = FailureReason::kIiCapReached;
     s.diagnostics.push_back("no legal placement for II " + std::to_string(lower) + " to " +
