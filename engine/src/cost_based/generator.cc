@@ -102,6 +102,7 @@ class Generator {
   bool attempt(int64_t ii);
   bool ladder();
   bool seat_serially();
+  bool storage_fallback(int64_t ii);
   std::optional<StageSpanLimit> tighten_for_storage();
   void note(std::string line) {
     if (notes_.size() < kMaxFailureNotes) notes_.push_back(std::move(line));
@@ -153,6 +154,26 @@ bool Generator::ladder() {
   }
   for (const std::string& f : driver_.failure()) note(f);
   return false;
+}
+
+// The ladder's last rung, for L4: an earlier rung placed every op but the
+// SMEM budget fails and refinement has nothing left to try. At II >= the
+// serial II the serial seats meet L4 (the serial schedule is legal, and its
+// buffer counts do not grow with II), so the result stays no worse than
+// serial. Without this, the serial rung was only reached when no rung could
+// place at all, and cost-based came back infeasible on graphs whose serial
+// schedule is legal (found by fuzz_differential;
+// fuzz/regressions/fuzz_differential/l4-fails-serial-fallback-skipped).
+bool Generator::storage_fallback(int64_t ii) {
+  if (!serial_.feasible || ii < serial_.ii) return false;
+  ++stats_.rung_attempts[static_cast<int>(Rung::kSerialFallback)];
+  if (!seat_serially()) return false;
+  ++stats_.rung_successes[static_cast<int>(Rung::kSerialFallback)];
+  serial_fallback_ = true;
+  status_ = kConverged;
+  note("II " + std::to_string(ii) + ": the SMEM budget (L4) does not hold for the ladder's "
+       "placement; the serial seats do");
+  return true;
 }
 
 // L4 refinement: the producer whose buffer copies cost the most bytes gets
@@ -215,6 +236,7 @@ bool Generator::attempt(int64_t ii) {
         return true;
       }
       std::optional<StageSpanLimit> limit = tighten_for_storage();
+      if (!limit && storage_fallback(ii)) return true;
       if (!limit) {
         ++stats_.give_ups[static_cast<int>(GiveUp::kStorage)];
         note("II " + std::to_string(ii) + ": the SMEM budget (L4) does not hold and no "
@@ -239,6 +261,7 @@ bool Generator::attempt(int64_t ii) {
     placement_.span_limits.pop_back();
     ++stats_.constraints_lifted;
   }
+  if (storage_fallback(ii)) return true;
   status_ = kBudgetExceeded;
   truncated_ = true;
   ++stats_.give_ups[static_cast<int>(GiveUp::kStorage)];
