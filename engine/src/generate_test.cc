@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tilesched/verify.h"
+
 namespace tilesched {
 namespace {
 
@@ -31,6 +33,67 @@ TEST(Generate, SelectorFollowsTheSeedsOrderOfRules) {
   GenerateOptions low;
   low.serial_threshold = 2;
   EXPECT_EQ(select_generator(Loads(2), low).chosen, GeneratorKind::kCostBased);
+}
+
+// Three SMEM buffers, each within the budget (232448 bytes) but together
+// over it: L4 counts each at least once at every II. The cost-based search
+// must say so at once instead of trying every II up to the cap (a fuzzing
+// finding: fuzz/regressions/fuzz_materialize/stores-exceed-smem-every-ii).
+TEST(Generate, StoresOverTheStoragePoolFailAtOnceAsStorageBudget) {
+  GraphBuilder b(blackwell_target());
+  for (int i = 0; i < 3; ++i) b.at(b.op("w" + std::to_string(i), "smem_write")).store_bytes = 100000;
+  const Graph g = std::move(b.build()).value();
+  GenerateOptions opts;
+  opts.generator = GeneratorKind::kCostBased;
+  for (ArmPolicy policy : {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost}) {
+    opts.cost_based.arm_policy = policy;
+    StatusOr<Schedule> s = generate_schedule(g, opts);
+    ASSERT_TRUE(s.ok());
+    EXPECT_FALSE(s->feasible);
+    EXPECT_EQ(s->failure, FailureReason::kStorageBudget);
+    bool said = false;
+    for (const std::string& d : s->diagnostics) {
+      said |= d.find("L4 fails at every II") != std::string::npos;
+    }
+    EXPECT_TRUE(said);
+    for (const auto& [name, value] : s->stats) {
+      if (name == "ii_tried") {
+        EXPECT_EQ(value, 0);
+      }
+    }
+  }
+}
+
+// A loop-carried data edge from a 197673-byte SMEM buffer (the budget is
+// 232448): the first-success ladder places the reader early in the next
+// iteration, the buffer is counted twice, and no consumer can move closer.
+// The serial schedule is legal at II 9, so the cost-based generator must
+// find one at II <= 9 (the serial seats, at worst). It used to give up
+// (fuzzing finding: fuzz/regressions/fuzz_differential/l4-fails-serial-fallback-skipped).
+TEST(Generate, CostBasedFallsBackToSerialSeatsWhenOnlyL4Fails) {
+  GraphBuilder b(blackwell_target());
+  for (int i = 0; i < 7; ++i) b.op("v" + std::to_string(i), i == 4 ? "tmem_load" : "alu");
+  b.at(3).resources.clear();
+  b.at(3).store_bytes = 197673;
+  b.edge(0, 6);
+  b.edge(3, 0, std::nullopt, 1);
+  b.edge(0, 2);
+  b.edge(1, 2);
+  const Graph g = std::move(b.build()).value();
+  GenerateOptions serial;
+  serial.generator = GeneratorKind::kSerial;
+  StatusOr<Schedule> reference = generate_schedule(g, serial);
+  ASSERT_TRUE(reference.ok() && reference->feasible);
+  GenerateOptions opts;
+  opts.generator = GeneratorKind::kCostBased;
+  for (IiSearch search : {IiSearch::kLinear, IiSearch::kGalloping}) {
+    opts.cost_based.ii_search = search;
+    StatusOr<Schedule> s = generate_schedule(g, opts);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE(s->feasible) << ii_search_name(search);
+    EXPECT_LE(s->ii, reference->ii);
+    EXPECT_TRUE(verify_schedule(g, *s).legal());
+  }
 }
 
 TEST(Generate, AutoRunsTheSelectedGeneratorAndSaysWhy) {

@@ -119,6 +119,7 @@ class Generator {
     return true;
   }
   bool seat(const std::vector<int64_t>& starts);
+  bool storage_fallback(int64_t ii);
   std::vector<int64_t> placed_starts() const;
   void add_batch(std::vector<BuilderConstraint> batch);
   void lift_batch(const char* why);
@@ -192,6 +193,26 @@ bool Generator::ladder() {
   }
   for (const std::string& f : driver_.failure()) note(f);
   return false;
+}
+
+// The ladder's last rung, for L4: every op was placed but the SMEM budget
+// fails and refinement has nothing left to try. At II >= the serial II the
+// serial seats meet L4 (the serial schedule is legal, and its buffer counts
+// do not grow with II), so the result stays no worse than serial. Without
+// this, the serial rung was only reached when no rung could place at all,
+// and cost-based came back infeasible on graphs whose serial schedule is
+// legal (found by fuzz_differential;
+// fuzz/regressions/fuzz_differential/l4-fails-serial-fallback-skipped).
+bool Generator::storage_fallback(int64_t ii) {
+  if (!serial_.feasible || ii < serial_.ii) return false;
+  ++stats_.rung_attempts[static_cast<int>(Rung::kSerialFallback)];
+  if (!seat(serial_.start)) return false;
+  ++stats_.rung_successes[static_cast<int>(Rung::kSerialFallback)];
+  serial_fallback_ = true;
+  if (status_ == 0) status_ = kConverged;
+  note("II " + std::to_string(ii) + ": the SMEM budget (L4) does not hold for the ladder's "
+       "placement; the serial seats do");
+  return true;
 }
 
 bool Generator::rerun_winning_rung() {
@@ -428,6 +449,7 @@ bool Generator::attempt(int64_t ii) {
         std::optional<BuilderConstraint> limit = tighten_for_storage(start);
         if (!limit) {
           if (legal) return keep_legal();
+          if (storage_fallback(ii)) return true;
           ++stats_.give_ups[static_cast<int>(GiveUp::kStorage)];
           note("II " + std::to_string(ii) + ": the SMEM budget (L4) does not hold and no "
                "consumer can move closer to its buffer");
@@ -469,6 +491,7 @@ bool Generator::attempt(int64_t ii) {
   note("II " + std::to_string(ii) + ": constraint refinement stopped after " +
        std::to_string(ctx_.opts.max_constraint_iterations) + " iterations");
   if (legal) return keep_legal();
+  if (storage_fallback(ii)) return true;
   ++stats_.give_ups[static_cast<int>(last)];
   return false;
 }
@@ -509,8 +532,21 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   }
   cap = std::min(cap, ModuloRrt::kMaxRrtII);
 
+  // L4 charges every buffer at least once at every II (its lifetime is at
+  // least 1, so ceil(lifetime / II) >= 1): when the stores alone add up to
+  // more than the storage pool, no II can be legal. Without this check the
+  // search tried every II up to the cap, each through the whole strategy
+  // ladder, and then reported kIiCapReached (found by fuzz_materialize;
+  // fuzz/regressions/fuzz_materialize/stores-exceed-smem-every-ii).
+  std::optional<int64_t> stores_over;  // the total, when it exceeds the pool
+  if (const std::optional<int> pool = g.target.storage_pool()) {
+    int64_t total = 0;  // <= kMaxOps * kMaxPoolCapacity: no overflow
+    for (const Op& op : g.ops) total += op.store_bytes;
+    if (total > g.target.pools[*pool].capacity) stores_over = total;
+  }
+
   std::optional<int64_t> found;
-  if (lower <= cap) {
+  if (lower <= cap && !stores_over) {
     if (ctx_.opts.ii_search == IiSearch::kLinear) {
       found = linear_search([&](int64_t ii) { return attempt(ii); }, lower, cap);
     } else {
@@ -527,6 +563,12 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
     for (OpId v = 0; v < g.op_count(); ++v) s.start[v] = placement_.start(v);
     derive_stage_order(s);
     if (serial_fallback_) s.flags.push_back("serial_fallback");
+  } else if (stores_over) {
+    s.failure = FailureReason::kStorageBudget;
+    s.diagnostics.push_back("store_bytes add up to " + std::to_string(*stores_over) +
+                            ", more than the storage pool's " +
+                            std::to_string(g.target.pools[*g.target.storage_pool()].capacity) +
+                            " bytes: L4 fails at every II");
   } else {
     s.failure = FailureReason::kIiCapReached;
     s.diagnostics.push_back("no legal placement for II " + std::to_string(lower) + " to " +

@@ -1,0 +1,83 @@
+// fuzz_materialize: a fuzzed graph and a schedule of it -> MaterializeSchedule
+// (docs/MATERIALIZE.md). The schedule is either a generator's (serial or
+// cost-based, before generate_schedule attaches values) or drawn directly:
+// an II and start cycles, with the derived stage and order. Checks:
+// materialize succeeds on every schedule that meets L1 (a failure is only
+// allowed where the verifier finds an L1 violation); a success meets
+// check_materialization, is deterministic, and once attached passes the
+// verifier's materialization rule; the region dump never crashes. A
+// generator's schedule also gets fuzz::check_result (legal, or infeasible
+// for the right reason).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_support.h"
+#include "tilesched/cost_based.h"
+#include "tilesched/materialize.h"
+#include "tilesched/serial.h"
+
+using namespace tilesched;
+
+namespace {
+
+// A schedule drawn from the input: II 1..16 and starts 0..63.
+Schedule consume_schedule(FuzzedDataProvider& in, const Graph& g) {
+  Schedule s;
+  s.graph = g.name;
+  s.generator = "fuzz";
+  s.feasible = true;
+  s.ii = in.ConsumeIntegralInRange<int64_t>(1, 16);
+  for (int v = 0; v < g.op_count(); ++v) s.start.push_back(in.ConsumeIntegralInRange<int64_t>(0, 63));
+  derive_stage_order(s);
+  return s;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  const StatusOr<Graph> g = fuzz::consume_graph(in, fuzz::GraphCaps{});
+  if (!g.ok()) return 0;
+  Schedule s;
+  switch (in.ConsumeIntegralInRange<int>(0, 2)) {
+    case 0: s = generate_serial(*g); break;
+    case 1: {
+      CostBasedOptions o;
+      o.arm_policy = in.ConsumeBool() ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
+      s = generate_cost_based(*g, o).schedule;
+      break;
+    }
+    default: s = consume_schedule(in, *g); break;
+  }
+  if (s.generator != "fuzz") fuzz::check_result(*g, s, s.generator);
+  if (!s.feasible) return 0;
+  const VerifyReport before = verify_schedule(*g, s);
+  StatusOr<Materialization> m = materialize(*g, s);
+  if (!m.ok()) {
+    FUZZ_CHECK(before.violates(Rule::kDependence),
+               "materialize refused a schedule that meets L1",
+               m.status().message() + "\n" + fuzz::describe(*g, s));
+    return 0;
+  }
+  const std::vector<std::string> broken = check_materialization(*g, s, *m);
+  std::string lines;
+  for (const std::string& b : broken) lines += b + "\n";
+  FUZZ_CHECK(broken.empty(), "materialization breaks its postconditions", lines + fuzz::describe(*g, s));
+  StatusOr<Materialization> again = materialize(*g, s);
+  FUZZ_CHECK(again.ok() && *again == *m, "materialize is not deterministic", fuzz::describe(*g, s));
+  Schedule attached = s;
+  attach_materialization(attached, *m);
+  const VerifyReport after = verify_schedule(*g, attached);
+  FUZZ_CHECK(!after.violates(Rule::kMaterialization),
+             "the verifier rejects the materialized values",
+             fuzz::describe(after) + fuzz::describe(*g, attached));
+  FUZZ_CHECK(after.legal() == before.legal(), "attaching values changed the verdict",
+             fuzz::describe(after) + fuzz::describe(*g, attached));
+  const Materialization carried = carried_materialization(*g, attached);
+  FUZZ_CHECK(carried.pipes == m->pipes && carried.mutexes == m->mutexes &&
+                 carried.region == m->region,
+             "carried_materialization differs from the materialization", fuzz::describe(*g, attached));
+  (void)dump_region(*g, attached, *m);
+  return 0;
+}
