@@ -12,7 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${CXX:?set CXX}" "${OUT:?set OUT}" "${LIB_FUZZING_ENGINE:?set LIB_FUZZING_ENGINE}"
 CXXFLAGS=${CXXFLAGS:-}
-targets=(parse schedule materialize verify differential)
+targets=(parse schedule materialize verify differential import)
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$OUT" "$work/obj"
 
@@ -22,9 +22,12 @@ sha=$(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null || echo u
 sed -e "s/@PROJECT_VERSION@/$version/" -e "s/@TILESCHED_GIT_SHA@/$sha/" \
   "$root/engine/src/version.cc.in" >"$work/version.cc"
 
-# The engine library: every source under engine/src but the tests.
+# The engine and generators libraries: every source under engine/src and
+# generators/src but the tests. They link Z3 (the exact oracle) and pugixml
+# (the HatScheT importer).
 # shellcheck disable=SC2206  # CXXFLAGS is a list of words by convention
-flags=(-std=c++20 $CXXFLAGS -I"$root/engine/include" -I"$root/fuzz")
+flags=(-std=c++20 $CXXFLAGS -I"$root/engine/include" -I"$root/generators/include" -I"$root/fuzz")
+libs=(-lz3 -lpugixml)
 objs=()
 compile() {  # compile SRC OBJ
   "$CXX" "${flags[@]}" -c "$1" -o "$2"
@@ -33,14 +36,15 @@ compile() {  # compile SRC OBJ
 while IFS= read -r src; do
   obj=$work/obj/$(echo "${src#"$root"/}" | tr / _).o
   compile "$src" "$obj"
-done < <(find "$root/engine/src" -name '*.cc' ! -name '*_test.cc' | sort)
+done < <(find "$root/engine/src" "$root/generators/src" -name '*.cc' ! -name '*_test.cc' | sort)
 compile "$work/version.cc" "$work/obj/version.o"
 compile "$root/fuzz/fuzz_support.cc" "$work/obj/fuzz_support.o"
 
 for t in "${targets[@]}"; do
   "$CXX" "${flags[@]}" -c "$root/fuzz/fuzz_$t.cc" -o "$work/obj/fuzz_$t.o"
   # shellcheck disable=SC2086  # LIB_FUZZING_ENGINE may hold several words
-  "$CXX" "${flags[@]}" "$work/obj/fuzz_$t.o" "${objs[@]}" $LIB_FUZZING_ENGINE -o "$OUT/fuzz_$t"
+  "$CXX" "${flags[@]}" "$work/obj/fuzz_$t.o" "${objs[@]}" $LIB_FUZZING_ENGINE "${libs[@]}" \
+    -o "$OUT/fuzz_$t"
   cp "$root/fuzz/tilesched.dict" "$OUT/fuzz_$t.dict"
   corpus=$root/fuzz/corpus/fuzz_$t
   if command -v zip >/dev/null && [[ -n $(ls -A "$corpus" 2>/dev/null) ]]; then

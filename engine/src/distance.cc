@@ -18,7 +18,6 @@ namespace tilesched {
 
 namespace {
 
-constexpr int64_t kNoPath = DistanceMatrix::kNoPath;
 
 // dst[j] = max(dst[j], a + src[j]) for j in [lo, hi] where src[j] is a
 // path (not `none`). dst and src are different rows.

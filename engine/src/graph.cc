@@ -8,6 +8,7 @@
 
 #include "tilesched/graph_algo.h"
 #include "tilesched/limits.h"
+#include "json_reader.h"
 
 namespace tilesched {
 
@@ -69,6 +70,10 @@ Status validate_target(const Target& t) {
   for (int s = 0; s < t.slot_count(); ++s) {
     const std::string path = "$.target.slots[" + std::to_string(s) + "]";
     if (t.slots[s].name.empty()) return Status::InvalidInput(path + ".name: empty slot name");
+    if (!jsonio::is_utf8(t.slots[s].name)) {
+      return Status::InvalidInput(path + ".name: slot name " + jsonio::quote(t.slots[s].name) +
+                                  " is not UTF-8 text");
+    }
     if (t.slots[s].capacity < 1 || t.slots[s].capacity > limits::kMaxSlotCapacity) {
       return range_error(path + ".capacity", "capacity", t.slots[s].capacity, 1,
                          limits::kMaxSlotCapacity);
@@ -90,6 +95,10 @@ Status validate_target(const Target& t) {
     const std::string path = "$.target.pools[" + std::to_string(p) + "]";
     const Pool& pool = t.pools[p];
     if (pool.name.empty()) return Status::InvalidInput(path + ".name: empty pool name");
+    if (!jsonio::is_utf8(pool.name)) {
+      return Status::InvalidInput(path + ".name: pool name " + jsonio::quote(pool.name) +
+                                  " is not UTF-8 text");
+    }
     if (pool.capacity < 1 || pool.capacity > limits::kMaxPoolCapacity) {
       return range_error(path + ".capacity", "capacity", pool.capacity, 1,
                          limits::kMaxPoolCapacity);
@@ -109,6 +118,9 @@ Status validate_op(const Target& t, const Op& op, int v) {
   if (op.name.empty() || op.name.size() > static_cast<size_t>(limits::kMaxNameLength)) {
     return Status::InvalidInput(path + ".id: op id must have 1.." +
                                 std::to_string(limits::kMaxNameLength) + " characters");
+  }
+  if (!jsonio::is_utf8(op.name)) {  // the JSON writer could not write it readably
+    return Status::InvalidInput(path + ".id: op id " + jsonio::quote(op.name) + " is not UTF-8 text");
   }
   if (t.find_kind(op.kind) == nullptr) {
     return Status::InvalidInput(path + ".kind: unknown kind '" + op.kind + "' for target " +

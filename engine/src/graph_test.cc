@@ -71,6 +71,17 @@ TEST(Graph, RefusesEachMalformedClass) {
     b.op("x", "alu");
     ExpectRefused(b.build(), "$.ops[1].id");
   }
+  {  // a name the JSON writer could not write readably (found by fuzz_import)
+    GraphBuilder b(bw);
+    b.op("ok", "alu");
+    b.op("\x89", "alu");
+    ExpectRefused(b.build(), "$.ops[1].id");
+  }
+  {
+    GraphBuilder b(make_generic_target("t", {Slot{"bad\xff", 1}}, {}));
+    b.generic("x", 1);
+    ExpectRefused(b.build(), "$.target.slots[0].name");
+  }
   {
     GraphBuilder b(bw);
     b.generic("x", 1, {{25, 1, 1}});

@@ -42,6 +42,20 @@ size_t utf8_length(std::string_view s, size_t i) {
   return n;
 }
 
+}  // namespace
+
+bool is_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) continue;
+    const size_t n = utf8_length(s, i);
+    if (n == 0) return false;
+    i += n - 1;
+  }
+  return true;
+}
+
+namespace {
+
 // Copies `s`, escaping control characters and bytes that are not UTF-8
 // (and, when asked, quotes and backslashes).
 void append_escaped(std::string& out, std::string_view s, bool escape_quotes) {

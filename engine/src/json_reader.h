@@ -54,6 +54,10 @@ StatusOr<Json> parse_json_text(std::string_view text);
 // (on a UTF-8 boundary) with "..." when longer.
 std::string quote(std::string_view s);
 
+// True when `s` is well-formed UTF-8 (what a JSON document can hold, so a
+// name a graph carries survives write -> read).
+bool is_utf8(std::string_view s);
+
 // `s` with control characters and non-UTF-8 bytes escaped, not shortened
 // (source names, whole messages).
 std::string one_line(std::string_view s);

@@ -220,8 +220,9 @@ StatusOr<ParamMap> parse_params(const Family& family, const std::vector<std::str
 
 StatusOr<ParamMap> resolve_params(const Family& family, const ParamMap& given) {
   for (const auto& [key, value] : given) {
+    const std::string& name = key;  // clang 14 cannot capture a structured binding
     const auto it = std::find_if(family.params.begin(), family.params.end(),
-                                 [&](const ParamSpec& p) { return p.name == key; });
+                                 [&](const ParamSpec& p) { return p.name == name; });
     if (it == family.params.end()) {
       return Status::InvalidInput(std::string(family.name) + ": unknown parameter '" + key +
                                   "' (parameters: " + param_names(family) + ")");
