@@ -1,21 +1,40 @@
 // How fast the exact oracle proves optima (issue 9, item 3): runs
-// generate_exact with a 10 s limit on the bundled examples and on random
-// layered graphs of 8 to 48 ops and on "mixed" graphs of 6 to 28 ops that
-// carry every rule (below), prints one row per graph and the share of
-// graphs proven optimal within 1 s and within 10 s. The structured families
-// and the HLS instances join once their generators and importer exist.
+// generate_exact with a time limit (10 s by default) on five groups of
+// graphs, prints one row per graph and, per group and overall, the share of
+// graphs proven optimal with the proof within 1 s and within 10 s, the
+// share whose whole call took at most 1 s / 10 s, how often the proven
+// optimum is above the MII and how often the exact II is below the
+// cost-based generator's.
 //
-// usage: exact_bench [TIME_LIMIT_SECONDS] [SEEDS_PER_SIZE]
+// Groups:
+//   examples    the bundled engine/examples/*.loop.json
+//   layered     random layered graphs of 8 to 48 ops, SEEDS_PER_SIZE seeds each
+//   mixed       graphs of 6 to 28 ops that carry every rule (below)
+//   structured  every structured family of the registry (gen/families.h)
+//               at its min_ops, about 2x and 3x min_ops (capped at 48
+//               ops and at its max_ops), seed 1, default parameters
+//   hls         every HatScheT instance (gen/hatschet.h) under HLS_DIR,
+//               found by walking the directory, in sorted path order;
+//               skipped with a message when the directory is absent
+//
+// usage: exact_bench [TIME_LIMIT_SECONDS] [SEEDS_PER_SIZE] [GROUPS] [HLS_DIR]
+//   GROUPS: comma-separated group names, or "all" (the default)
+//   HLS_DIR: defaults to the CMake cache variable TILESCHED_HLS_DIR
+// e.g. exact_bench 10 6 structured,hls
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "tilesched/cost_based.h"
 #include "tilesched/exact.h"
+#include "tilesched/gen/families.h"
+#include "tilesched/gen/hatschet.h"
 #include "tilesched/gen/random_layered.h"
 #include "tilesched/json_io.h"
 #include "tilesched/rng.h"
@@ -32,11 +51,25 @@ struct Row {
   double seconds = 0;        // the whole call, stage/start descent included
   double proof_seconds = 0;  // until the lower bound met the II
   bool proven = false;
+  bool below_heuristic = false;  // exact II < cost-based II
+  bool above_mii = false;        // proven optimum > MII
 };
 
 struct Tally {
-  int graphs = 0, proof_1s = 0, proof_10s = 0, call_1s = 0, call_10s = 0;
+  int graphs = 0, proof_1s = 0, proof_10s = 0, call_1s = 0, call_10s = 0, below = 0, above_mii = 0;
 };
+
+const std::vector<std::string> kGroups = {"examples", "layered", "mixed", "structured", "hls"};
+
+// The resource model beside a GraphML file: graphN_RM.xml, or (origami)
+// NAMERM.xml.
+std::string rm_for(const std::filesystem::path& graphml) {
+  const std::filesystem::path dir = graphml.parent_path();
+  const std::string stem = graphml.stem().string();
+  const std::filesystem::path suffixed = dir / (stem + "_RM.xml");
+  if (std::filesystem::exists(suffixed)) return suffixed.string();
+  return (dir / (stem + "RM.xml")).string();
+}
 
 // A generic target (two singleton slots, a pooled slot of capacity 2, a
 // rate pool, an SMEM pool) and ops that use them with leader groups, max
@@ -98,7 +131,7 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Row row{family, g.name, g.op_count(), seconds, 0, false};
   if (!r.ok()) {
-    std::printf("%-10s %-34s error: %s\n", family.c_str(), g.name.c_str(),
+    std::printf("%-10s %-40s error: %s\n", family.c_str(), g.name.c_str(),
                 r.status().message().c_str());
     return row;
   }
@@ -106,10 +139,12 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
   const int64_t heuristic = tilesched::generate_cost_based(g, {}).schedule.ii;
   const bool legal = s.feasible && tilesched::verify_schedule(g, s).legal();
   row.proven = s.proven_optimal && legal;
+  row.below_heuristic = s.feasible && s.ii < heuristic;
+  row.above_mii = row.proven && s.ii > s.mii.max();
   for (const auto& [key, value] : s.stats) {
     if (key == "exact.proof_us") row.proof_seconds = static_cast<double>(value) / 1e6;
   }
-  std::printf("%-10s %-34s %4d ops  MII %5lld  cost-based %5lld  exact %5lld  lower %5lld  %-8s "
+  std::printf("%-10s %-40s %4d ops  MII %5lld  cost-based %5lld  exact %5lld  lower %5lld  %-8s "
               "%s proof %7.3f s, call %7.3f s\n",
               family.c_str(), g.name.c_str(), g.op_count(),
               static_cast<long long>(s.mii.max()), static_cast<long long>(heuristic),
@@ -125,57 +160,143 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
 int main(int argc, char** argv) {
   const double limit_s = argc > 1 ? std::atof(argv[1]) : 10.0;
   const int seeds = argc > 2 ? std::atoi(argv[2]) : 6;
+  const std::string group_arg = argc > 3 ? argv[3] : "all";
+  const std::string hls_dir = argc > 4 ? argv[4] : TILESCHED_HLS_DIR;
   const int64_t limit_ms = static_cast<int64_t>(limit_s * 1000.0);
+  if (limit_ms <= 0 || seeds < 0) {
+    std::fprintf(stderr, "usage: exact_bench [TIME_LIMIT_SECONDS] [SEEDS_PER_SIZE] [GROUPS] "
+                         "[HLS_DIR]\n");
+    return 2;
+  }
+
+  std::set<std::string> selected;
+  {
+    std::stringstream in(group_arg);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      if (item == "all") {
+        selected.insert(kGroups.begin(), kGroups.end());
+      } else if (std::find(kGroups.begin(), kGroups.end(), item) != kGroups.end()) {
+        selected.insert(item);
+      } else {
+        std::fprintf(stderr, "unknown group '%s' (groups: examples, layered, mixed, "
+                             "structured, hls, all)\n", item.c_str());
+        return 2;
+      }
+    }
+  }
+  auto wanted = [&](const std::string& group) { return selected.count(group) > 0; };
   std::vector<Row> rows;
 
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
-    if (e.path().string().ends_with(".loop.json")) files.push_back(e.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  for (const std::string& f : files) {
-    tilesched::StatusOr<Graph> g = tilesched::read_graph_file(f);
-    if (!g.ok()) {
-      std::fprintf(stderr, "%s\n", g.status().message().c_str());
-      return 2;
+  if (wanted("examples")) {
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
+      if (e.path().string().ends_with(".loop.json")) files.push_back(e.path().string());
     }
-    rows.push_back(run_one("examples", *g, limit_ms));
-  }
-  for (int ops : {8, 16, 24, 32, 48}) {
-    for (int seed = 1; seed <= seeds; ++seed) {
-      tilesched::gen::LayeredParams p;
-      p.ops = ops;
-      p.seed = static_cast<uint64_t>(seed);
-      p.back_edge_per_mille = 200;
-      tilesched::StatusOr<Graph> g = tilesched::gen::random_layered(p);
-      if (!g.ok()) return 2;
-      rows.push_back(run_one("layered", *g, limit_ms));
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files) {
+      tilesched::StatusOr<Graph> g = tilesched::read_graph_file(f);
+      if (!g.ok()) {
+        std::fprintf(stderr, "%s\n", g.status().message().c_str());
+        return 2;
+      }
+      rows.push_back(run_one("examples", *g, limit_ms));
     }
   }
 
-  for (int ops : {6, 10, 14, 20, 28}) {
-    for (int seed = 1; seed <= seeds; ++seed) {
-      rows.push_back(run_one("mixed", mixed_graph(ops, static_cast<uint64_t>(seed)), limit_ms));
+  if (wanted("layered")) {
+    for (int ops : {8, 16, 24, 32, 48}) {
+      for (int seed = 1; seed <= seeds; ++seed) {
+        tilesched::gen::LayeredParams p;
+        p.ops = ops;
+        p.seed = static_cast<uint64_t>(seed);
+        p.back_edge_per_mille = 200;
+        tilesched::StatusOr<Graph> g = tilesched::gen::random_layered(p);
+        if (!g.ok()) return 2;
+        rows.push_back(run_one("layered", *g, limit_ms));
+      }
+    }
+  }
+
+  if (wanted("mixed")) {
+    for (int ops : {6, 10, 14, 20, 28}) {
+      for (int seed = 1; seed <= seeds; ++seed) {
+        rows.push_back(run_one("mixed", mixed_graph(ops, static_cast<uint64_t>(seed)), limit_ms));
+      }
+    }
+  }
+
+  if (wanted("structured")) {
+    constexpr int kCap = 48;
+    for (const tilesched::gen::Family& f : tilesched::gen::families()) {
+      if (f.kind != tilesched::gen::FamilyKind::kStructured) continue;
+      std::vector<int> sizes;
+      for (int factor = 1; factor <= 3; ++factor) {
+        const int ops = std::min({f.min_ops * factor, kCap, f.max_ops});
+        if (ops >= f.min_ops && std::find(sizes.begin(), sizes.end(), ops) == sizes.end()) {
+          sizes.push_back(ops);
+        }
+      }
+      for (int ops : sizes) {
+        tilesched::StatusOr<Graph> g = tilesched::gen::generate(f.name, ops, 1, {});
+        if (!g.ok()) {
+          std::fprintf(stderr, "%s\n", g.status().message().c_str());
+          return 2;
+        }
+        rows.push_back(run_one("structured", *g, limit_ms));
+      }
+    }
+  }
+
+  if (wanted("hls")) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(hls_dir, ec)) {
+      std::printf("hls: skipped, no instance directory at %s (set TILESCHED_HLS_DIR or pass "
+                  "HLS_DIR)\n", hls_dir.c_str());
+    } else {
+      std::vector<std::filesystem::path> files;
+      for (const auto& e : std::filesystem::recursive_directory_iterator(hls_dir)) {
+        if (e.is_regular_file() && e.path().extension() == ".graphml") files.push_back(e.path());
+      }
+      std::sort(files.begin(), files.end());
+      for (const std::filesystem::path& f : files) {
+        tilesched::StatusOr<Graph> g = tilesched::gen::import_hatschet(f.string(), rm_for(f));
+        if (!g.ok()) {
+          std::fprintf(stderr, "%s\n", g.status().message().c_str());
+          return 2;
+        }
+        rows.push_back(run_one("hls", *g, limit_ms));
+      }
     }
   }
 
   std::printf("\nshare proven optimal (time limit %.1f s per graph):\n", limit_s);
-  for (const std::string family : {"examples", "layered", "mixed", "all"}) {
+  std::vector<std::string> groups;
+  for (const std::string& group : kGroups) {
+    if (wanted(group)) groups.push_back(group);
+  }
+  groups.push_back("all");
+  for (const std::string& family : groups) {
     Tally t;
     for (const Row& r : rows) {
       if (family != "all" && r.family != family) continue;
       ++t.graphs;
+      t.below += r.below_heuristic;
       if (!r.proven) continue;
+      t.above_mii += r.above_mii;
       t.proof_1s += r.proof_seconds <= 1.0;
       t.proof_10s += r.proof_seconds <= 10.0;
       t.call_1s += r.seconds <= 1.0;
       t.call_10s += r.seconds <= 10.0;
     }
+    if (t.graphs == 0) continue;
     auto pct = [&](int k) { return 100.0 * k / t.graphs; };
-    std::printf("  %-9s %3d graphs: proof within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%); "
-                "whole call within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%)\n",
+    std::printf("  %-10s %3d graphs: proof within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%); "
+                "whole call within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%); "
+                "optimum > MII %3d; exact < cost-based %3d\n",
                 family.c_str(), t.graphs, t.proof_1s, pct(t.proof_1s), t.proof_10s,
-                pct(t.proof_10s), t.call_1s, pct(t.call_1s), t.call_10s, pct(t.call_10s));
+                pct(t.proof_10s), t.call_1s, pct(t.call_1s), t.call_10s, pct(t.call_10s),
+                t.above_mii, t.below);
   }
   return 0;
 }
