@@ -140,6 +140,9 @@ TEST(Hatschet, RefusesMalformedInputWithOneLine) {
       {graph(two + edge("1", "2", "zero", "0")), rm_ok, "<data key=\"delay\"> = 'zero'"},
       {graph(two + edge("1", "2", "-5", "0")), rm_ok, "latency of the source plus delay = -3"},
       {graph(two + edge("1", "2", "0", "0", "Anti")), rm_ok, "deptype\"> = 'Anti'"},
+      // a line break in an echoed value stays on one line (found by fuzz_import)
+      {graph(two + edge("1", "2", "0", "0", "Pre\ncedence")), rm_ok,
+       "deptype\"> = 'Pre\\x0acedence'"},
       {graph(two + "<edge source='1' target='2'><data key='delay'>0</data></edge>"), rm_ok,
        "no <data key=\"distance\">"},
       {graph(two + edge("1", "2", "0", "0") + edge("2", "1", "0", "0")), rm_ok,
