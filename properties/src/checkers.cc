@@ -348,9 +348,6 @@ Problems check_materialization_post(const Graph& g, const Schedule& s) {
       if (needs && carriers != 1)
         out.push_back("data edge " + edge_name(e) + " needs a pipe; " + std::to_string(carriers) +
                       " carry it");
-      if (!needs && carriers != 0)
-        out.push_back("data edge " + edge_name(e) + " needs no pipe; " +
-                      std::to_string(carriers) + " carry it");
     } else {
       int carriers = 0;
       for (const Mutex& m : s.mutexes)
@@ -361,6 +358,20 @@ Problems check_materialization_post(const Graph& g, const Schedule& s) {
     }
   }
   for (const Pipe& p : s.pipes) {
+    // A pipe carries every live data edge from its producers to its
+    // consumer (every non-live one for the fallback); one must need it.
+    bool needed = false;
+    for (const Edge& e : g.edges) {
+      if (e.kind != EdgeKind::kData || e.to != p.consumer) continue;
+      const bool live = e.distance > 0 || (e.from != e.to && key(e.from) < key(e.to));
+      const bool has =
+          std::find(p.producers.begin(), p.producers.end(), e.from) != p.producers.end();
+      const bool carried = p.producers.empty() ? !live : (has && live);
+      if (carried && (own_is_async(g, e.from) || s.stage[e.from] != s.stage[e.to] ||
+                      e.distance > 0 || !live))
+        needed = true;
+    }
+    if (!needed) out.push_back(p.id + " carries no edge that needs a pipe");
     OpId owner = p.consumer;
     if (!p.producers.empty()) {
       owner = p.producers.front();

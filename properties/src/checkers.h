@@ -51,7 +51,7 @@ bool has_positive_cycle(const Graph& g, int64_t ii);
 // Materialization postconditions of the carried Pipe_/Mutex_ values: each
 // data edge that needs a pipe (async producer, cross-stage, loop-carried,
 // or not live at its consumer) is carried by exactly one pipe, each order
-// edge by exactly one mutex, no value carries an edge that needs none,
+// edge by exactly one mutex, every pipe carries an edge that needs one,
 // owners are the earliest by (stage, order), depths follow the formula.
 Problems check_materialization_post(const Graph& g, const Schedule& s);
 

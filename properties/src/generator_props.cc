@@ -52,10 +52,10 @@ void materialized(const LoopGraph& lg, Scheduler which) {
 
 }  // namespace
 
-RC_GTEST_PROP(CostBased, NeverWorseThanSerialFirstSuccess, (const LoopGraph& g)) {
+RC_GTEST_PROP(CostBased, NeverWorseThanSerialFirstSuccess, (const CostSizedGraph& g)) {
   never_worse_than_serial(g, Scheduler::kCostFirstSuccess);
 }
-RC_GTEST_PROP(CostBased, NeverWorseThanSerialBestCost, (const LoopGraph& g)) {
+RC_GTEST_PROP(CostBased, NeverWorseThanSerialBestCost, (const CostSizedGraph& g)) {
   never_worse_than_serial(g, Scheduler::kCostBestCost);
 }
 

@@ -30,9 +30,11 @@ namespace {
   std::abort();
 }
 
-// Op-count ceiling at RapidCheck size `size`: most cases small, a few
-// hundred ops at the default max_size of 100.
-int ops_ceiling(int size) { return std::clamp(2 + 3 * size, 2, kMaxPropOps); }
+// Op-count ceiling at RapidCheck size `size`: grows linearly to `cap` at
+// size 100 (the default max_size), so most cases are small.
+int ops_ceiling(int size, int cap) {
+  return std::clamp(2 + size * (cap - 2) / 100, 2, kMaxPropOps);
+}
 
 // ------------------------------------------------------------ families
 
@@ -220,12 +222,12 @@ rc::Gen<EdgeDraw> edge_draw() {
 
 }  // namespace
 
-rc::Gen<LoopGraph> family_graph() {
-  return rcg::withSize([](int size) {
+rc::Gen<LoopGraph> family_graph(int cap) {
+  return rcg::withSize([cap](int size) {
     const int count = static_cast<int>(fam::families().size());
-    return rcg::mapcat(rcg::inRange(0, count), [size](int fi) {
+    return rcg::mapcat(rcg::inRange(0, count), [size, cap](int fi) {
       const fam::Family& f = fam::families()[fi];
-      const int hi = std::clamp(f.min_ops + ops_ceiling(size), f.min_ops,
+      const int hi = std::clamp(ops_ceiling(size, cap), f.min_ops,
                                 std::min(f.max_ops, std::max(f.min_ops, kMaxPropOps)));
       return rcg::apply(
           [fi](int ops, uint64_t seed, std::vector<std::pair<int, int64_t>> overrides) {
@@ -252,8 +254,12 @@ rc::Gen<LoopGraph> structural_graph() {
   });
 }
 
-rc::Gen<LoopGraph> any_graph() {
-  return rc::gen::weightedOneOf<LoopGraph>({{3, family_graph()}, {2, structural_graph()}});
+rc::Gen<LoopGraph> any_graph(int cap) {
+  return rc::gen::weightedOneOf<LoopGraph>({{3, family_graph(cap)}, {2, structural_graph()}});
+}
+
+void showValue(const CostSizedGraph& g, std::ostream& os) {
+  showValue(static_cast<const LoopGraph&>(g), os);
 }
 
 std::string scheduler_name(Scheduler s) {

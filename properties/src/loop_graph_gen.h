@@ -26,8 +26,16 @@
 
 namespace tilesched::props {
 
-// Largest op count the generators draw (at RapidCheck size 100).
+// Largest op count the generators draw.
 inline constexpr int kMaxPropOps = 300;
+// Family graphs reach this many ops at RapidCheck size 100 (the default
+// max_size): for properties of the serial generator and of graphs alone.
+inline constexpr int kSerialOpsAt100 = 300;
+// ... and this many for properties that run the cost-based generator, whose
+// best-cost policy takes seconds from about 80 ops on some families
+// (gemm_mainloop: 3 s at 80 ops, 18 s at 95). RC_PARAMS="max_size=N"
+// scales both ceilings by N/100 (capped at kMaxPropOps).
+inline constexpr int kCostOpsAt100 = 64;
 
 struct LoopGraph {
   Graph graph;
@@ -37,10 +45,16 @@ struct LoopGraph {
 // recipe, then the graph as tilesched.loop/1 JSON.
 void showValue(const LoopGraph& g, std::ostream& os);
 
-rc::Gen<LoopGraph> family_graph();
+// `cap`: the op-count ceiling at size 100.
+rc::Gen<LoopGraph> family_graph(int cap);
+// Up to 1 + 3/5 of the size ops (60 at size 100).
 rc::Gen<LoopGraph> structural_graph();
 // Both, the family generator weighted 3:2.
-rc::Gen<LoopGraph> any_graph();
+rc::Gen<LoopGraph> any_graph(int cap);
+
+// A LoopGraph sized for the cost-based generator (kCostOpsAt100).
+struct CostSizedGraph : LoopGraph {};
+void showValue(const CostSizedGraph& g, std::ostream& os);
 
 // The schedulers under test.
 enum class Scheduler { kSerial, kCostFirstSuccess, kCostBestCost };
@@ -60,7 +74,18 @@ rc::Gen<Schedule> arbitrary_schedule(const Graph& g);
 namespace rc {
 template <>
 struct Arbitrary<tilesched::props::LoopGraph> {
-  static Gen<tilesched::props::LoopGraph> arbitrary() { return tilesched::props::any_graph(); }
+  static Gen<tilesched::props::LoopGraph> arbitrary() {
+    return tilesched::props::any_graph(tilesched::props::kSerialOpsAt100);
+  }
+};
+template <>
+struct Arbitrary<tilesched::props::CostSizedGraph> {
+  static Gen<tilesched::props::CostSizedGraph> arbitrary() {
+    return gen::map(tilesched::props::any_graph(tilesched::props::kCostOpsAt100),
+                    [](tilesched::props::LoopGraph g) {
+                      return tilesched::props::CostSizedGraph{std::move(g)};
+                    });
+  }
 };
 template <>
 struct Arbitrary<tilesched::props::Scheduler> {

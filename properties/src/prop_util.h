@@ -32,15 +32,17 @@ inline bool schedule_feasible(const Graph& g, Scheduler which, Schedule& out) {
 
 // PROP_FOR_EACH_SCHEDULER(Suite, Name, body): tests Suite.NameSerial,
 // Suite.NameCostFirstSuccess and Suite.NameCostBestCost, each calling
-// `body(const LoopGraph&, Scheduler)`.
+// `body(const LoopGraph&, Scheduler)`; the cost-based ones draw graphs
+// sized for it (CostSizedGraph).
 #define PROP_FOR_EACH_SCHEDULER(Suite, Name, body)                               \
   RC_GTEST_PROP(Suite, Name##Serial, (const ::tilesched::props::LoopGraph& g)) { \
     body(g, ::tilesched::props::Scheduler::kSerial);                             \
   }                                                                              \
   RC_GTEST_PROP(Suite, Name##CostFirstSuccess,                                   \
-                (const ::tilesched::props::LoopGraph& g)) {                      \
+                (const ::tilesched::props::CostSizedGraph& g)) {                 \
     body(g, ::tilesched::props::Scheduler::kCostFirstSuccess);                   \
   }                                                                              \
-  RC_GTEST_PROP(Suite, Name##CostBestCost, (const ::tilesched::props::LoopGraph& g)) { \
+  RC_GTEST_PROP(Suite, Name##CostBestCost,                                       \
+                (const ::tilesched::props::CostSizedGraph& g)) {                 \
     body(g, ::tilesched::props::Scheduler::kCostBestCost);                       \
   }

@@ -44,7 +44,7 @@ void require_rejects(const Graph& g, const Schedule& s, Rule rule, OpId moved) {
 
 // Move an op before its predecessor's result: s_v = s_u + λ − δ·II − 1.
 RC_GTEST_PROP(Verifier, RejectsOpMovedBeforePredecessorLatency,
-              (const LoopGraph& lg, Scheduler which, unsigned pick)) {
+              (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
   const Graph& g = lg.graph;
   Schedule s;
   if (!legal_schedule(g, which, s) || g.edge_count() == 0) return;
@@ -64,7 +64,7 @@ RC_GTEST_PROP(Verifier, RejectsOpMovedBeforePredecessorLatency,
 // Shift two ops that hold one singleton slot onto the same start: both
 // claim that slot in the same modulo row.
 RC_GTEST_PROP(Verifier, RejectsTwoOpsOnOneSingletonRow,
-              (const LoopGraph& lg, Scheduler which, unsigned pick)) {
+              (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
   const Graph& g = lg.graph;
   Schedule s;
   if (!legal_schedule(g, which, s)) return;
@@ -85,7 +85,7 @@ RC_GTEST_PROP(Verifier, RejectsTwoOpsOnOneSingletonRow,
 
 // Split a leader group: move one member a stage later.
 RC_GTEST_PROP(Verifier, RejectsSplitLeaderGroup,
-              (const LoopGraph& lg, Scheduler which, unsigned pick)) {
+              (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
   const Graph& g = lg.graph;
   Schedule s;
   if (!legal_schedule(g, which, s)) return;
@@ -106,7 +106,7 @@ RC_GTEST_PROP(Verifier, RejectsSplitLeaderGroup,
 
 // Push an op with a max_depth one stage past it.
 RC_GTEST_PROP(Verifier, RejectsOpPastMaxDepth,
-              (const LoopGraph& lg, Scheduler which, unsigned pick)) {
+              (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
   const Graph& g = lg.graph;
   Schedule s;
   if (!legal_schedule(g, which, s)) return;
@@ -123,7 +123,7 @@ RC_GTEST_PROP(Verifier, RejectsOpPastMaxDepth,
 
 // Record a wrong stage for one op (its start unchanged).
 RC_GTEST_PROP(Verifier, RejectsWrongRecordedStage,
-              (const LoopGraph& lg, Scheduler which, unsigned pick)) {
+              (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
   const Graph& g = lg.graph;
   Schedule s;
   if (!legal_schedule(g, which, s)) return;
