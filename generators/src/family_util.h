@@ -2,6 +2,7 @@
 // the per-family build functions the registry (families.cc) lists.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,6 +18,41 @@ int64_t param(const ParamMap& params, std::string_view name);
 // Uniform over [lo, hi] as an int (the ranges here are small).
 inline int uniform_int(SplitMix64& rng, int64_t lo, int64_t hi) {
   return static_cast<int>(rng.uniform(lo, hi));
+}
+
+// A kind and its weight in a random op mix.
+struct KindWeight {
+  std::string_view kind;
+  int64_t weight;
+};
+
+// A tile loop's op mix: data movement and MMAs around CUDA-core and SFU
+// work (random_layered and the random families draw from it).
+inline constexpr std::array<KindWeight, 10> kTileMix = {{
+    {"tiled_tma_load", 3},
+    {"smem_write", 2},
+    {"smem_read", 3},
+    {"wgmma", 3},
+    {"alu", 4},
+    {"exp", 2},
+    {"tmem_load", 1},
+    {"mbarrier_arrive", 1},
+    {"mbarrier_wait", 1},
+    {"named_barrier", 1},
+}};
+
+// A kind drawn from `mix` with probability proportional to its weight (one
+// draw from rng).
+template <size_t N>
+std::string_view pick(SplitMix64& rng, const std::array<KindWeight, N>& mix) {
+  int64_t total = 0;
+  for (const KindWeight& k : mix) total += k.weight;
+  int64_t r = rng.uniform(0, total - 1);
+  for (const KindWeight& k : mix) {
+    if (r < k.weight) return k.kind;
+    r -= k.weight;
+  }
+  return mix.back().kind;  // unreachable
 }
 
 // Op names: prefix + index ("n12", "mma3").

@@ -19,37 +19,6 @@ namespace tilesched::gen::detail {
 
 namespace {
 
-struct KindWeight {
-  std::string_view kind;
-  int64_t weight;
-};
-
-// A tile loop's op mix: data movement and MMAs around CUDA-core and SFU work.
-constexpr std::array<KindWeight, 10> kTileMix = {{
-    {"tiled_tma_load", 3},
-    {"smem_write", 2},
-    {"smem_read", 3},
-    {"wgmma", 3},
-    {"alu", 4},
-    {"exp", 2},
-    {"tmem_load", 1},
-    {"mbarrier_arrive", 1},
-    {"mbarrier_wait", 1},
-    {"named_barrier", 1},
-}};
-
-template <size_t N>
-std::string_view pick(SplitMix64& rng, const std::array<KindWeight, N>& mix) {
-  int64_t total = 0;
-  for (const KindWeight& k : mix) total += k.weight;
-  int64_t r = rng.uniform(0, total - 1);
-  for (const KindWeight& k : mix) {
-    if (r < k.weight) return k.kind;
-    r -= k.weight;
-  }
-  return mix.back().kind;
-}
-
 // Adds a Blackwell op of a random kind; SMEM writes get a tile-sized buffer.
 OpId add_tile_op(GraphBuilder& b, SplitMix64& rng, int index) {
   const std::string_view kind = pick(rng, kTileMix);

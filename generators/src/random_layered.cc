@@ -10,40 +10,11 @@
 
 #include "tilesched/limits.h"
 #include "tilesched/rng.h"
+#include "family_util.h"
 
 namespace tilesched::gen {
 
 namespace {
-
-struct KindWeight {
-  std::string_view kind;
-  int64_t weight;
-};
-
-// The op mix: a tile loop is mostly data movement and MMAs around ALU work.
-constexpr std::array<KindWeight, 10> kMix = {{
-    {"tiled_tma_load", 3},
-    {"smem_write", 2},
-    {"smem_read", 3},
-    {"wgmma", 3},
-    {"alu", 4},
-    {"exp", 2},
-    {"tmem_load", 1},
-    {"mbarrier_arrive", 1},
-    {"mbarrier_wait", 1},
-    {"named_barrier", 1},
-}};
-
-std::string_view pick_kind(SplitMix64& rng) {
-  int64_t total = 0;
-  for (const KindWeight& k : kMix) total += k.weight;
-  int64_t r = rng.uniform(0, total - 1);
-  for (const KindWeight& k : kMix) {
-    if (r < k.weight) return k.kind;
-    r -= k.weight;
-  }
-  return kMix.back().kind;  // unreachable
-}
 
 Status check(const LayeredParams& p) {
   auto bad = [](const std::string& what) { return Status::InvalidInput("random_layered: " + what); };
@@ -80,7 +51,7 @@ StatusOr<Graph> random_layered(const LayeredParams& p) {
   GraphBuilder b(blackwell_target(), "layered-" + std::to_string(n) + "-s" + std::to_string(p.seed));
   std::vector<OpId> writes;
   for (int v = 0; v < n; ++v) {
-    const std::string_view kind = pick_kind(rng);
+    const std::string_view kind = detail::pick(rng, detail::kTileMix);
     const OpId id = b.op("n" + std::to_string(v), std::string(kind));
     if (kind == "smem_write") writes.push_back(id);
   }
