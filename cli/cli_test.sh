@@ -4,18 +4,8 @@
 # usage: cli_test.sh TILESCHED EXAMPLES_DIR TESTDATA_DIR [HLS_DIR]
 set -u
 bin=$1 examples=$2 testdata=$3 hls=${4:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect STATUS CMD...: runs CMD, captures stdout/stderr in $work.
-expect() {
-  local want=$1; shift
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  [[ $got == "$want" ]] || fail "exit $got, expected $want: $* :: $(head -c 300 "$work/err")"
-}
+# shellcheck source=cli/test_lib.sh
+source "$(dirname "$0")/test_lib.sh"
 
 expect 0 "$bin" --help
 expect 0 "$bin" schedule --help
@@ -206,8 +196,4 @@ else
   echo "note: HLS instances not found (${hls:-no directory given}); import check skipped"
 fi
 
-if ((failures)); then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "cli end-to-end: all checks passed"
+finish "cli end-to-end"

@@ -7,17 +7,9 @@
 # usage: sweep_test.sh TILESCHED
 set -u
 bin=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# shellcheck source=cli/test_lib.sh
+source "$(dirname "$0")/test_lib.sh"
 
-expect() {
-  local want=$1; shift
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  [[ $got == "$want" ]] || fail "exit $got, expected $want: $* :: $(head -c 300 "$work/err")"
-}
 # The rows without the timing columns (time_ns, wall_ns: the last two, plain
 # integers, so cutting at the last two commas is exact).
 rows() { tail -n +3 "$1" | sed -E 's/,[^,]*,[^,]*$//'; }
@@ -153,8 +145,4 @@ awk -F, -v o="$(col optimal_ii)" -v p="$(col proven)" -v v="$(col verified)" \
   'NR > 2 && ($o == "" || $p != 1 || $v != 1) { bad = 1 } END { exit bad }' "$work/exact.csv" ||
   fail "exact: rows without a proven optimum: $(tail -n +3 "$work/exact.csv")"
 
-if ((failures > 0)); then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all sweep checks passed"
+finish "sweep end-to-end"
