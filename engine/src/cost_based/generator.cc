@@ -431,9 +431,10 @@ bool Generator::attempt(int64_t ii) {
   std::optional<std::vector<int64_t>> legal;
   bool legal_by_fallback = false;
   int64_t legal_peak = 0;
+  bool seated_is_legal = false;  // the table holds `legal` (no reseat needed)
   GiveUp last = GiveUp::kNoSeat;
   auto keep_legal = [&] {
-    const bool ok = seat(*legal);
+    const bool ok = seated_is_legal || seat(*legal);
     serial_fallback_ = legal_by_fallback;
     if (status_ == 0) status_ = kConverged;
     return ok;
@@ -441,6 +442,7 @@ bool Generator::attempt(int64_t ii) {
   bool soft = false;  // the latest constraint is a soft goal's (register pressure)
   for (int iter = 0; iter < ctx_.opts.max_constraint_iterations; ++iter) {
     ++stats_.refinement_iterations;
+    seated_is_legal = false;
     if (soft ? rerun_winning_rung() : ladder()) {
       const std::vector<int64_t> start = placed_starts();
       if (ctx_.max_storage > 0 &&
@@ -468,6 +470,7 @@ bool Generator::attempt(int64_t ii) {
         legal = start;
         legal_peak = pressure.peak;
         legal_by_fallback = serial_fallback_;
+        seated_is_legal = true;
       }
       std::optional<BuilderConstraint> regs = tighten_for_registers(start, pressure);
       if (!regs) return keep_legal();
