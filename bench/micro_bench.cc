@@ -18,11 +18,11 @@
 
 #include "cost_based/driver.h"
 #include "tilesched/cost_based.h"
-#include "tilesched/distance.h"
+#include "distance.h"
 #include "tilesched/gen/random_layered.h"
-#include "tilesched/graph_algo.h"
+#include "graph_algo.h"
 #include "tilesched/mii.h"
-#include "tilesched/rrt.h"
+#include "rrt.h"
 #include "tilesched/serial.h"
 
 namespace tilesched {

@@ -1,7 +1,7 @@
 // The structural distance closure (Rau's MinDist) per strongly connected
 // component, carried across the condensation in topological order. See
 // distance.h for the contract, the methods and the magnitude bound.
-#include "tilesched/distance.h"
+#include "distance.h"
 
 #include <algorithm>
 #include <bit>
@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <queue>
 
-#include "tilesched/graph_algo.h"
+#include "graph_algo.h"
 #include "tilesched/limits.h"
 
 namespace tilesched {

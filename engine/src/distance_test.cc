@@ -4,7 +4,7 @@
 // Floyd-Warshall oracle on thousands of random graphs, for each way of
 // closing a component. Positive cycles must be reported exactly when
 // ii < recurrence_mii(g).
-#include "tilesched/distance.h"
+#include "distance.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilesched/graph_algo.h"
+#include "graph_algo.h"
 #include "tilesched/mii.h"
 #include "tilesched/rng.h"
 

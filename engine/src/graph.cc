@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "tilesched/graph_algo.h"
+#include "graph_algo.h"
 #include "tilesched/limits.h"
 #include "json_reader.h"
 

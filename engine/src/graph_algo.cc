@@ -1,6 +1,6 @@
 // Strongly connected components (Tarjan, iterative) and longest
 // in-iteration paths over the condensation.
-#include "tilesched/graph_algo.h"
+#include "graph_algo.h"
 
 #include <algorithm>
 

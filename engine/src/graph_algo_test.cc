@@ -1,4 +1,4 @@
-#include "tilesched/graph_algo.h"
+#include "graph_algo.h"
 
 #include <gtest/gtest.h>
 

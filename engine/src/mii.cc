@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "tilesched/graph_algo.h"
+#include "graph_algo.h"
 
 namespace tilesched {
 

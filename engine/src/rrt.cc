@@ -7,7 +7,7 @@
 // (start + i) mod II exactly floor(d / II) times, plus once more for the
 // first d mod II rows from its start, so each touched row is checked once
 // with that closed-form hit count. docs/BOUNDS.md has the details.
-#include "tilesched/rrt.h"
+#include "rrt.h"
 
 #include <algorithm>
 #include <cassert>

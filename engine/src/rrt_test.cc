@@ -2,7 +2,7 @@
 // and OR-fold lowering, probe/commit/release on the worked example, pooled
 // slots, rate pools, self-overlap, diagnostics, and a randomized cross-check
 // against a brute-force L2/L3 count.
-#include "tilesched/rrt.h"
+#include "rrt.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Gallop-then-bisect and linear threshold searches (seed 000, "Search
 // Driver", sub_988080).
-#include "tilesched/search.h"
+#include "search.h"
 
 #include <cassert>
 

@@ -1,7 +1,7 @@
 // Tests for the threshold searches: exact answers on monotone probes over
 // many ranges (the linear scan is the oracle), the pinned probe sequence of
 // one gallop, logarithmic probe counts, and what a non-monotone probe gets.
-#include "tilesched/search.h"
+#include "search.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "tilesched/graph_algo.h"
+#include "graph_algo.h"
 #include "tilesched/limits.h"
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <queue>
 
-#include "tilesched/graph_algo.h"
+#include "../graph_algo.h"
 
 namespace tilesched::cost_based {
 

@@ -8,7 +8,7 @@
 
 #include "tilesched/cost_based.h"
 #include "tilesched/graph.h"
-#include "tilesched/rrt.h"
+#include "../rrt.h"
 #include "tilesched/schedule.h"
 
 namespace tilesched::cost_based {

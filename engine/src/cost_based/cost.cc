@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "tilesched/search.h"
+#include "../search.h"
 
 namespace tilesched::cost_based {
 

@@ -8,7 +8,7 @@
 #include "../storage.h"
 #include "driver.h"
 #include "tilesched/cost_based.h"
-#include "tilesched/search.h"
+#include "../search.h"
 #include "tilesched/serial.h"
 
 namespace tilesched {

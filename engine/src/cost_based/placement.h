@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "context.h"
-#include "tilesched/distance.h"
-#include "tilesched/rrt.h"
+#include "../distance.h"
+#include "../rrt.h"
 
 namespace tilesched::cost_based {
 

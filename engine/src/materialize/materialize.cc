@@ -150,6 +150,12 @@ std::vector<RegionStep> rebuild_region(const Graph& g, const Schedule& s,
 using namespace materialize_internal;
 
 StatusOr<Materialization> materialize(const Graph& g, const Schedule& s) {
+  std::vector<PairSolve> solves;
+  return materialize_internal::materialize_traced(g, s, solves);
+}
+
+StatusOr<Materialization> materialize_internal::materialize_traced(
+    const Graph& g, const Schedule& s, std::vector<PairSolve>& solves) {
   if (!s.feasible) return Status::InvalidInput("materialize: the schedule is not feasible");
   if (s.ii < 1) {
     return Status::InvalidInput("materialize: II " + std::to_string(s.ii) + " is below 1");
@@ -167,16 +173,16 @@ StatusOr<Materialization> materialize(const Graph& g, const Schedule& s) {
   ConsumerWork work;  // phases 1-3a and the owner map of the current consumer
   OwnerMap owners(0);
   for (const CandidatePair& pair : candidate_pairs(placeholders)) {
-    if (m.solves.empty() || m.solves.back().consumer != pair.consumer) {
+    if (solves.empty() || solves.back().consumer != pair.consumer) {
       work = prepare_consumer(g, s, maps, pair.consumer);
       owners = OwnerMap(work.work.size());
     }
     SolveOutcome out = solve_pair(g, s, maps, work, pair.raw, owners);
     m.trivial_fallback = m.trivial_fallback || out.record.fallback;
-    m.solves.push_back(std::move(out.record));
+    solves.push_back(std::move(out.record));
     drafts.push_back(std::move(out.drafts));
   }
-  m.pipes = collapse_duplicate_pipes(drafts, m.solves);
+  m.pipes = collapse_duplicate_pipes(drafts, solves);
   m.region = rebuild_region(g, s, m.pipes, m.mutexes);
 
   const std::vector<std::string> violations = check_materialization(g, s, m);

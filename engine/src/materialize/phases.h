@@ -43,6 +43,11 @@ std::vector<CandidatePair> candidate_pairs(const std::vector<PipePlaceholder>& p
 std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDraft>>& drafts,
                                            std::vector<PairSolve>& solves);
 
+// materialize() with its trace: `solves` gets one record per candidate
+// pair, in walker order (what Schedule::solve did for it).
+StatusOr<Materialization> materialize_traced(const Graph& g, const Schedule& s,
+                                             std::vector<PairSolve>& solves);
+
 // The ops in (stage, order), with the values spliced in (RegionStep).
 std::vector<RegionStep> rebuild_region(const Graph& g, const Schedule& s,
                                        const std::vector<Pipe>& pipes,

@@ -12,6 +12,7 @@
 
 #include "stage_order.h"
 #include "tilesched/materialize.h"
+#include "value_rule.h"
 #include "value_maps.h"
 
 namespace tilesched {

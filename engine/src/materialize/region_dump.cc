@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tilesched/materialize.h"
+#include "value_rule.h"
 
 namespace tilesched {
 

@@ -25,6 +25,7 @@
 #include "dsu.h"
 #include "tilesched/graph.h"
 #include "tilesched/materialize.h"
+#include "value_rule.h"
 #include "tilesched/schedule.h"
 #include "value_maps.h"
 

@@ -10,6 +10,7 @@
 
 #include "tilesched/graph.h"
 #include "tilesched/materialize.h"
+#include "value_rule.h"
 #include "tilesched/schedule.h"
 
 namespace tilesched::materialize_internal {

@@ -5,6 +5,7 @@
 
 #include "stage_order.h"
 #include "tilesched/materialize.h"
+#include "value_rule.h"
 
 namespace tilesched {
 

@@ -5,6 +5,7 @@
 
 #include "test_support.h"
 #include "tilesched/materialize.h"
+#include "value_rule.h"
 
 namespace tilesched {
 namespace {

@@ -5,7 +5,7 @@
 // force: on tiny graphs that carry every rule (pooled slots, rate and
 // storage pools, groups, max depths, recurrences), the smallest II at which
 // some start vector within the stage horizon passes the verifier is the
-// oracle's proven optimum. engine_tests runs a few graphs
+// oracle's proven optimum. generators_tests runs a few graphs
 // (label unit); exact_tests many more (label exact), from other seeds.
 #include <iostream>
 
@@ -19,7 +19,7 @@
 #include "tilesched/serial.h"
 #include "tilesched/json_io.h"
 #include "tilesched/verify.h"
-#include "model.h"
+#include "exact/model.h"
 
 namespace tilesched {
 namespace {

@@ -1,0 +1,81 @@
+// The edge rule of MaterializeSchedule (docs/MATERIALIZE.md, "Which edges
+// need values" and "Origins"): which edges of a finished schedule need a
+// Pipe_ or a Mutex_, how deep it is, and which raw value a pipe carries.
+// Internal to the engine: the materializer and the schedule reader use it.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "tilesched/graph.h"
+#include "tilesched/pipes.h"
+#include "tilesched/schedule.h"
+
+namespace tilesched {
+
+// Each REQUIRES: s.stage and s.order hold one entry per op of g.
+
+// Asynchronous: the op's kind has the async, tma or wgmma flag (target.h).
+// An op of an unknown kind, and every `generic` op, is synchronous.
+bool is_async(const Graph& g, OpId v);
+
+// A data edge u -> v is live at its consumer when the value it reads
+// exists when v runs in region order: it is loop-carried (distance > 0),
+// or u comes strictly before v in (stage, order).
+bool live_at_consumer(const Schedule& s, const Edge& e);
+
+// Issue 4, item 4, plus one case: a data edge u -> v needs a Pipe_ when u
+// is asynchronous, when stage(u) != stage(v), when it is loop-carried, or
+// when it is not live at v (only a zero-latency edge between ops started
+// in the same cycle can be). Order edges need a Mutex_ instead.
+bool needs_pipe(const Graph& g, const Schedule& s, int edge);
+
+// Buffers in flight along an edge: stage(v) - stage(u) + distance + 1.
+int64_t edge_depth(const Schedule& s, const Edge& e);
+
+// The raw value a data edge that needs a pipe carries to its consumer:
+// the origin producers are grouped by (docs/MATERIALIZE.md, "Origins").
+struct RawValue {
+  enum class Kind {
+    kArrival,     // a live same-iteration edge from an asynchronous op: every
+                  // such producer arrives on the consumer's one barrier, so
+                  // they share this value; `op` is the consumer
+    kValue,       // any other live edge: the producer's own result; `op` is it
+    kUnproduced,  // an edge that is not live: the producer's value of this
+                  // iteration, not yet defined where the consumer runs
+  };
+  Kind kind = Kind::kValue;
+  OpId op = 0;
+  friend bool operator==(const RawValue&, const RawValue&) = default;
+};
+std::string_view raw_value_kind_name(RawValue::Kind k);  // "arrival", "value", "unproduced"
+// REQUIRES: g.edges[edge] is a data edge.
+RawValue raw_value(const Graph& g, const Schedule& s, int edge);
+
+// The edges a value carries, derived from its fields alone (ascending ids):
+// a pipe with producers carries every live data edge from one of them to
+// its consumer; a pipe without producers (the fallback) carries every data
+// edge into its consumer that is not live. A mutex carries every order
+// edge from its releaser to its acquirer.
+std::vector<int> pipe_edges(const Graph& g, const Schedule& s, const Pipe& p);
+std::vector<int> mutex_edges(const Graph& g, const Mutex& m);
+
+// What Schedule::solve did for one (raw value, consumer) candidate pair.
+struct PairSolve {
+  RawValue raw;
+  OpId consumer = 0;
+  int candidates = 0;      // producers of pipe-needing edges into the consumer
+  std::vector<OpId> live;  // the producer set closed under live-at-consumer
+  int groups = 0;          // disjoint-set roots among `live`
+  bool fallback = false;   // nothing was live: the consumer-only pipe
+  // Set when the owner map answered: a group emitted for an earlier pair
+  // of this consumer, with this owner, already carries the raw value (the
+  // consumer itself for a repeated fallback); `live` and `groups` stay empty.
+  OpId repeat_of = -1;
+  std::vector<int> pipes;  // indices of the final pipes it emitted into
+  int collapsed = 0;       // of those, how many duplicated an earlier pipe
+  friend bool operator==(const PairSolve&, const PairSolve&) = default;
+};
+
+}  // namespace tilesched
