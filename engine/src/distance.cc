@@ -94,32 +94,26 @@ void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
   local_.assign(static_cast<size_t>(n_), -1);
   comp_lo_.assign(static_cast<size_t>(comp_count_), n_);
   comp_hi_.assign(static_cast<size_t>(comp_count_), -1);
+  for (int v = 0; v < n_; ++v) {
+    comp_lo_[comp[v]] = std::min(comp_lo_[comp[v]], v);
+    comp_hi_[comp[v]] = std::max(comp_hi_[comp[v]], v);
+  }
   {
-    std::vector<int> indegree(static_cast<size_t>(n_), 0);
-    for (const Edge& e : g.edges) {
-      if (e.distance == 0 && comp[e.from] == comp[e.to]) ++indegree[e.to];
-    }
     std::vector<int> fill(comp_begin_.begin(), comp_begin_.end() - 1);
-    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-    for (int v = 0; v < n_; ++v) {
-      comp_lo_[comp[v]] = std::min(comp_lo_[comp[v]], v);
-      comp_hi_[comp[v]] = std::max(comp_hi_[comp[v]], v);
-      if (indegree[v] == 0) ready.push(v);
-    }
     auto place = [&](int v) {
       const int c = comp[v];
       local_[v] = fill[c] - comp_begin_[c];
       members_[fill[c]++] = v;
     };
-    while (!ready.empty()) {
-      const int v = ready.top();
-      ready.pop();
-      place(v);
+    std::vector<int> by_id(static_cast<size_t>(n_));
+    for (int v = 0; v < n_; ++v) by_id[v] = v;
+    const std::vector<int> walk = kahn_walk(n_, by_id, [&](int v, auto&& visit) {
       for (int i = adj.out_begin[v]; i < adj.out_begin[v + 1]; ++i) {
         const Edge& e = g.edges[adj.out_edges[i]];
-        if (e.distance == 0 && comp[e.to] == comp[v] && --indegree[e.to] == 0) ready.push(e.to);
+        if (e.distance == 0 && comp[e.to] == comp[v]) visit(e.to);
       }
-    }
+    });
+    for (int v : walk) place(v);
     for (int v = 0; v < n_; ++v) {
       if (local_[v] < 0) place(v);
     }

@@ -1,5 +1,5 @@
-// Strongly connected components (Tarjan, iterative) and longest
-// in-iteration paths over the condensation.
+// Kahn's walk over the distance-0 edges, strongly connected components
+// (Tarjan, iterative) and longest in-iteration paths over the condensation.
 #include "graph_algo.h"
 
 #include <algorithm>
@@ -13,6 +13,18 @@ bool keeps(EdgeFilter filter, const Edge& e) {
 }
 
 }  // namespace
+
+std::vector<OpId> zero_distance_walk(const Graph& g, const Adjacency& adj) {
+  const int n = g.op_count();
+  std::vector<int> by_id(static_cast<size_t>(n));
+  for (int v = 0; v < n; ++v) by_id[v] = v;
+  return kahn_walk(n, by_id, [&](int v, auto&& visit) {
+    for (int p = adj.out_begin[v]; p < adj.out_begin[v + 1]; ++p) {
+      const Edge& e = g.edges[adj.out_edges[p]];
+      if (e.distance == 0) visit(e.to);
+    }
+  });
+}
 
 Components strongly_connected(const Graph& g, const Adjacency& adj, EdgeFilter filter) {
   const int n = g.op_count();

@@ -1,15 +1,54 @@
-// Graph algorithms the validator, the MII bounds and the generators share:
-// strongly connected components and longest in-iteration paths. Iterative
-// (no recursion), so deep graphs cannot overflow the stack.
+// Graph algorithms the validator, the MII bounds and the schedule
+// generators share: Kahn's walk, strongly connected components and longest
+// in-iteration paths. Iterative (no recursion), so deep graphs cannot
+// overflow the stack.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <queue>
+#include <utility>
 #include <vector>
 
 #include "tilesched/graph.h"
 
 namespace tilesched {
+
+// Kahn's walk over `count` nodes: `for_each_successor(v, f)` calls f(w)
+// once for every edge v -> w of the graph being walked (parallel edges
+// repeat). Of the ready nodes, the one with the smallest key[v] comes
+// first, ties by the smaller id. Nodes on a cycle are never ready and are
+// left out of the result. The serial generator walks ops by program index,
+// the distance closure each component's ops, the cost-based generator the
+// distance-0 condensation by each component's first op.
+template <class ForEachSuccessor>
+std::vector<int> kahn_walk(int count, const std::vector<int>& key,
+                           ForEachSuccessor&& for_each_successor) {
+  std::vector<int> in_degree(static_cast<size_t>(count), 0);
+  for (int v = 0; v < count; ++v) for_each_successor(v, [&](int w) { ++in_degree[w]; });
+  using Entry = std::pair<int, int>;  // (key, node)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+  for (int v = 0; v < count; ++v) {
+    if (in_degree[v] == 0) ready.push({key[v], v});
+  }
+  std::vector<int> walk;
+  walk.reserve(static_cast<size_t>(count));
+  while (!ready.empty()) {
+    const int v = ready.top().second;
+    ready.pop();
+    walk.push_back(v);
+    for_each_successor(v, [&](int w) {
+      if (--in_degree[w] == 0) ready.push({key[w], w});
+    });
+  }
+  return walk;
+}
+
+// Kahn's walk over the ops and their distance-0 edges (seed 001's serial
+// walk): of the ready ops, the lowest program index first. A walk shorter
+// than the graph met a zero-distance cycle.
+std::vector<OpId> zero_distance_walk(const Graph& g, const Adjacency& adj);
 
 enum class EdgeFilter { kAll, kZeroDistance };
 

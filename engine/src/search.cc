@@ -2,9 +2,18 @@
 // Driver", sub_988080).
 #include "search.h"
 
+#include <algorithm>
 #include <cassert>
 
+#include "tilesched/limits.h"
+
 namespace tilesched {
+
+int64_t sequential_ii_cap(const Graph& g, int64_t lower) {
+  int64_t cap = lower;
+  for (const Op& op : g.ops) cap += std::max(op.latency, footprint_duration(op));
+  return std::min<int64_t>(cap, limits::kMaxII);
+}
 
 namespace {
 

@@ -10,7 +10,16 @@
 #include <functional>
 #include <optional>
 
+#include "tilesched/graph.h"
+
 namespace tilesched {
+
+// The top of the II search when no heuristic schedule gives one: every op
+// issued after the one before it (its latency or footprint, whichever is
+// longer) on top of `lower`, the search's lower bound; at most
+// limits::kMaxII. The cost-based generator uses it when the serial
+// schedule is infeasible, the exact oracle when no heuristic succeeded.
+int64_t sequential_ii_cap(const Graph& g, int64_t lower);
 
 // A feasibility question about one integer (an II, a threshold, a cycle).
 using SearchProbe = std::function<bool(int64_t)>;

@@ -19,9 +19,9 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <queue>
 #include <string>
 
+#include "graph_algo.h"
 #include "storage.h"
 #include "tilesched/mii.h"
 
@@ -106,30 +106,6 @@ class InOrderTable {
 
 }  // namespace
 
-std::vector<OpId> kahn_walk(const Graph& g, const Adjacency& adj) {
-  const int n = g.op_count();
-  std::vector<int> in_degree(n, 0);
-  for (const Edge& e : g.edges) {
-    if (e.distance == 0) ++in_degree[e.to];
-  }
-  std::priority_queue<OpId, std::vector<OpId>, std::greater<>> ready;
-  for (OpId v = 0; v < n; ++v) {
-    if (in_degree[v] == 0) ready.push(v);
-  }
-  std::vector<OpId> walk;
-  walk.reserve(n);
-  while (!ready.empty()) {
-    const OpId v = ready.top();
-    ready.pop();
-    walk.push_back(v);
-    for (int p = adj.out_begin[v]; p < adj.out_begin[v + 1]; ++p) {
-      const Edge& e = g.edges[adj.out_edges[p]];
-      if (e.distance == 0 && --in_degree[e.to] == 0) ready.push(e.to);
-    }
-  }
-  return walk;
-}
-
 namespace {
 
 std::string list_ops(const Graph& g, const std::vector<OpId>& ops, size_t limit) {
@@ -163,7 +139,7 @@ Schedule generate_serial(const Graph& g) {
     }
   }
 
-  const std::vector<OpId> walk = kahn_walk(g, adj);
+  const std::vector<OpId> walk = zero_distance_walk(g, adj);
   if (static_cast<int>(walk.size()) < n) {
     std::vector<char> seen(n, 0);
     for (OpId v : walk) seen[v] = 1;

@@ -19,9 +19,4 @@ namespace tilesched {
 // gives feasible = false with the reason and a diagnostic.
 Schedule generate_serial(const Graph& g);
 
-// Kahn's walk over the distance-0 edges, lowest program index first among
-// the ready ops. Shorter than op_count() when a zero-distance cycle blocks
-// it. (Exposed for the benchmarks; generate_serial uses it.)
-std::vector<OpId> kahn_walk(const Graph& g, const Adjacency& adj);
-
 }  // namespace tilesched

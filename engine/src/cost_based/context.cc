@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <queue>
 
 #include "../graph_algo.h"
 
@@ -26,33 +25,23 @@ Context::Context(const Graph& graph, const CostBasedOptions& options, const MiiB
   zero_scc = zero.component;
   // Kahn over the distance-0 condensation, lowest program index first (the
   // serial generator's tie-break); members of a component by id.
-  std::vector<int> comp_min(zero.count, n), indegree(zero.count, 0);
+  std::vector<int> comp_min(zero.count, n);
   std::vector<std::vector<OpId>> comp_members(zero.count);
   for (OpId v = 0; v < n; ++v) {
     comp_min[zero_scc[v]] = std::min(comp_min[zero_scc[v]], v);
     comp_members[zero_scc[v]].push_back(v);
   }
-  for (const Edge& e : g.edges) {
-    if (e.distance == 0 && zero_scc[e.from] != zero_scc[e.to]) ++indegree[zero_scc[e.to]];
-  }
-  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready;
-  for (int c = 0; c < zero.count; ++c) {
-    if (indegree[c] == 0) ready.push({comp_min[c], c});
-  }
-  std::vector<OpId> order;
-  order.reserve(n);
-  while (!ready.empty()) {
-    const int c = ready.top().second;
-    ready.pop();
+  const std::vector<int> comp_walk = kahn_walk(zero.count, comp_min, [&](int c, auto&& visit) {
     for (OpId v : comp_members[c]) {
-      order.push_back(v);
       for (int p = adj.out_begin[v]; p < adj.out_begin[v + 1]; ++p) {
         const Edge& e = g.edges[adj.out_edges[p]];
-        const int to = zero_scc[e.to];
-        if (e.distance == 0 && to != c && --indegree[to] == 0) ready.push({comp_min[to], to});
+        if (e.distance == 0 && zero_scc[e.to] != c) visit(zero_scc[e.to]);
       }
     }
-  }
+  });
+  std::vector<OpId> order;
+  order.reserve(n);
+  for (int c : comp_walk) order.insert(order.end(), comp_members[c].begin(), comp_members[c].end());
   topo_rank.assign(n, 0);
   for (int i = 0; i < n; ++i) topo_rank[order[i]] = i;
 

@@ -526,11 +526,8 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   if (cap == 0) {
     if (serial_.feasible) {
       cap = serial_.ii;
-    } else {  // every op one after another, plus the longest recurrence
-      cap = lower;
-      for (OpId v = 0; v < g.op_count(); ++v) {
-        cap += std::max(g.ops[v].latency, footprint_duration(g.ops[v]));
-      }
+    } else {
+      cap = sequential_ii_cap(g, lower);
     }
   }
   cap = std::min(cap, ModuloRrt::kMaxRrtII);

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <string>
 
+#include "../search.h"
 #include "model.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/limits.h"
@@ -70,14 +71,6 @@ std::optional<Schedule> heuristic_schedule(const Graph& g) {
   Schedule serial = generate_serial(g);
   if (serial.feasible && verify_schedule(g, serial).legal()) return serial;
   return std::nullopt;
-}
-
-// Without a heuristic schedule: every op one after another, plus the MII
-// (as the cost-based generator caps its search).
-int64_t fallback_cap(const Graph& g, int64_t lower) {
-  int64_t cap = lower;
-  for (const Op& op : g.ops) cap += std::max(op.latency, footprint_duration(op));
-  return std::min<int64_t>(cap, limits::kMaxII);
 }
 
 class Oracle {
@@ -215,7 +208,7 @@ ExactResult Oracle::run() {
   s.mii = compute_mii(g_);
   const int64_t lower = s.mii.max();
   const std::optional<Schedule> heuristic = heuristic_schedule(g_);
-  const int64_t last = heuristic ? heuristic->ii - 1 : fallback_cap(g_, lower);
+  const int64_t last = heuristic ? heuristic->ii - 1 : sequential_ii_cap(g_, lower);
 
   int64_t proven_below = lower;  // every II in [lower, proven_below) is infeasible
   std::optional<int64_t> found;
