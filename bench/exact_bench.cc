@@ -1,4 +1,4 @@
-// How fast the exact oracle proves optima (issue 9, item 3): runs
+// How fast the exact oracle proves optima (docs/EXACT.md): runs
 // generate_exact with a time limit (10 s by default) on five groups of
 // graphs, prints one row per graph and, per group and overall, the share of
 // graphs proven optimal with the proof within 1 s and within 10 s, the

@@ -1,5 +1,5 @@
 // `tilesched schedule GRAPH`: read a loop graph, run a generator, print the
-// schedule JSON (SPEC.md section 4) or, with --emit region, the
+// schedule JSON (docs/FORMATS.md) or, with --emit region, the
 // materialized region (docs/MATERIALIZE.md). Exit 1 when no legal schedule
 // exists.
 #include <iostream>

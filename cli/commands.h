@@ -1,6 +1,6 @@
 // Subcommands of the tilesched command line and the helpers they share.
 // Each subcommand parses its own options (Boost.Program_options) and
-// returns the process exit status of SPEC.md section 4: 0 done, 1 no legal
+// returns the process exit status of docs/CONTRACT.md: 0 done, 1 no legal
 // schedule (or an illegal one), 2 bad usage or bad input.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The sweep CSV (SPEC.md section 4; docs/SWEEP.md lists every column): our
+// The sweep CSV (docs/SWEEP.md lists every column): our
 // own RFC 4180 writer with a fixed, versioned column list, and a reader
 // built on libfccp (the Fast C++ CSV Parser) that the resume, compare and
 // replay paths share.
