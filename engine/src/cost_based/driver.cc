@@ -1,5 +1,5 @@
-// The placement driver: gates, arms, forced placement and the ladder's
-// rungs at one II (see driver.h).
+// The placement driver: the arms, the forced placement and a rung's
+// ready-set loop at one II (see driver.h); the gates are in gates.cc.
 #include "driver.h"
 
 #include <algorithm>
