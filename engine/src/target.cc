@@ -62,6 +62,20 @@ std::vector<Pool> blackwell_pools() {
   };
 }
 
+// The bank model (seed 000's bank-pressure evaluator): TMEM/SMEM banks
+// (1-8), the SMEM write and TMEM transports (16, 20) and the pooled SMEM
+// read transport (15); in-iteration occupants capped by pool 1 (TMEM, 4),
+// cross-iteration ones by pool 6 (named barriers, 3).
+BankModel blackwell_bank_model() {
+  BankModel m;
+  for (int s = 1; s <= 8; ++s) m.singleton_slots |= slot_bit(s);
+  m.singleton_slots |= slot_bit(16) | slot_bit(20);
+  m.pooled_slots = slot_bit(15);
+  m.in_iteration_pool = 1;
+  m.cross_iteration_pool = 6;
+  return m;
+}
+
 OpKind generic_kind() {
   OpKind k;
   k.name = "generic";
@@ -138,6 +152,11 @@ std::vector<OpKind> blackwell_kinds() {
 
 }  // namespace
 
+bool BankModel::holds(const Target& target, const Triple& t) const {
+  const uint64_t bits = target.slot(t.slot).capacity == 1 ? singleton_slots : pooled_slots;
+  return (bits & slot_bit(t.slot)) != 0;
+}
+
 std::optional<int> Target::find_slot(std::string_view wanted) const {
   for (int s = 0; s < slot_count(); ++s) {
     if (slots[s].name == wanted) return s + 1;
@@ -182,6 +201,7 @@ const Target& blackwell_target() {
     t.pools = blackwell_pools();
     t.kinds = blackwell_kinds();
     t.register_budget = 128;  // ours: registers per thread before spilling
+    t.bank_model = blackwell_bank_model();
     return t;
   }();
   return target;

@@ -65,6 +65,25 @@ struct OpKind {
   std::string_view summary;
 };
 
+inline uint64_t slot_bit(int one_based_slot) {
+  return uint64_t{1} << (one_based_slot - 1);
+}
+
+struct Target;
+
+// The bank model of the cost evaluators' bank-pressure term (seed 000): the
+// slots whose holders count as bank occupants, and the pools whose
+// capacities cap the in-iteration and the cross-iteration occupants.
+struct BankModel {
+  uint64_t singleton_slots = 0;  // slot_bit()s of singleton bank slots
+  uint64_t pooled_slots = 0;     // slot_bit()s of pooled bank slots
+  int in_iteration_pool = 0;     // index into Target::pools
+  int cross_iteration_pool = 0;  // index into Target::pools
+
+  // True when the triple holds a bank slot of `target`.
+  bool holds(const Target& target, const Triple& t) const;
+};
+
 struct Target {
   std::string name;        // "blackwell" or the inline target's name
   bool builtin = false;    // true: written as a plain string in graph JSON
@@ -74,6 +93,9 @@ struct Target {
   // Registers per thread the spill model allows before it surcharges a
   // seat (seed 002); 0 turns the model off.
   int64_t register_budget = 0;
+  // The bank-pressure evaluator's model; none turns the term off. Like the
+  // kinds, it derives from the target's identity (operator== skips it).
+  std::optional<BankModel> bank_model;
 
   int slot_count() const { return static_cast<int>(slots.size()); }
   const Slot& slot(int one_based) const { return slots[one_based - 1]; }
@@ -87,9 +109,6 @@ struct Target {
   friend bool operator==(const Target& a, const Target& b);
 };
 
-inline uint64_t slot_bit(int one_based_slot) {
-  return uint64_t{1} << (one_based_slot - 1);
-}
 
 // The seeds' Blackwell model: 24 slots, the 9-entry pool capacity vector.
 const Target& blackwell_target();

@@ -8,9 +8,21 @@
 
 namespace tilesched::cost_based {
 
-
 Context::Context(const Graph& graph, const CostBasedOptions& options, const MiiBounds& bounds)
-    : g(graph), opts(options), adj(Adjacency::build(graph)) {
+    : g(graph), opts(options), adj(Adjacency::build(graph)), mii(bounds) {
+  lower_footprints();
+  depth = longest_zero_distance_paths(g, adj);
+  rank_topologically();
+  compute_heights();
+  find_leader_groups();
+  bound_group_spans();
+  read_register_footprints();
+  read_bank_model();
+  if (std::optional<int> sp = g.target.storage_pool()) max_storage = g.target.pools[*sp].capacity;
+}
+
+// Per-op RRT footprints and the singleton slots each claims.
+void Context::lower_footprints() {
   const int n = g.op_count();
   nodes.reserve(n);
   for (const Op& op : g.ops) nodes.push_back(NodeRrt::lower(op, g.target));
@@ -18,13 +30,14 @@ Context::Context(const Graph& graph, const CostBasedOptions& options, const MiiB
   for (OpId v = 0; v < n; ++v) {
     for (uint64_t row : nodes[v].rows) singleton_mask[v] |= row;
   }
-  mii = bounds;
-  depth = longest_zero_distance_paths(g, adj);
+}
 
+// Kahn over the distance-0 condensation, lowest program index first (the
+// serial generator's tie-break); members of a component by id.
+void Context::rank_topologically() {
+  const int n = g.op_count();
   const Components zero = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
   zero_scc = zero.component;
-  // Kahn over the distance-0 condensation, lowest program index first (the
-  // serial generator's tie-break); members of a component by id.
   std::vector<int> comp_min(zero.count, n);
   std::vector<std::vector<OpId>> comp_members(zero.count);
   for (OpId v = 0; v < n; ++v) {
@@ -39,12 +52,18 @@ Context::Context(const Graph& graph, const CostBasedOptions& options, const MiiB
       }
     }
   });
-  std::vector<OpId> order;
-  order.reserve(n);
-  for (int c : comp_walk) order.insert(order.end(), comp_members[c].begin(), comp_members[c].end());
   topo_rank.assign(n, 0);
-  for (int i = 0; i < n; ++i) topo_rank[order[i]] = i;
+  int rank = 0;
+  for (int c : comp_walk) {
+    for (OpId v : comp_members[c]) topo_rank[v] = rank++;
+  }
+}
 
+// Longest latency path to a sink over distance-0 edges between components.
+void Context::compute_heights() {
+  const int n = g.op_count();
+  std::vector<OpId> order(n);
+  for (OpId v = 0; v < n; ++v) order[topo_rank[v]] = v;
   height.assign(n, 0);
   for (int i = n - 1; i >= 0; --i) {  // sinks first
     const OpId v = order[i];
@@ -55,7 +74,12 @@ Context::Context(const Graph& graph, const CostBasedOptions& options, const MiiB
     }
     height[v] = h;
   }
+}
 
+// Dense group ids in order of first appearance; the anchor is the member
+// first in topological order.
+void Context::find_leader_groups() {
+  const int n = g.op_count();
   group_of.assign(n, kNoGroup);
   std::vector<int64_t> leaders;
   for (OpId v = 0; v < n; ++v) {
@@ -75,7 +99,12 @@ Context::Context(const Graph& graph, const CostBasedOptions& options, const MiiB
         members.begin(), members.end(),
         [&](OpId a, OpId b) { return topo_rank[a] < topo_rank[b]; }));
   }
+}
 
+// group_span_bound: the longest distance-0 path between two members of a
+// group, plus one.
+void Context::bound_group_spans() {
+  const int n = g.op_count();
   std::vector<OpId> by_rank(n);
   for (OpId v = 0; v < n; ++v) by_rank[topo_rank[v]] = v;
   std::vector<int64_t> reach(n);
@@ -101,31 +130,32 @@ Context::Context(const Graph& graph, const CostBasedOptions& options, const MiiB
       }
     }
   }
+}
 
+// The spill model (seed 002) is on when the target has a register budget.
+void Context::read_register_footprints() {
+  const int n = g.op_count();
   regs.assign(n, 0);
-  bank_pooled.assign(g.target.slot_count(), 0);
+  if (g.target.register_budget <= 0) return;
+  for (OpId v = 0; v < n; ++v) regs[v] = g.ops[v].registers;
+  reg_budget = g.target.register_budget;
+}
+
+void Context::read_bank_model() {
+  const int n = g.op_count();
   touches_bank.assign(n, 0);
-  if (g.target.register_budget > 0) {  // the spill model (seed 002) is on
-    for (OpId v = 0; v < n; ++v) regs[v] = g.ops[v].registers;
-    reg_budget = g.target.register_budget;
-  }
-  if (g.target.builtin && g.target.name == "blackwell") {
-    // TMEM/SMEM banks (1-8), the SMEM write and TMEM transports (16, 20) and
-    // the pooled SMEM read transport (15); caps from pools 1 and 6 (seed 000).
-    for (int s = 1; s <= 8; ++s) bank_slots |= slot_bit(s);
-    bank_slots |= slot_bit(16) | slot_bit(20);
-    bank_pooled[15 - 1] = 1;
-    bank_cap_in = g.target.pools[1].capacity;
-    bank_cap_cross = g.target.pools[6].capacity;
-  }
+  bank_duration.assign(n, 0);
+  if (!g.target.bank_model) return;
+  const BankModel& model = *g.target.bank_model;
+  bank_cap_in = g.target.pools[model.in_iteration_pool].capacity;
+  bank_cap_cross = g.target.pools[model.cross_iteration_pool].capacity;
   for (OpId v = 0; v < n; ++v) {
     for (const Triple& t : g.ops[v].resources) {
-      const bool bank = g.target.slot(t.slot).capacity == 1 ? (bank_slots & slot_bit(t.slot)) != 0
-                                                             : bank_pooled[t.slot - 1] != 0;
-      if (bank) touches_bank[v] = 1;
+      if (!model.holds(g.target, t)) continue;
+      touches_bank[v] = 1;
+      bank_duration[v] = std::max(bank_duration[v], t.duration);
     }
   }
-  if (std::optional<int> sp = g.target.storage_pool()) max_storage = g.target.pools[*sp].capacity;
 }
 
 }  // namespace tilesched::cost_based

@@ -9,7 +9,6 @@ namespace tilesched::cost_based {
 
 namespace {
 constexpr int64_t kSpillWeight = 17;   // seed 002: SPILL_SURCHARGE_WEIGHT
-constexpr int64_t kSpillCap = 4096;    // seed 002: SPILL_SURCHARGE_CAP
 
 int64_t saturating_add(int64_t a, int64_t b) { return std::min(kInfiniteCost, a + b); }
 }  // namespace
@@ -44,13 +43,7 @@ int64_t pipe_slot_cost(const Placement& p, OpId v, int64_t t) {
 
 int64_t bank_pressure_cost(const Placement& p, const Context& ctx, OpId v, int64_t t) {
   if (!ctx.touches_bank[v]) return 0;
-  int64_t bank_dur = 0;
-  for (const Triple& tr : ctx.g.ops[v].resources) {
-    const bool bank = ctx.g.target.slot(tr.slot).capacity == 1
-                          ? (ctx.bank_slots & slot_bit(tr.slot)) != 0
-                          : ctx.bank_pooled[tr.slot - 1] != 0;
-    if (bank) bank_dur = std::max(bank_dur, tr.duration);
-  }
+  const int64_t bank_dur = ctx.bank_duration[v];
   int64_t in_iter = 0, cross = 0;
   const int64_t ii = p.ii();
   for (int64_t c = t; c < t + bank_dur; ++c) {
@@ -69,7 +62,7 @@ int64_t register_pressure_at(const Placement& p, const Context& ctx, OpId v, int
 
 int64_t spill_surcharge(int64_t pressure, int64_t budget) {
   if (pressure <= budget) return 0;
-  return std::min((pressure - budget) * kSpillWeight, kSpillCap);
+  return std::min((pressure - budget) * kSpillWeight, kSpillSurchargeCap);
 }
 
 int64_t try_add_constraint_to_avoid_reg_spilling(Placement& p, const Context& ctx, OpId v,

@@ -1,6 +1,6 @@
 // The lexicographic cost vector and the evaluators that fill it (seed 000,
 // "Cost Evaluators", "Worked Scoring Example"; seed 002, "Cost-Term
-// Formula"; SPEC.md section 3 for the closure). Components rank from
+// Formula"; docs/CONTRACT.md for the closure). Components rank from
 // hardest to softest and are never summed into one scalar.
 #pragma once
 
@@ -56,7 +56,7 @@ int64_t bank_pressure_cost(const Placement& p, const Context& ctx, OpId v, int64
 // Register pressure at seat t: the live registers in t's modulo row plus v's.
 int64_t register_pressure_at(const Placement& p, const Context& ctx, OpId v, int64_t t);
 
-// seed 002: min((pressure - budget) * 17, 4096), 0 within budget.
+// seed 002: min((pressure - budget) * 17, kSpillSurchargeCap), 0 within budget.
 int64_t spill_surcharge(int64_t pressure, int64_t budget);
 
 // seed 002, tryAddConstraintToAvoidRegSpilling: when seating v at its

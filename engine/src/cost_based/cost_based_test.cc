@@ -606,6 +606,42 @@ TEST(Arms, FuseComposesTwoReadsIntoOneSeat) {
   EXPECT_EQ(p->seats[0].t, p->seats[1].t);
 }
 
+TEST(Gates, TheFuseArmCountsItsRejects) {
+  GraphBuilder b(blackwell_target());
+  const OpId r1 = b.op("r1", "smem_read"), r2 = b.op("r2", "smem_read");
+  std::vector<OpId> held;
+  for (int k = 0; k < 4; ++k) held.push_back(b.op("f" + std::to_string(k), "smem_read"));
+  WorkedAtII w(16, Build(b));
+  for (OpId f : held) w.p->place(f, 0);  // tp_smem_rd: 4 of 5 over [0, 7)
+  const std::optional<Proposal> p = w.d->try_fuse({r1, r2});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->seats[0].t, 7);
+  // r1 fits at 0..6 but r2 after it does not: seven G3 rejects.
+  EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG3Rrt)], 7);
+}
+
+TEST(Gates, TheForcedPlacementCountsItsRejects) {
+  GraphBuilder b(blackwell_target());
+  const OpId x = b.op("x", "tiled_tma_load"), y = b.op("y", "alu");
+  b.edge(x, y, 20);
+  b.at(y).max_depth = 0;
+  WorkedAtII w(8, Build(b));
+  w.p->place(x, 0);
+  EXPECT_FALSE(w.d->force_place(y));  // y cannot start before 20: stage 2
+  EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG2MaxDepth)], 1);
+}
+
+TEST(Target, BlackwellCarriesTheBankModel) {
+  const Target& t = blackwell_target();
+  ASSERT_TRUE(t.bank_model);
+  EXPECT_TRUE(t.bank_model->holds(t, {1, 4, 1}));    // TMEM bank 0
+  EXPECT_TRUE(t.bank_model->holds(t, {15, 7, 1}));   // pooled SMEM read transport
+  EXPECT_FALSE(t.bank_model->holds(t, {11, 8, 1}));  // tensor-core issue
+  EXPECT_EQ(t.pools[t.bank_model->in_iteration_pool].capacity, 4);
+  EXPECT_EQ(t.pools[t.bank_model->cross_iteration_pool].capacity, 3);
+  EXPECT_FALSE(make_generic_target("g", {{"s", 1, false}}, {}).bank_model);
+}
+
 TEST(Arms, RetryRevivesTheFirstDeadOpThatFits) {
   WorkedAtII w(15, Example("seed_worked_example.loop.json"));
   w.p->mark_dead(1);

@@ -1,5 +1,5 @@
-// The placement driver: gates, arms, forced placement and the ladder's
-// rungs at one II (see driver.h).
+// The placement driver: the arms, the forced placement and a rung's
+// ready-set loop at one II (see driver.h); the gates are in gates.cc.
 #include "driver.h"
 
 #include <algorithm>
@@ -8,8 +8,6 @@
 namespace tilesched::cost_based {
 
 namespace {
-void count(std::array<int64_t, kGateCount>& gates, Gate g) { ++gates[static_cast<int>(g)]; }
-
 bool shares_counted_resource(const Context& ctx, OpId a, OpId b) {
   for (const Triple& x : ctx.nodes[a].pooled) {
     for (const Triple& y : ctx.nodes[b].pooled) {
@@ -36,45 +34,6 @@ Driver::Driver(const Context& ctx, Placement& placement, CostBasedStats& stats)
 
 void Driver::reseed(int64_t ii) {
   rng_ = SplitMix64(ctx_.opts.seed ^ (static_cast<uint64_t>(ii) * 0x9E3779B97F4A7C15ull));
-}
-
-bool Driver::pending(OpId v) const {
-  const int group = ctx_.group_of[v];
-  if (group == kNoGroup) return false;
-  const OpId anchor = ctx_.group_anchor[group];
-  return anchor != v && !p_.placed(anchor);
-}
-
-SeatSearch Driver::earliest_seat(OpId v) {
-  if (pending(v)) {  // G1: hold over to the next attempt
-    count(stats_.gate_rejects, Gate::kG1Pending);
-    return {SeatOutcome::kPending, 0};
-  }
-  const Window w = p_.window(v);
-  const int64_t ii = p_.ii();
-  const Op& op = ctx_.g.ops[v];
-  if (op.max_depth && w.lo > (*op.max_depth + 1) * ii - 1) {  // G2: mark dead
-    count(stats_.gate_rejects, Gate::kG2MaxDepth);
-    return {SeatOutcome::kDead, 0};
-  }
-  if (w.empty()) return {SeatOutcome::kNoCycle, 0};
-  const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v]);
-  int64_t end = std::min(w.hi, w.lo + ii - 1);
-  for (int64_t t = w.lo; t <= end; ++t) {
-    const int64_t fit = p_.first_fit(v, t, end);  // G3: bump the seat cycle by cycle
-    stats_.gate_rejects[static_cast<int>(Gate::kG3Rrt)] += (fit < 0 ? end + 1 : fit) - t;
-    if (fit < 0) break;
-    t = fit;
-    if (stage && t / ii != *stage) {  // G4: the group's stage decides
-      count(stats_.gate_rejects, Gate::kG4Group);
-      if (t / ii > *stage) return {SeatOutcome::kGroupLater, t};
-      t = *stage * ii - 1;
-      end = std::min(w.hi, *stage * ii + ii - 1);
-      continue;
-    }
-    return {SeatOutcome::kSeat, t};
-  }
-  return {SeatOutcome::kNoCycle, 0};
 }
 
 std::vector<OpId> Driver::ready_set(Rung rung) const {
@@ -110,7 +69,7 @@ std::vector<OpId> Driver::ready_set(Rung rung) const {
 std::optional<Proposal> Driver::try_permute(const std::vector<OpId>& ready, bool whole_set) {
   std::vector<OpId> cands;
   for (OpId v : ready) {
-    if (!p_.dead(v) && !pending(v)) cands.push_back(v);
+    if (!p_.dead(v) && !held(v)) cands.push_back(v);
   }
   if (!whole_set && cands.size() > 8) cands.resize(8);
   if (cands.empty()) return std::nullopt;
@@ -190,7 +149,7 @@ bool Driver::can_fuse(OpId a, OpId b) const {
 std::optional<Proposal> Driver::try_fuse(const std::vector<OpId>& ready) {
   std::vector<OpId> cands;
   for (OpId v : ready) {
-    if (!p_.dead(v) && !pending(v)) cands.push_back(v);
+    if (!p_.dead(v) && !held(v)) cands.push_back(v);
     if (cands.size() == 16) break;
   }
   const int64_t ii = p_.ii();
@@ -208,16 +167,20 @@ std::optional<Proposal> Driver::try_fuse(const std::vector<OpId>& ready) {
       const Window& wb = window_of(j);
       const int64_t lo = std::max(wa.lo, wb.lo);
       const int64_t end = std::min({wa.hi, wb.hi, lo + ii - 1});
-      const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[a]);
       for (int64_t t = lo; t <= end; ++t) {
+        const SeatSearch s = admit(a, wa.lo, t, end);
+        if (s.outcome == SeatOutcome::kGroupAhead || s.outcome == SeatOutcome::kGroupLater) {
+          t = s.t;  // G4: the next cycle
+          continue;
+        }
+        if (s.outcome != SeatOutcome::kSeat) break;
+        t = s.t;
         // The composed vector ((15, 7, 2) for two smem_reads) fits exactly
         // when the second op fits after the first.
-        if (!p_.fits(a, t)) continue;
-        if (stage && t / ii != *stage) continue;
         CostVector cost = evaluate_seat(p_, ctx_, a, t);
         p_.begin_trial();
         p_.place(a, t);
-        const bool both = p_.fits(b, t);
+        const bool both = admit(b, wb.lo, t, t).outcome == SeatOutcome::kSeat;
         if (both) cost += evaluate_seat(p_, ctx_, b, t);
         p_.unplace(a);
         p_.end_trial();
@@ -242,57 +205,47 @@ std::optional<Proposal> Driver::try_retry(const std::vector<OpId>& ready) {
 }
 
 std::optional<Proposal> Driver::try_cost_based(const std::vector<OpId>& ready) {
-  const int64_t ii = p_.ii();
   std::optional<Proposal> best;
   for (OpId v : ready) {
-    if (p_.dead(v)) continue;
-    if (pending(v)) {
-      count(stats_.gate_rejects, Gate::kG1Pending);
-      continue;
-    }
+    if (p_.dead(v) || held(v)) continue;  // G1: held over
     const Window w = p_.window(v);
-    const Op& op = ctx_.g.ops[v];
-    if (op.max_depth && w.lo > (*op.max_depth + 1) * ii - 1) {
-      count(stats_.gate_rejects, Gate::kG2MaxDepth);
-      p_.mark_dead(v);
-      continue;
-    }
-    if (w.empty()) {
+    const SeatSearch first = admit(v, w.lo, w.lo, std::min(w.hi, w.lo + p_.ii() - 1));
+    if (first.outcome == SeatOutcome::kDead || w.empty()) {  // G2, or no window: dead
       p_.mark_dead(v);
       continue;
     }
     if (try_add_constraint_to_avoid_reg_spilling(p_, ctx_, v, w.lo) > 0) {
       ++stats_.spill_surcharges;
     }
-    const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v]);
-    const PipeSlotBasis basis = PipeSlotBasis::of(w);
-    // Only an op without placed predecessors compares every cycle of its
-    // window; index its structural distance then, count it directly otherwise.
-    const std::optional<StructuralIndex> order =
-        basis.has_pred ? std::nullopt : std::optional<StructuralIndex>(StructuralIndex(p_, v));
-    bool any = false;
-    const int64_t end = std::min(w.hi, w.lo + ii - 1);
-    for (int64_t t = w.lo; t <= end; ++t) {
-      const int64_t fit = p_.first_fit(v, t, end);
-      stats_.gate_rejects[static_cast<int>(Gate::kG3Rrt)] += (fit < 0 ? end + 1 : fit) - t;
-      if (fit < 0) break;
-      t = fit;
-      if (stage && t / ii != *stage) {
-        count(stats_.gate_rejects, Gate::kG4Group);
-        continue;
-      }
-      CostVector c = evaluate_seat(p_, ctx_, v, t, basis);
-      if (c.feasible()) c.structural = order ? order->at(t) : structural_distance(p_, v, t);
-      if (!c.feasible()) continue;
-      any = true;
-      if (!best || c < best->cost) best = Proposal{Arm::kCostBased, {{v, t}}, c};
-      // With a placed predecessor the pipe-slot component grows with t and
-      // the resource component is already 0: no later seat of v can win.
-      if (basis.has_pred) break;
-    }
-    if (!any) p_.mark_dead(v);
+    if (!cheapest_seat(v, w, first, best)) p_.mark_dead(v);
   }
   return best;
+}
+
+bool Driver::cheapest_seat(OpId v, const Window& w, SeatSearch first,
+                           std::optional<Proposal>& best) {
+  const PipeSlotBasis basis = PipeSlotBasis::of(w);
+  // Only an op without placed predecessors compares every cycle of its
+  // window; index its structural distance then, count it directly otherwise.
+  const std::optional<StructuralIndex> order =
+      basis.has_pred ? std::nullopt : std::optional<StructuralIndex>(StructuralIndex(p_, v));
+  const int64_t end = std::min(w.hi, w.lo + p_.ii() - 1);
+  bool any = false;
+  for (SeatSearch s = first;; s = admit(v, w.lo, s.t + 1, end)) {
+    if (s.outcome == SeatOutcome::kGroupAhead || s.outcome == SeatOutcome::kGroupLater) {
+      continue;  // G4: the next cycle
+    }
+    if (s.outcome != SeatOutcome::kSeat) break;
+    CostVector c = evaluate_seat(p_, ctx_, v, s.t, basis);
+    if (c.feasible()) c.structural = order ? order->at(s.t) : structural_distance(p_, v, s.t);
+    if (!c.feasible()) continue;
+    any = true;
+    if (!best || c < best->cost) best = Proposal{Arm::kCostBased, {{v, s.t}}, c};
+    // With a placed predecessor the pipe-slot component grows with t and
+    // the resource component is already 0: no later seat of v can win.
+    if (basis.has_pred) break;
+  }
+  return any;
 }
 
 void Driver::commit(const Proposal& proposal) {
@@ -306,24 +259,53 @@ bool Driver::force_place(OpId v) {
   const int64_t ii = p_.ii();
   int64_t t = w.lo;
   if (std::optional<int64_t> last = p_.last_forced_start(v); last && t <= *last) t = *last + 1;
-  const Op& op = ctx_.g.ops[v];
-  if (op.max_depth && t > (*op.max_depth + 1) * ii - 1) {
+  const std::optional<int64_t> seat = forced_seat(v, w, t);
+  if (!seat) {
+    const Op& op = ctx_.g.ops[v];
     explain_failure(v, "its max_depth " + std::to_string(*op.max_depth) +
                            " cannot hold after its placed predecessors");
     return false;
   }
+  t = *seat;
+  if (!evict_for(v, t)) {
+    RrtConflict why;
+    p_.fits(v, t, &why);
+    explain_failure(v, "does not fit alone: " + why.describe(ctx_.g.target, ctx_.nodes[v], ii));
+    return false;
+  }
+  p_.place(v, t);
+  p_.mark_live(v);
+  p_.set_last_forced_start(v, t);
+  ++placements_;
+  return true;
+}
+
+std::optional<int64_t> Driver::forced_seat(OpId v, const Window& w, int64_t t) {
+  const int64_t ii = p_.ii();
+  int64_t from = t;
   if (std::optional<int64_t> bound = p_.max_stage(v); bound && t > (*bound + 1) * ii - 1) {
     // A builder's stage bound: seat v in its last allowed stage and evict
     // the placed predecessors that push it later (Rau, backwards).
-    t = std::max(p_.asap(v), *bound * ii);
+    from = std::max(p_.asap(v), *bound * ii);
   }
-  const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v]);
-  for (int64_t c = t; c <= std::min(w.hi, t + ii - 1); ++c) {  // a free row first
-    if (p_.fits(v, c) && (!stage || c / ii == *stage)) {
-      t = c;
-      break;
+  const int64_t end = std::min(w.hi, from + ii - 1);
+  // A gated free row first; G2 is judged at t, the earliest start allowed.
+  for (SeatSearch s = admit(v, t, from, end);; s = admit(v, t, s.t + 1, end)) {
+    switch (s.outcome) {
+      case SeatOutcome::kSeat: return s.t;
+      case SeatOutcome::kDead: return std::nullopt;
+      case SeatOutcome::kGroupAhead:
+      case SeatOutcome::kGroupLater: continue;  // G4: the next cycle
+      case SeatOutcome::kPending:  // the caller picks an op G1 admits
+      case SeatOutcome::kNoCycle: return from;  // no free row: evict at from
     }
   }
+}
+
+// Evicts what conflicts with v at t: dependences, singleton rows, group
+// stage and builder constraints, then sharers of pooled slots and pools
+// until v fits. False when v does not fit even alone.
+bool Driver::evict_for(OpId v, int64_t t) {
   for (OpId u : p_.conflicts(v, t)) {
     if (ctx_.group_of[u] != kNoGroup && ctx_.group_of[u] == ctx_.group_of[v]) {
       ++stats_.group_reorders;  // G4 recovery: the group moves with v
@@ -331,24 +313,15 @@ bool Driver::force_place(OpId v) {
     p_.unplace(u);
     ++stats_.evictions;
   }
-  while (!p_.fits(v, t)) {  // pooled slots and rate pools: evict sharers
+  while (!p_.fits(v, t)) {
     std::optional<OpId> victim;
     for (OpId u : p_.placed_ops()) {
       if (shares_counted_resource(ctx_, u, v) && (!victim || u < *victim)) victim = u;
     }
-    if (!victim) {
-      RrtConflict why;
-      p_.fits(v, t, &why);
-      explain_failure(v, "does not fit alone: " + why.describe(ctx_.g.target, ctx_.nodes[v], ii));
-      return false;
-    }
+    if (!victim) return false;
     p_.unplace(*victim);
     ++stats_.evictions;
   }
-  p_.place(v, t);
-  p_.mark_live(v);
-  p_.set_last_forced_start(v, t);
-  ++placements_;
   return true;
 }
 
@@ -390,7 +363,7 @@ bool Driver::step(Rung rung) {
   const bool evicts = rung == Rung::kRauRefinement || rung == Rung::kDeepestRetry;
   if (evicts) {
     for (OpId v : ready) {
-      if (!pending(v)) return force_place(v);
+      if (!held(v)) return force_place(v);
     }
   }
   give_up_ = GiveUp::kNoSeat;

@@ -25,8 +25,15 @@ struct Proposal {
   CostVector cost;
 };
 
-// How the earliest-seat search ended for one op.
-enum class SeatOutcome { kSeat, kPending, kDead, kNoCycle, kGroupLater };
+// What the admission gates said about an op's candidate seats.
+enum class SeatOutcome {
+  kSeat,        // all four gates pass at t
+  kPending,     // G1: the op's group anchor is unplaced; hold the op over
+  kDead,        // G2: max_depth cannot hold from the op's earliest start
+  kNoCycle,     // G3 (or an empty range): no free row in the range
+  kGroupAhead,  // G4: the group sits in a later stage than t's
+  kGroupLater,  // G4: the group sits in an earlier stage than t's
+};
 
 struct SeatSearch {
   SeatOutcome outcome = SeatOutcome::kNoCycle;
@@ -49,7 +56,21 @@ class Driver {
   const std::vector<std::string>& failure() const { return failure_; }
   GiveUp give_up() const { return give_up_; }
 
+  // The one gate check (seed 001 "Admission Gates"; gates.cc): the four
+  // gates in their fixed order for seating v in [from, end]. G1 (pending
+  // set) and G2 (max depth, judged at `earliest`, v's earliest start) once,
+  // then G3 (RRT veto: a busy row bumps the seat one cycle) and G4 (the
+  // group's stage) cycle by cycle. Stops at the first seat all four pass or
+  // at the first G1, G2 or G4 reject, whose recovery is the caller's.
+  // Counts every reject in stats.gate_rejects.
+  SeatSearch admit(OpId v, int64_t earliest, int64_t from, int64_t end);
+  // G1 alone, counted: the arms' candidate filters and the forced
+  // placement's pick hold over the ops it rejects.
+  bool held(OpId v);
+
   // Exposed for tests.
+  // The earliest gated seat within one II of v's window (jumping to the
+  // group's stage when G4 finds it later).
   SeatSearch earliest_seat(OpId v);
   std::vector<OpId> ready_set(Rung rung) const;
   std::optional<Proposal> try_permute(const std::vector<OpId>& ready, bool whole_set);
@@ -58,12 +79,18 @@ class Driver {
   std::optional<Proposal> try_cost_based(const std::vector<OpId>& ready);
   bool can_fuse(OpId a, OpId b) const;
   // Rau: seats v at its earliest cycle (or after the cycle it was last
-  // forced into), evicting what conflicts.
+  // forced into), evicting what conflicts. REQUIRES: G1 admits v.
   bool force_place(OpId v);
 
  private:
   bool step(Rung rung);
-  bool pending(OpId v) const;  // G1
+  bool pending(OpId v) const;  // G1's predicate
+  // The cost-based arm's scan of v's seats from `first`: the cheapest
+  // feasible one into `best`; false when v has none.
+  bool cheapest_seat(OpId v, const Window& w, SeatSearch first, std::optional<Proposal>& best);
+  // The forced placement's seat: the first gated cycle in one II from `t`.
+  std::optional<int64_t> forced_seat(OpId v, const Window& w, int64_t t);
+  bool evict_for(OpId v, int64_t t);  // the forced placement's evictions
   void commit(const Proposal& p);
   void explain_failure(OpId v, const std::string& why);
 

@@ -10,20 +10,6 @@ namespace tilesched::cost_based {
 
 namespace {
 constexpr int64_t kNeverForced = INT64_MIN;
-constexpr int64_t kSurchargeCap = 4096;  // seed 002: SPILL_SURCHARGE_CAP
-
-
-// Cycles an op holds a bank resource, from its start (all triples start at 0).
-int64_t bank_duration(const Context& ctx, OpId v) {
-  int64_t d = 0;
-  for (const Triple& tr : ctx.g.ops[v].resources) {
-    const bool bank = ctx.g.target.slot(tr.slot).capacity == 1
-                          ? (ctx.bank_slots & slot_bit(tr.slot)) != 0
-                          : ctx.bank_pooled[tr.slot - 1] != 0;
-    if (bank) d = std::max(d, tr.duration);
-  }
-  return d;
-}
 }  // namespace
 
 Placement::Placement(const Context& ctx) : ctx_(ctx), rrt_(ctx.g.target) {
@@ -225,7 +211,7 @@ Window Placement::window(OpId v) const {
 
 void Placement::add_bank(OpId v, int64_t t, int64_t sign) {
   if (!ctx_.touches_bank[v]) return;
-  const int64_t d = bank_duration(ctx_, v);
+  const int64_t d = ctx_.bank_duration[v];
   for (int64_t c = t; c < t + d; ++c) {
     const int64_t window = c / ii_, row = c % ii_;
     const size_t at = static_cast<size_t>(window * ii_ + row);
@@ -319,6 +305,17 @@ void Placement::unplace(OpId v) {
   }
 }
 
+bool Placement::seat_all(const std::vector<int64_t>& starts) {
+  clear_seats();
+  for (OpId v = 0; v < ctx_.g.op_count(); ++v) {
+    if (!fits(v, starts[v])) return false;
+    place(v, starts[v]);
+  }
+  return true;
+}
+
+std::vector<int64_t> Placement::starts() const { return start_; }
+
 std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   std::vector<OpId> out;
   const NodeRrt& nv = ctx_.nodes[v];
@@ -396,7 +393,7 @@ int64_t Placement::surcharge(OpId v, int64_t t) const {
 }
 
 void Placement::add_surcharge(OpId v, int64_t t, int64_t amount) {
-  amount = std::min(amount, kSurchargeCap - surcharge_total_[v]);
+  amount = std::min(amount, kSpillSurchargeCap - surcharge_total_[v]);
   if (amount <= 0) return;
   surcharge_total_[v] += amount;
   for (auto& [at, value] : surcharges_[v]) {

@@ -16,6 +16,10 @@
 
 namespace tilesched::cost_based {
 
+// seed 002: SPILL_SURCHARGE_CAP, the most surcharge one op accumulates
+// (and the most one seat adds).
+inline constexpr int64_t kSpillSurchargeCap = 4096;
+
 // The legal start cycles of an op given what is placed: [lo, hi].
 struct Window {
   int64_t lo = 0;
@@ -85,6 +89,10 @@ class Placement {
   }
   void place(OpId v, int64_t t);   // REQUIRES: fits(v, t) and not placed
   void unplace(OpId v);            // REQUIRES: placed
+  // Unseats every op, then seats op v at starts[v]; false (and partly
+  // seated) when one does not fit, which a legal placement never does.
+  bool seat_all(const std::vector<int64_t>& starts);
+  std::vector<int64_t> starts() const;  // every op's start, placed or not
 
   // Trial placements (the permute and fuse arms): between begin_trial()
   // and end_trial() a place costs O(1): the dependence bounds of the other

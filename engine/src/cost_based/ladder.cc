@@ -1,0 +1,43 @@
+// The strategy ladder (see ladder.h).
+#include "ladder.h"
+
+namespace tilesched::cost_based {
+
+Ladder::Ladder(Placement& placement, Driver& driver, CostBasedStats& stats,
+               const Schedule& serial, Notes& notes)
+    : placement_(placement), driver_(driver), stats_(stats), serial_(serial), notes_(notes) {}
+
+std::optional<Rung> Ladder::run() {
+  static constexpr Rung kFirst[] = {Rung::kRauRefinement, Rung::kDeepestRetry,
+                                    Rung::kInitialPlacement, Rung::kCostBasedPlacement};
+  static constexpr Rung kAfterClear[] = {Rung::kInitialAfterClear, Rung::kCostBasedAfterClear};
+  for (Rung r : kFirst) {
+    placement_.clear_seats();
+    if (driver_.run(r)) return winner_ = r;
+  }
+  placement_.clear_intermediate();  // dead marks and surcharges; builder constraints stay
+  for (Rung r : kAfterClear) {
+    placement_.clear_seats();
+    if (driver_.run(r)) return winner_ = r;
+  }
+  if (serial_rung()) return winner_;
+  for (const std::string& f : driver_.failure()) notes_.add(f);
+  return std::nullopt;
+}
+
+bool Ladder::rerun_winner() {
+  if (!winner_ || *winner_ == Rung::kSerialFallback) return false;
+  placement_.clear_seats();
+  return driver_.run(*winner_);
+}
+
+bool Ladder::serial_rung() {
+  if (!serial_.feasible || placement_.ii() < serial_.ii) return false;
+  ++stats_.rung_attempts[static_cast<int>(Rung::kSerialFallback)];
+  if (!placement_.seat_all(serial_.start)) return false;
+  ++stats_.rung_successes[static_cast<int>(Rung::kSerialFallback)];
+  winner_ = Rung::kSerialFallback;
+  return true;
+}
+
+}  // namespace tilesched::cost_based

@@ -1,0 +1,40 @@
+// The strategy ladder (seed 001 "Strategy Orchestration"): the rungs run in
+// a fixed order at the placement's II, each from an empty table, and the
+// first that places every op wins. The last rung, at II >= the serial II,
+// seats every op at its serial start.
+#pragma once
+
+#include <optional>
+
+#include "driver.h"
+#include "notes.h"
+#include "tilesched/schedule.h"
+
+namespace tilesched::cost_based {
+
+class Ladder {
+ public:
+  Ladder(Placement& placement, Driver& driver, CostBasedStats& stats, const Schedule& serial,
+         Notes& notes);
+
+  // Runs the rungs; the rung that placed every op (Rung::kSerialFallback
+  // for the serial seats), or nullopt with the driver's reasons noted.
+  std::optional<Rung> run();
+  // A soft goal's retry: only the rung that won the last run; false when
+  // that was the serial seats (they do not move).
+  bool rerun_winner();
+  // The last rung: every op at its serial start, when the serial schedule
+  // is legal and the II is at least its II. Also the refinement loop's
+  // fallback when only the SMEM budget (rule L4) fails.
+  bool serial_rung();
+
+ private:
+  Placement& placement_;
+  Driver& driver_;
+  CostBasedStats& stats_;
+  const Schedule& serial_;
+  Notes& notes_;
+  std::optional<Rung> winner_;
+};
+
+}  // namespace tilesched::cost_based
