@@ -1,4 +1,4 @@
-// Independent checkers of SPEC.md's rules (see checkers.h). Written from
+// Independent checkers of the contract's rules (see checkers.h). Written from
 // the definitions, cycle by cycle, without the engine's verifier, RRT,
 // storage model or materializer.
 #include "checkers.h"
@@ -13,7 +13,7 @@ namespace tilesched::props {
 
 namespace {
 
-// D_v of SPEC.md: the longest triple, at least 1. Our own copy.
+// D_v, the footprint duration: the longest triple, at least 1. Our own copy.
 int64_t own_footprint(const Op& op) {
   int64_t d = 1;
   for (const Triple& t : op.resources) d = std::max(d, t.duration);

@@ -1,4 +1,4 @@
-// RapidCheck generators of loop graphs and of schedules of them (issue 6).
+// RapidCheck generators of loop graphs and of schedules of them.
 //
 // Two graph generators, both shrinkable:
 //  - family_graph(): a family of generators/ (every random and structured
