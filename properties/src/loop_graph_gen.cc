@@ -262,6 +262,8 @@ void showValue(const CostSizedGraph& g, std::ostream& os) {
   showValue(static_cast<const LoopGraph&>(g), os);
 }
 
+void showValue(Scheduler s, std::ostream& os) { os << scheduler_name(s); }
+
 std::string scheduler_name(Scheduler s) {
   switch (s) {
     case Scheduler::kSerial: return "serial";
