@@ -10,6 +10,7 @@
 #include "verify_values.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -269,38 +270,54 @@ void ValuesCheck::check_arrivals_share_a_pipe(const std::vector<std::vector<int>
   }
 }
 
-// One mutex per (releaser, acquirer) pair of order edges, carrying all of
-// them; every order edge carried exactly once.
+// The mutexes a schedule needs follow from the order edges alone: one per
+// (releaser, acquirer) pair, carrying all its edges, owned by the earlier
+// of the two, as deep as its deepest edge. Each carried mutex is compared
+// with the one its pair needs; each pair must be carried exactly once.
 void ValuesCheck::check_mutexes() {
-  std::vector<int> carriers(g_.edges.size(), 0);
+  struct Needed {
+    std::vector<int> edges;
+    OpId owner = 0;
+    int64_t depth = 0;
+    int carried = 0;  // mutexes naming this pair
+  };
+  std::map<std::pair<OpId, OpId>, Needed> needed;  // by (releaser, acquirer)
+  for (int e : order_edges_) {
+    const Edge& edge = g_.edges[e];
+    Needed& n = needed[{edge.from, edge.to}];
+    n.depth = n.edges.empty() ? needs_[e].depth : std::max(n.depth, needs_[e].depth);
+    n.edges.push_back(e);
+    n.owner = runs_before(s_, edge.to, edge.from) ? edge.to : edge.from;
+  }
+  for (auto& [pair, n] : needed) std::sort(n.edges.begin(), n.edges.end());
   for (const Mutex& m : s_.mutexes) {
     const std::string who = m.id + " (" + name(m.releaser) + " -> " + name(m.acquirer) + ")";
-    const std::vector<int> carried = edges_into(order_edges_, m.acquirer, m.releaser);
-    for (int e : carried) ++carriers[e];
-    if (carried.empty()) {
+    const auto it = needed.find({m.releaser, m.acquirer});
+    if (it == needed.end()) {
       add(who + ": no order edge runs from " + name(m.releaser) + " to " + name(m.acquirer));
       continue;
     }
-    if (m.edges != carried) {
-      add(who + ": records edges " + list_text(m.edges) + " but carries " + list_text(carried));
+    Needed& n = it->second;
+    ++n.carried;
+    if (m.edges != n.edges) {
+      add(who + ": records edges " + list_text(m.edges) + " but carries " + list_text(n.edges));
     }
-    const OpId owner = runs_before(s_, m.acquirer, m.releaser) ? m.acquirer : m.releaser;
-    if (m.owner != owner) {
+    if (m.owner != n.owner) {
       add(who + ": owner " + name(m.owner) + " is not the earliest by (stage, order); expected " +
-          name(owner));
+          name(n.owner));
     }
-    int64_t depth = needs_[carried.front()].depth;
-    for (int e : carried) depth = std::max(depth, needs_[e].depth);
     if (m.depth < 1) add(who + ": depth " + str(m.depth) + " is below 1");
-    if (m.depth != depth) {
-      add(who + ": depth " + str(m.depth) + ", expected " + str(depth) +
+    if (m.depth != n.depth) {
+      add(who + ": depth " + str(m.depth) + ", expected " + str(n.depth) +
           " (max of stage(acquirer) - stage(releaser) + distance + 1)");
     }
   }
-  for (int e : order_edges_) {
-    if (carriers[e] == 0) add(edge_text(e) + " needs a mutex and no mutex carries it");
-    if (carriers[e] > 1) {
-      add(edge_text(e) + " is carried by " + std::to_string(carriers[e]) + " mutexes, not one");
+  for (const auto& [pair, n] : needed) {
+    for (int e : n.edges) {
+      if (n.carried == 0) add(edge_text(e) + " needs a mutex and no mutex carries it");
+      if (n.carried > 1) {
+        add(edge_text(e) + " is carried by " + std::to_string(n.carried) + " mutexes, not one");
+      }
     }
   }
 }

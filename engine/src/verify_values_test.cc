@@ -48,6 +48,17 @@ Graph mainloop() {
   return g.ok() ? std::move(g).value() : Graph{};
 }
 
+// A zero-latency edge p -> c into an op with the lower id: c 0, p 1.
+Graph consumer_first() {
+  GraphBuilder b(blackwell_target(), "consumer-first");
+  const OpId c = b.generic("c", 1);
+  const OpId p = b.generic("p", 0);
+  b.edge(p, c, 0);
+  StatusOr<Graph> g = b.build();
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return g.ok() ? std::move(g).value() : Graph{};
+}
+
 std::vector<int64_t> stages(const Schedule& s) {
   std::vector<int64_t> out;
   for (int64_t start : s.start) out.push_back(start / s.ii);
@@ -94,16 +105,11 @@ TEST(VerifyValues, WhatEachEdgeNeeds) {
   EXPECT_EQ(n[5].depth, 0 - 1 + 2 + 1);
   // A zero-latency edge between ops started in one cycle, the consumer
   // first by id: the value does not exist where the consumer runs.
-  GraphBuilder b(blackwell_target(), "not-live");
-  const OpId c = b.generic("c", 1);
-  const OpId p = b.generic("p", 0);
-  b.edge(p, c, 0);
-  StatusOr<Graph> tie = b.build();
-  ASSERT_TRUE(tie.ok()) << tie.status().message();
+  const Graph tie = consumer_first();
   Schedule t;
   t.ii = 4;
   t.start = {0, 0};
-  const EdgeNeed e = edge_needs(*tie, t, stages(t))[0];
+  const EdgeNeed e = edge_needs(tie, t, stages(t))[0];
   EXPECT_FALSE(e.live);
   EXPECT_EQ(e.need, Need::kPipe);
 }
@@ -226,12 +232,8 @@ TEST(VerifyValues, EachBrokenValueIsNamed) {
 
 // The consumer-only fallback: depth 1, the flag, the edges that are not live.
 TEST(VerifyValues, TheFallbackPipe) {
-  GraphBuilder b(blackwell_target(), "fallback");
-  const OpId c = b.generic("c", 1);
-  const OpId p = b.generic("p", 0);
-  b.edge(p, c, 0);
-  StatusOr<Graph> g = b.build();
-  ASSERT_TRUE(g.ok()) << g.status().message();
+  const Graph g = consumer_first();
+  const OpId c = 0;
   Schedule s;
   s.feasible = true;
   s.ii = 4;
@@ -239,14 +241,14 @@ TEST(VerifyValues, TheFallbackPipe) {
   derive_stage_order(s);
   s.pipes.push_back({"Pipe_0", {}, c, c, 1, {0}});
   s.flags.push_back(std::string(kTrivialFallbackFlag));
-  EXPECT_EQ(lines(check_values(*g, s, stages(s))), "(none)\n");
-  EXPECT_TRUE(verify_schedule(*g, s).legal());
+  EXPECT_EQ(lines(check_values(g, s, stages(s))), "(none)\n");
+  EXPECT_TRUE(verify_schedule(g, s).legal());
   s.pipes[0].depth = 2;
-  EXPECT_EQ(lines(check_values(*g, s, stages(s))),
+  EXPECT_EQ(lines(check_values(g, s, stages(s))),
             "Pipe_0 (-> c): depth 2, expected 1 (a consumer-only pipe)\n");
   s.pipes[0].depth = 1;
   s.flags.clear();
-  EXPECT_EQ(lines(check_values(*g, s, stages(s))),
+  EXPECT_EQ(lines(check_values(g, s, stages(s))),
             "the trivial-fallback flag is not set but a consumer-only pipe exists\n");
 }
 
