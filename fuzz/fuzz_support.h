@@ -1,4 +1,4 @@
-// Shared pieces of the libFuzzer targets (issue 7): a structured loop graph
+// Shared pieces of the libFuzzer targets (fuzz/README.md): a structured loop graph
 // drawn from a FuzzedDataProvider, the generator configurations every target
 // sweeps, and the check that stops a run with a readable report. The targets
 // abort on a broken invariant so libFuzzer (and the replay tests) see a crash.

@@ -1,4 +1,4 @@
-// A plain main for the fuzz targets (issue 7, item 4): runs the target's
+// A plain main for the fuzz targets (fuzz/README.md): runs the target's
 // LLVMFuzzerTestOneInput once on every file argument and on every regular
 // file in every directory argument (sorted by name; dot files skipped), so
 // the corpora and regressions replay under any compiler without libFuzzer.

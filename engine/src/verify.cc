@@ -1,9 +1,11 @@
-// The verifier (SPEC.md section 2, rules L1-L7 and the derived stage, order
-// and stage count; docs/VERIFIER.md states every formula it checks).
+// The verifier: rules L1-L7, the derived stage, order and stage count
+// (docs/CONTRACT.md), and the carried Pipe_/Mutex_ values; docs/VERIFIER.md
+// states every formula it checks.
 //
 // It computes everything from the definitions and shares no code with the
-// generators: no reservation table, no footprint lowering, no
-// derive_stage_order. It must survive any schedule a user hands it, so
+// generators or the materializer: no reservation table, no footprint
+// lowering, no derive_stage_order, no edge rule of materialize/ (the values
+// are derived again in verify_values.cc). It must survive any schedule a user hands it, so
 // nothing here allocates or loops in proportion to II or to a start cycle:
 // the modulo rules (L2, L3) are an interval sweep over the triples, and sums
 // that can pass 2^63 (L3, L4) are taken in 128 bits.
@@ -17,7 +19,7 @@
 #include <vector>
 
 #include "tilesched/limits.h"
-#include "tilesched/materialize.h"
+#include "verify_values.h"
 
 namespace tilesched {
 
@@ -445,15 +447,13 @@ void check_stage_order(const Graph& g, const Schedule& s, const std::vector<int6
 
 // ------------------------------------------------------ materialization
 
-// The values a schedule carries, against the postconditions of
-// materialize.h. check_materialization is the materializer's statement of
-// what correct values are, computed from the graph and the schedule alone;
-// it is not generator code.
-void check_carried_values(const Graph& g, const Schedule& s, Reporter& out) {
-  const bool flagged =
-      std::find(s.flags.begin(), s.flags.end(), kTrivialFallbackFlag) != s.flags.end();
-  if (s.pipes.empty() && s.mutexes.empty() && !flagged) return;
-  for (std::string& message : check_materialization(g, s, carried_materialization(g, s))) {
+// The Pipe_/Mutex_ values a schedule carries, against the ones the
+// verifier derives on its own (verify_values.h). A schedule without values
+// was not materialized and is not asked about them.
+void check_carried_values(const Graph& g, const Schedule& s, const std::vector<int64_t>& stage,
+                          Reporter& out) {
+  if (!verify_internal::carries_values(s)) return;
+  for (std::string& message : verify_internal::check_values(g, s, stage)) {
     out.add(Rule::kMaterialization, {}, std::move(message));
   }
 }
@@ -497,7 +497,7 @@ VerifyReport verify_schedule(const Graph& g, const Schedule& s) {
   check_max_depth(g, s, stage, out);
   check_serial(g, s, stage, out);
   check_stage_order(g, s, stage, out);
-  check_carried_values(g, s, out);
+  check_carried_values(g, s, stage, out);
   return std::move(out).finish();
 }
 

@@ -1,4 +1,4 @@
-// Independent checkers of SPEC.md's rules (see checkers.h). Written from
+// Independent checkers of the contract's rules (see checkers.h). Written from
 // the definitions, cycle by cycle, without the engine's verifier, RRT,
 // storage model or materializer.
 #include "checkers.h"
@@ -13,7 +13,7 @@ namespace tilesched::props {
 
 namespace {
 
-// D_v of SPEC.md: the longest triple, at least 1. Our own copy.
+// D_v, the footprint duration: the longest triple, at least 1. Our own copy.
 int64_t own_footprint(const Op& op) {
   int64_t d = 1;
   for (const Triple& t : op.resources) d = std::max(d, t.duration);
@@ -324,88 +324,91 @@ bool own_is_async(const Graph& g, OpId v) {
   return false;
 }
 
+// (stage, order), the region position the materialization rules compare.
+std::pair<int64_t, int64_t> position(const Schedule& s, OpId v) {
+  return {s.stage[v], s.order[v]};
+}
+
+// A data edge's value exists where its consumer runs.
+bool live_edge(const Schedule& s, const Edge& e) {
+  return e.distance > 0 || (e.from != e.to && position(s, e.from) < position(s, e.to));
+}
+
+bool pipe_needed(const Graph& g, const Schedule& s, const Edge& e) {
+  return own_is_async(g, e.from) || s.stage[e.from] != s.stage[e.to] || e.distance > 0 ||
+         !live_edge(s, e);
+}
+
+// A pipe carries every live data edge from its producers to its consumer
+// (every non-live one for the fallback, which has no producers).
+bool pipe_carries(const Schedule& s, const Pipe& p, const Edge& e) {
+  if (e.kind != EdgeKind::kData || e.to != p.consumer) return false;
+  const bool has = std::find(p.producers.begin(), p.producers.end(), e.from) != p.producers.end();
+  return p.producers.empty() ? !live_edge(s, e) : has && live_edge(s, e);
+}
+
+// Each data edge that needs a pipe has exactly one; each order edge one mutex.
+void check_edge_carriers(const Graph& g, const Schedule& s, Problems& out) {
+  for (const Edge& e : g.edges) {
+    const std::string name = g.ops[e.from].name + " -> " + g.ops[e.to].name;
+    int carriers = 0;
+    if (e.kind == EdgeKind::kData) {
+      for (const Pipe& p : s.pipes) carriers += pipe_carries(s, p, e) ? 1 : 0;
+      if (pipe_needed(g, s, e) && carriers != 1)
+        out.push_back("data edge " + name + " needs a pipe; " + std::to_string(carriers) +
+                      " carry it");
+    } else {
+      for (const Mutex& m : s.mutexes)
+        if (m.releaser == e.from && m.acquirer == e.to) ++carriers;
+      if (carriers != 1)
+        out.push_back("order edge " + name + " needs one mutex; " + std::to_string(carriers) +
+                      " carry it");
+    }
+  }
+}
+
+// A pipe carries an edge that needs one, is owned by its earliest producer
+// and is as deep as its deepest live edge.
+void check_pipe_post(const Graph& g, const Schedule& s, const Pipe& p, Problems& out) {
+  bool needed = false;
+  int64_t depth = 1;
+  for (const Edge& e : g.edges) {
+    if (!pipe_carries(s, p, e)) continue;
+    needed = needed || pipe_needed(g, s, e);
+    if (!p.producers.empty())
+      depth = std::max(depth, s.stage[e.to] - s.stage[e.from] + e.distance + 1);
+  }
+  if (!needed) out.push_back(p.id + " carries no edge that needs a pipe");
+  OpId owner = p.producers.empty() ? p.consumer : p.producers.front();
+  for (OpId u : p.producers)
+    if (position(s, u) < position(s, owner)) owner = u;
+  if (p.owner != owner)
+    out.push_back(p.id + ": owner " + g.ops[p.owner].name + ", earliest is " + g.ops[owner].name);
+  if (p.depth != depth)
+    out.push_back(p.id + ": depth " + std::to_string(p.depth) + ", expected " +
+                  std::to_string(depth));
+}
+
+void check_mutex_post(const Graph& g, const Schedule& s, const Mutex& m, Problems& out) {
+  const OpId owner = position(s, m.acquirer) < position(s, m.releaser) ? m.acquirer : m.releaser;
+  if (m.owner != owner)
+    out.push_back(m.id + ": owner " + g.ops[m.owner].name + ", earliest is " + g.ops[owner].name);
+  int64_t depth = 1;
+  for (const Edge& e : g.edges)
+    if (e.kind == EdgeKind::kOrder && e.from == m.releaser && e.to == m.acquirer)
+      depth = std::max(depth, s.stage[e.to] - s.stage[e.from] + e.distance + 1);
+  if (m.depth != depth)
+    out.push_back(m.id + ": depth " + std::to_string(m.depth) + ", expected " +
+                  std::to_string(depth));
+}
+
 }  // namespace
 
 Problems check_materialization_post(const Graph& g, const Schedule& s) {
   Problems out;
-  auto key = [&](OpId v) { return std::make_pair(s.stage[v], s.order[v]); };
-  auto edge_name = [&](const Edge& e) {
-    return g.ops[e.from].name + " -> " + g.ops[e.to].name;
-  };
-  for (int i = 0; i < g.edge_count(); ++i) {
-    const Edge& e = g.edges[i];
-    const bool live = e.distance > 0 || (e.from != e.to && key(e.from) < key(e.to));
-    if (e.kind == EdgeKind::kData) {
-      const bool needs = own_is_async(g, e.from) || s.stage[e.from] != s.stage[e.to] ||
-                         e.distance > 0 || !live;
-      int carriers = 0;
-      for (const Pipe& p : s.pipes) {
-        if (p.consumer != e.to) continue;
-        const bool has = std::find(p.producers.begin(), p.producers.end(), e.from) !=
-                         p.producers.end();
-        if (p.producers.empty() ? !live : (has && live)) ++carriers;
-      }
-      if (needs && carriers != 1)
-        out.push_back("data edge " + edge_name(e) + " needs a pipe; " + std::to_string(carriers) +
-                      " carry it");
-    } else {
-      int carriers = 0;
-      for (const Mutex& m : s.mutexes)
-        if (m.releaser == e.from && m.acquirer == e.to) ++carriers;
-      if (carriers != 1)
-        out.push_back("order edge " + edge_name(e) + " needs one mutex; " +
-                      std::to_string(carriers) + " carry it");
-    }
-  }
-  for (const Pipe& p : s.pipes) {
-    // A pipe carries every live data edge from its producers to its
-    // consumer (every non-live one for the fallback); one must need it.
-    bool needed = false;
-    for (const Edge& e : g.edges) {
-      if (e.kind != EdgeKind::kData || e.to != p.consumer) continue;
-      const bool live = e.distance > 0 || (e.from != e.to && key(e.from) < key(e.to));
-      const bool has =
-          std::find(p.producers.begin(), p.producers.end(), e.from) != p.producers.end();
-      const bool carried = p.producers.empty() ? !live : (has && live);
-      if (carried && (own_is_async(g, e.from) || s.stage[e.from] != s.stage[e.to] ||
-                      e.distance > 0 || !live))
-        needed = true;
-    }
-    if (!needed) out.push_back(p.id + " carries no edge that needs a pipe");
-    OpId owner = p.consumer;
-    if (!p.producers.empty()) {
-      owner = p.producers.front();
-      for (OpId u : p.producers)
-        if (key(u) < key(owner)) owner = u;
-    }
-    if (p.owner != owner)
-      out.push_back(p.id + ": owner " + g.ops[p.owner].name + ", earliest is " +
-                    g.ops[owner].name);
-    int64_t depth = 1;
-    for (int i = 0; i < g.edge_count(); ++i) {
-      const Edge& e = g.edges[i];
-      if (e.kind != EdgeKind::kData || e.to != p.consumer || p.producers.empty()) continue;
-      if (std::find(p.producers.begin(), p.producers.end(), e.from) == p.producers.end()) continue;
-      const bool live = e.distance > 0 || (e.from != e.to && key(e.from) < key(e.to));
-      if (live) depth = std::max(depth, s.stage[e.to] - s.stage[e.from] + e.distance + 1);
-    }
-    if (p.depth != depth)
-      out.push_back(p.id + ": depth " + std::to_string(p.depth) + ", expected " +
-                    std::to_string(depth));
-  }
-  for (const Mutex& m : s.mutexes) {
-    const OpId owner = key(m.acquirer) < key(m.releaser) ? m.acquirer : m.releaser;
-    if (m.owner != owner)
-      out.push_back(m.id + ": owner " + g.ops[m.owner].name + ", earliest is " +
-                    g.ops[owner].name);
-    int64_t depth = 1;
-    for (const Edge& e : g.edges)
-      if (e.kind == EdgeKind::kOrder && e.from == m.releaser && e.to == m.acquirer)
-        depth = std::max(depth, s.stage[e.to] - s.stage[e.from] + e.distance + 1);
-    if (m.depth != depth)
-      out.push_back(m.id + ": depth " + std::to_string(m.depth) + ", expected " +
-                    std::to_string(depth));
-  }
+  check_edge_carriers(g, s, out);
+  for (const Pipe& p : s.pipes) check_pipe_post(g, s, p, out);
+  for (const Mutex& m : s.mutexes) check_mutex_post(g, s, m, out);
   return out;
 }
 

@@ -1,10 +1,11 @@
-// Independent checkers of SPEC.md's rules for the property tests. Each is
-// written from SPEC.md (and docs/DECISIONS.md for L4's δ·II term) alone and
-// shares no code with the engine's verifier, RRT or generators, so a bug
-// in those cannot hide itself: the slot and pool tables are rebuilt cycle
-// by cycle (the verifier sweeps intervals), RecMII is checked with
-// Bellman-Ford (the engine uses a parametric search). Each returns one line
-// per problem found; empty means the rule holds.
+// Independent checkers of the contract's rules (docs/CONTRACT.md) for the
+// property tests. Each is written from the definitions alone (L4 with its
+// δ·II term, docs/VERIFIER.md) and shares no code with the engine's
+// verifier, RRT, generators or materializer, so a bug in those cannot hide
+// itself: the slot and pool tables are rebuilt cycle by cycle (the verifier
+// sweeps intervals), RecMII is checked with Bellman-Ford (the engine uses a
+// parametric search). Each returns one line per problem found; empty means
+// the rule holds.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +43,7 @@ Problems check_stage_order(const Graph& g, const Schedule& s);
 // Everything above.
 Problems check_legal(const Graph& g, const Schedule& s);
 
-// The four lower bounds recomputed from SPEC.md's formulas; RecMII by
+// The four lower bounds recomputed from their formulas (docs/BOUNDS.md); RecMII by
 // bisection over Bellman-Ford positive-cycle tests.
 MiiBounds own_mii(const Graph& g);
 // True when the graph has a dependence cycle with Σ(λ − II·δ) > 0.

@@ -1,7 +1,7 @@
 // Examples for the independent checkers themselves: a checker that accepts
 // everything would make every property pass, so each one is shown to
-// reject a schedule that breaks its rule (the seed's worked example, SPEC.md
-// section 3) and to accept a legal one.
+// reject a schedule that breaks its rule (the seed's worked example) and to
+// accept a legal one.
 #include "checkers.h"
 
 #include <gtest/gtest.h>

@@ -10,11 +10,8 @@ namespace {
 // cost-based generator finds one too, with II no larger.
 void never_worse_than_serial(const LoopGraph& lg, Scheduler which) {
   const Graph& g = lg.graph;
-  const Schedule serial = run_scheduler(g, Scheduler::kSerial);
-  if (!serial.feasible || !check_legal(g, serial).empty()) {
-    RC_TAG("serial not legal");
-    return;
-  }
+  const Schedule serial = feasible_schedule(g, Scheduler::kSerial);
+  require_none(check_legal(g, serial), "legality", serial);
   const Schedule cost = run_scheduler(g, which);
   if (!cost.feasible)
     RC_FAIL(scheduler_name(which) + " found no schedule; serial has a legal one at II " +
@@ -43,8 +40,7 @@ void deterministic(const LoopGraph& lg, Scheduler which) {
 // Every edge that needs a Pipe_/Mutex_ has exactly one, owners earliest,
 // depths by the formula; checked from the definitions (checkers.h).
 void materialized(const LoopGraph& lg, Scheduler which) {
-  Schedule s;
-  if (!schedule_feasible(lg.graph, which, s)) return;
+  const Schedule s = feasible_schedule(lg.graph, which);
   require_none(check_materialization_post(lg.graph, s), "materialization", s);
   RC_CLASSIFY(!s.pipes.empty(), "has pipes");
   RC_CLASSIFY(!s.mutexes.empty(), "has mutexes");

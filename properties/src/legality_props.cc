@@ -1,4 +1,4 @@
-// Legality properties (SPEC.md section 2): every schedule either scheduler
+// Legality properties (L1-L7, docs/CONTRACT.md): every schedule either scheduler
 // emits, under both arm policies, is checked rule by rule against the graph
 // by the independent checkers of checkers.h, never by the engine's verifier.
 #include "prop_util.h"
@@ -10,8 +10,7 @@ namespace {
 
 // L2/L3: the reservation table rebuilt from the emitted starts.
 void rrt_disjoint(const LoopGraph& lg, Scheduler which) {
-  Schedule s;
-  if (!schedule_feasible(lg.graph, which, s)) return;
+  const Schedule s = feasible_schedule(lg.graph, which);
   require_none(check_shape(lg.graph, s), "shape", s);
   require_none(check_slots(lg.graph, s), "L2 slots (RRT rows)", s);
   require_none(check_rate_pools(lg.graph, s), "L3 rate pools", s);
@@ -19,16 +18,14 @@ void rrt_disjoint(const LoopGraph& lg, Scheduler which) {
 
 // L1.
 void dependences_hold(const LoopGraph& lg, Scheduler which) {
-  Schedule s;
-  if (!schedule_feasible(lg.graph, which, s)) return;
+  const Schedule s = feasible_schedule(lg.graph, which);
   require_none(check_shape(lg.graph, s), "shape", s);
   require_none(check_dependences(lg.graph, s), "L1 dependence", s);
 }
 
 // Stage/order totality and derivation.
 void stage_order_total(const LoopGraph& lg, Scheduler which) {
-  Schedule s;
-  if (!schedule_feasible(lg.graph, which, s)) return;
+  const Schedule s = feasible_schedule(lg.graph, which);
   require_none(check_shape(lg.graph, s), "shape", s);
   require_none(check_stage_order(lg.graph, s), "stage/order", s);
 }
@@ -36,8 +33,7 @@ void stage_order_total(const LoopGraph& lg, Scheduler which) {
 // L4-L7.
 void constraints_hold(const LoopGraph& lg, Scheduler which) {
   const Graph& g = lg.graph;
-  Schedule s;
-  if (!schedule_feasible(g, which, s)) return;
+  const Schedule s = feasible_schedule(g, which);
   require_none(check_shape(g, s), "shape", s);
   require_none(check_storage(g, s), "L4 storage", s);
   require_none(check_groups(g, s), "L5 groups", s);
@@ -46,16 +42,15 @@ void constraints_hold(const LoopGraph& lg, Scheduler which) {
   RC_CLASSIFY(g.attrs.force_serial_execution, "force_serial");
 }
 
-// The four MII parts recorded in the schedule are SPEC.md's (recomputed
+// The four MII parts recorded in the schedule are docs/BOUNDS.md's (recomputed
 // here), and II is at least each of them.
 void ii_above_every_bound(const LoopGraph& lg, Scheduler which) {
-  Schedule s;
-  if (!schedule_feasible(lg.graph, which, s)) return;
+  const Schedule s = feasible_schedule(lg.graph, which);
   const MiiBounds own = own_mii(lg.graph);
   const auto part = [&](const char* name, int64_t recorded, int64_t mine) {
     if (recorded != mine)
       RC_FAIL(std::string(name) + " MII recorded as " + std::to_string(recorded) +
-              ", SPEC.md's formula gives " + std::to_string(mine));
+              ", the formula gives " + std::to_string(mine));
     if (s.ii < mine)
       RC_FAIL(s.generator + " II " + std::to_string(s.ii) + " is below " + name + " MII " +
               std::to_string(mine));
@@ -77,7 +72,7 @@ PROP_FOR_EACH_SCHEDULER(LowerBound, IiAtLeastEveryMiiPart, ii_above_every_bound)
 
 // The serial generator: every op in stage 0, and it finds a schedule
 // whenever its SMEM bound fits (each buffer live for 1 + its longest read
-// distance iterations; SPEC.md L4 with every op inside [0, II)).
+// distance iterations; L4 with every op inside [0, II)).
 RC_GTEST_PROP(LowerBound, SerialAllInStageZeroAndFeasibleWhenSmemFits, (const LoopGraph& lg)) {
   const Graph& g = lg.graph;
   const Schedule s = run_scheduler(g, Scheduler::kSerial);

@@ -117,6 +117,47 @@ const std::vector<std::string>& blackwell_kind_names() {
   return names;
 }
 
+// One drawn op on the target `which` (0 Blackwell, else generic), its raw
+// draws mapped into range.
+Op build_op(const OpDraw& od, size_t i, const Target& target, int which) {
+  Op op;
+  op.name = "op" + std::to_string(i);
+  if (which == 0) {
+    const auto& names = blackwell_kind_names();
+    op.kind = names[od.kind % names.size()];
+    apply_kind_defaults(target, op);
+    if (od.latency >= 0) op.latency = od.latency % 24;
+  } else {
+    op.kind = "generic";
+    apply_kind_defaults(target, op);
+    op.latency = std::abs(od.latency) % 12;
+    for (const auto& [slot_raw, dur_raw, occ_raw] : od.triples) {
+      const int slot = 1 + slot_raw % target.slot_count();
+      if (std::any_of(op.resources.begin(), op.resources.end(),
+                      [&](const Triple& t) { return t.slot == slot; }))
+        continue;
+      const int64_t cap = target.slot(slot).capacity;
+      op.resources.push_back({slot, 1 + dur_raw % 6, 1 + occ_raw % cap});
+    }
+    std::sort(op.resources.begin(), op.resources.end(),
+              [](const Triple& a, const Triple& b) { return a.slot < b.slot; });
+    std::vector<int> rate_pools;
+    for (int p = 0; p < static_cast<int>(target.pools.size()); ++p)
+      if (target.pools[p].kind == PoolKind::kRate) rate_pools.push_back(p);
+    if (od.pool >= 0 && !rate_pools.empty()) {
+      const int p = rate_pools[od.pool % rate_pools.size()];
+      op.pools = {{p, 1 + od.pool % target.pools[p].capacity}};
+    }
+  }
+  if (const std::optional<int> storage = target.storage_pool(); storage && od.store > 0) {
+    const int64_t cap = target.pools[*storage].capacity;
+    op.store_bytes = std::min<int64_t>(cap / 4, int64_t{256} * od.store);
+  }
+  if (od.group > 0) op.leader_gid = od.group;
+  if (od.depth >= 0) op.max_depth = od.depth % 3;
+  return op;
+}
+
 LoopGraph build_structural(const StructuralDraw& d) {
   const int which = d.target % 3;
   const Target& target = which == 0 ? blackwell_target() : which == 1 ? tiny_target()
@@ -127,49 +168,7 @@ LoopGraph build_structural(const StructuralDraw& d) {
   g.attrs.force_serial_execution = d.force_serial;
   std::vector<OpDraw> ops = d.ops;
   if (ops.empty()) ops.emplace_back();
-  const std::vector<int> rate_pools = [&] {
-    std::vector<int> out;
-    for (int p = 0; p < static_cast<int>(target.pools.size()); ++p)
-      if (target.pools[p].kind == PoolKind::kRate) out.push_back(p);
-    return out;
-  }();
-  const std::optional<int> storage = target.storage_pool();
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const OpDraw& od = ops[i];
-    Op op;
-    op.name = "op" + std::to_string(i);
-    if (which == 0) {
-      const auto& names = blackwell_kind_names();
-      op.kind = names[od.kind % names.size()];
-      apply_kind_defaults(target, op);
-      if (od.latency >= 0) op.latency = od.latency % 24;
-    } else {
-      op.kind = "generic";
-      apply_kind_defaults(target, op);
-      op.latency = std::abs(od.latency) % 12;
-      for (const auto& [slot_raw, dur_raw, occ_raw] : od.triples) {
-        const int slot = 1 + slot_raw % target.slot_count();
-        if (std::any_of(op.resources.begin(), op.resources.end(),
-                        [&](const Triple& t) { return t.slot == slot; }))
-          continue;
-        const int64_t cap = target.slot(slot).capacity;
-        op.resources.push_back({slot, 1 + dur_raw % 6, 1 + occ_raw % cap});
-      }
-      std::sort(op.resources.begin(), op.resources.end(),
-                [](const Triple& a, const Triple& b) { return a.slot < b.slot; });
-      if (od.pool >= 0 && !rate_pools.empty()) {
-        const int p = rate_pools[od.pool % rate_pools.size()];
-        op.pools = {{p, 1 + od.pool % target.pools[p].capacity}};
-      }
-    }
-    if (storage && od.store > 0) {
-      const int64_t cap = target.pools[*storage].capacity;
-      op.store_bytes = std::min<int64_t>(cap / 4, int64_t{256} * od.store);
-    }
-    if (od.group > 0) op.leader_gid = od.group;
-    if (od.depth >= 0) op.max_depth = od.depth % 3;
-    g.ops.push_back(std::move(op));
-  }
+  for (size_t i = 0; i < ops.size(); ++i) g.ops.push_back(build_op(ops[i], i, target, which));
   const int n = g.op_count();
   for (const EdgeDraw& ed : d.edges) {
     Edge e;
@@ -261,6 +260,8 @@ rc::Gen<LoopGraph> any_graph(int cap) {
 void showValue(const CostSizedGraph& g, std::ostream& os) {
   showValue(static_cast<const LoopGraph&>(g), os);
 }
+
+void showValue(Scheduler s, std::ostream& os) { os << scheduler_name(s); }
 
 std::string scheduler_name(Scheduler s) {
   switch (s) {

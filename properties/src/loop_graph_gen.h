@@ -1,4 +1,4 @@
-// RapidCheck generators of loop graphs and of schedules of them (issue 6).
+// RapidCheck generators of loop graphs and of schedules of them.
 //
 // Two graph generators, both shrinkable:
 //  - family_graph(): a family of generators/ (every random and structured
@@ -59,6 +59,7 @@ void showValue(const CostSizedGraph& g, std::ostream& os);
 // The schedulers under test.
 enum class Scheduler { kSerial, kCostFirstSuccess, kCostBestCost };
 std::string scheduler_name(Scheduler s);
+void showValue(Scheduler s, std::ostream& os);  // its name, in a failing case
 
 // Schedules g with one scheduler through generate_schedule (so a feasible
 // schedule carries its Pipe_/Mutex_ values); time_ns is zeroed so two runs

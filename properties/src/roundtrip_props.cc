@@ -1,4 +1,4 @@
-// Round trips of the two file formats (SPEC.md section 4): a graph written
+// Round trips of the two file formats (docs/FORMATS.md): a graph written
 // as tilesched.loop/1 and read back is the same graph; a schedule written
 // as tilesched.schedule/1 and read back is the same schedule, both for what
 // the generators emit (with Pipe_/Mutex_ values) and for arbitrary starts.

@@ -1,7 +1,11 @@
 // Verifier soundness: a legal schedule broken on purpose in one rule is
-// rejected by the engine's verifier, naming that rule and the ops moved;
-// and on arbitrary schedules the verifier agrees, rule by rule, with the
-// independent checkers.
+// rejected by the engine's verifier, naming that rule and the ops moved; on
+// arbitrary schedules the verifier agrees, rule by rule, with the
+// independent checkers; and its materialization verdict agrees with the
+// independent checker's on the materializer's values and on broken ones.
+// A case with nothing to break (no schedule, no edge, no group, ...) is
+// discarded with RC_PRE, so a generator that stops producing such cases
+// makes RapidCheck give up and the property fail.
 #include "prop_util.h"
 
 #include <algorithm>
@@ -13,12 +17,11 @@ namespace tilesched::props {
 namespace {
 
 // A legal schedule to break: from a drawn scheduler, checked legal by the
-// independent checkers. False when there is none.
-bool legal_schedule(const Graph& g, Scheduler which, Schedule& s) {
-  s = run_scheduler(g, which);
-  if (!s.feasible) return false;
+// independent checkers. Discards the case when there is none.
+Schedule legal_schedule(const Graph& g, Scheduler which) {
+  Schedule s = feasible_schedule(g, which);
   require_none(check_legal(g, s), "legality (before mutation)", s);
-  return true;
+  return s;
 }
 
 // Recomputes stage and order from the mutated starts and drops the values
@@ -40,25 +43,69 @@ void require_rejects(const Graph& g, const Schedule& s, Rule rule, OpId moved) {
           g.ops[moved].name + "; it reported:" + (got.empty() ? " nothing" : got));
 }
 
+// The verifier's materialization verdict and the independent checker's
+// (check_materialization_post) on one schedule: both must be `accept`.
+void require_verdicts(const Graph& g, const Schedule& s, bool accept, const std::string& what) {
+  const VerifyReport report = verify_schedule(g, s);
+  const bool verifier_accepts = !report.violates(Rule::kMaterialization);
+  const Problems mine = check_materialization_post(g, s);
+  if (verifier_accepts == accept && mine.empty() == accept) return;
+  std::string got;
+  for (const Violation& v : report.violations)
+    if (v.rule == Rule::kMaterialization) got += "\n  " + v.message;
+  RC_FAIL(what + ": the verifier " + (verifier_accepts ? "accepts" : "rejects:" + got) +
+          "\nthe independent checker " + (mine.empty() ? "accepts" : "rejects:" + join(mine)) +
+          "\n(both should " + (accept ? "accept" : "reject") + ")");
+}
+
+// Breaks one carried value the way a faulty materializer would: drops a
+// pipe or a mutex (when another value remains, so the schedule still
+// carries values), or makes one deeper than its edges. Returns how.
+std::string break_one_value(const Graph& g, Schedule& s, unsigned pick) {
+  const size_t pipes = s.pipes.size();
+  const size_t values = pipes + s.mutexes.size();
+  const size_t v = pick % values;
+  if (values >= 2 && (pick / 7) % 2 == 0) {
+    if (v < pipes) {
+      const Pipe& p = s.pipes[v];
+      const bool carried = std::any_of(g.edges.begin(), g.edges.end(), [&](const Edge& e) {
+        return e.to == p.consumer && e.distance > 0 &&
+               std::find(p.producers.begin(), p.producers.end(), e.from) != p.producers.end();
+      });
+      s.pipes.erase(s.pipes.begin() + static_cast<std::ptrdiff_t>(v));
+      for (size_t i = 0; i < s.pipes.size(); ++i) s.pipes[i].id = "Pipe_" + std::to_string(i);
+      return carried ? "a loop-carried pipe dropped" : "a pipe dropped";
+    }
+    s.mutexes.erase(s.mutexes.begin() + static_cast<std::ptrdiff_t>(v - pipes));
+    for (size_t i = 0; i < s.mutexes.size(); ++i) s.mutexes[i].id = "Mutex_" + std::to_string(i);
+    return "a mutex dropped";
+  }
+  if (v < pipes) {
+    ++s.pipes[v].depth;
+    return "a pipe one deeper";
+  }
+  ++s.mutexes[v - pipes].depth;
+  return "a mutex one deeper";
+}
+
 }  // namespace
 
 // Move an op before its predecessor's result: s_v = s_u + λ − δ·II − 1.
 RC_GTEST_PROP(Verifier, RejectsOpMovedBeforePredecessorLatency,
               (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
   const Graph& g = lg.graph;
-  Schedule s;
-  if (!legal_schedule(g, which, s) || g.edge_count() == 0) return;
-  for (int k = 0; k < g.edge_count(); ++k) {
-    const Edge& e = g.edges[(pick + static_cast<unsigned>(k)) % g.edges.size()];
-    const int64_t target = s.start[e.from] + e.latency - e.distance * s.ii - 1;
-    if (e.from == e.to || target < 0) continue;
-    s.start[e.to] = target;
-    restamp(s);
-    require_rejects(g, s, Rule::kDependence, e.to);
-    RC_TAG("broken");
-    return;
+  Schedule s = legal_schedule(g, which);
+  std::vector<int> breakable;  // edges whose target can start one cycle too early
+  for (int e = 0; e < g.edge_count(); ++e) {
+    const Edge& edge = g.edges[e];
+    if (edge.from != edge.to && s.start[edge.from] + edge.latency - edge.distance * s.ii - 1 >= 0)
+      breakable.push_back(e);
   }
-  RC_TAG("no edge to break");
+  RC_PRE(!breakable.empty());
+  const Edge& e = g.edges[breakable[pick % breakable.size()]];
+  s.start[e.to] = s.start[e.from] + e.latency - e.distance * s.ii - 1;
+  restamp(s);
+  require_rejects(g, s, Rule::kDependence, e.to);
 }
 
 // Shift two ops that hold one singleton slot onto the same start: both
@@ -66,8 +113,7 @@ RC_GTEST_PROP(Verifier, RejectsOpMovedBeforePredecessorLatency,
 RC_GTEST_PROP(Verifier, RejectsTwoOpsOnOneSingletonRow,
               (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
   const Graph& g = lg.graph;
-  Schedule s;
-  if (!legal_schedule(g, which, s)) return;
+  Schedule s = legal_schedule(g, which);
   std::vector<std::vector<OpId>> holders(g.target.slot_count() + 1);
   for (OpId v = 0; v < g.op_count(); ++v)
     for (const Triple& t : g.ops[v].resources)
@@ -75,58 +121,76 @@ RC_GTEST_PROP(Verifier, RejectsTwoOpsOnOneSingletonRow,
   std::vector<std::pair<OpId, OpId>> pairs;
   for (const auto& h : holders)
     if (h.size() >= 2) pairs.push_back({h[pick % h.size()], h[(pick + 1) % h.size()]});
-  if (pairs.empty()) { RC_TAG("no shared singleton slot"); return; }
+  RC_PRE(!pairs.empty());
   const auto [u, v] = pairs[pick % pairs.size()];
   s.start[v] = s.start[u];
   restamp(s);
   require_rejects(g, s, Rule::kSlots, v);
-  RC_TAG("broken");
 }
 
-// Split a leader group: move one member a stage later.
+// Split a leader group: move one member a stage later. A graph without a
+// group of two gets one: two ops that share a stage in the legal schedule
+// (L5 holds for them), so most cases have something to split.
 RC_GTEST_PROP(Verifier, RejectsSplitLeaderGroup,
               (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
-  const Graph& g = lg.graph;
-  Schedule s;
-  if (!legal_schedule(g, which, s)) return;
+  Graph g = lg.graph;
+  Schedule s = legal_schedule(g, which);
   std::map<int64_t, std::vector<OpId>> groups;
   for (OpId v = 0; v < g.op_count(); ++v)
     if (g.ops[v].leader_gid) groups[*g.ops[v].leader_gid].push_back(v);
   std::vector<std::vector<OpId>> splittable;
   for (auto& [gid, ops] : groups)
     if (ops.size() >= 2) splittable.push_back(ops);
-  if (splittable.empty()) { RC_TAG("no group"); return; }
+  if (splittable.empty()) {
+    std::vector<std::pair<int64_t, OpId>> by_stage;  // ungrouped ops
+    for (OpId v = 0; v < g.op_count(); ++v)
+      if (!g.ops[v].leader_gid) by_stage.push_back({s.stage[v], v});
+    std::sort(by_stage.begin(), by_stage.end());
+    for (size_t i = 1; i < by_stage.size() && splittable.empty(); ++i) {
+      const size_t k = (i - 1 + pick) % (by_stage.size() - 1) + 1;
+      if (by_stage[k - 1].first == by_stage[k].first)
+        splittable.push_back({by_stage[k - 1].second, by_stage[k].second});
+    }
+    RC_PRE(!splittable.empty());
+    const int64_t gid = groups.empty() ? 1 : groups.rbegin()->first + 1;
+    for (OpId v : splittable[0]) g.ops[v].leader_gid = gid;
+    require_none(check_groups(g, s), "L5 groups (the added group)", s);
+    RC_TAG("group added");
+  }
   const auto& ops = splittable[pick % splittable.size()];
   const OpId v = ops[(pick / 7) % ops.size()];
   s.start[v] += s.ii;
   restamp(s);
   require_rejects(g, s, Rule::kGroups, v);
-  RC_TAG("broken");
 }
 
-// Push an op with a max_depth one stage past it.
+// Push an op with a max_depth one stage past it. A graph without one gets
+// one: an op bounded at the stage it has in the legal schedule.
 RC_GTEST_PROP(Verifier, RejectsOpPastMaxDepth,
               (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
-  const Graph& g = lg.graph;
-  Schedule s;
-  if (!legal_schedule(g, which, s)) return;
+  Graph g = lg.graph;
+  Schedule s = legal_schedule(g, which);
   std::vector<OpId> bounded;
   for (OpId v = 0; v < g.op_count(); ++v)
     if (g.ops[v].max_depth) bounded.push_back(v);
-  if (bounded.empty()) { RC_TAG("no max_depth"); return; }
+  if (bounded.empty()) {
+    RC_PRE(g.op_count() > 0);
+    const OpId v = static_cast<OpId>(pick % static_cast<unsigned>(g.op_count()));
+    g.ops[v].max_depth = s.stage[v];
+    bounded.push_back(v);
+    RC_TAG("max_depth added");
+  }
   const OpId v = bounded[pick % bounded.size()];
   s.start[v] = (*g.ops[v].max_depth + 1) * s.ii + s.start[v] % s.ii;
   restamp(s);
   require_rejects(g, s, Rule::kMaxDepth, v);
-  RC_TAG("broken");
 }
 
 // Record a wrong stage for one op (its start unchanged).
 RC_GTEST_PROP(Verifier, RejectsWrongRecordedStage,
               (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
   const Graph& g = lg.graph;
-  Schedule s;
-  if (!legal_schedule(g, which, s)) return;
+  Schedule s = legal_schedule(g, which);
   const OpId v = static_cast<OpId>(pick % static_cast<unsigned>(g.op_count()));
   restamp(s);
   s.stage[v] += 1;
@@ -154,6 +218,21 @@ RC_GTEST_PROP(Verifier, AgreesWithIndependentCheckersOnArbitrarySchedules,
               join(mine));
   }
   RC_CLASSIFY(report.legal(), "legal");
+}
+
+// The verifier's materialization rule (its own derivation of the values,
+// verify_values.h) and the independent checker agree: both accept the
+// materializer's values, and both reject them once one value is broken.
+RC_GTEST_PROP(Verifier, MaterializationVerdictAgreesWithIndependentChecker,
+              (const CostSizedGraph& lg, Scheduler which, unsigned pick)) {
+  const Graph& g = lg.graph;
+  const Schedule s = feasible_schedule(g, which);
+  RC_PRE(!s.pipes.empty() || !s.mutexes.empty());
+  require_verdicts(g, s, true, "the materializer's values");
+  Schedule broken = s;
+  const std::string how = break_one_value(g, broken, pick);
+  RC_TAG(how);
+  require_verdicts(g, broken, false, how);
 }
 
 }  // namespace tilesched::props

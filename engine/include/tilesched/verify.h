@@ -1,7 +1,7 @@
-// The verifier: checks a schedule against L1-L7 and the stage/order
-// totality of SPEC.md section 2, straight from the definitions. It shares
-// no placement or reservation-table code with any generator, so a bug there
-// cannot hide itself here.
+// The verifier: checks a schedule against L1-L7, the stage/order totality
+// (docs/CONTRACT.md) and its Pipe_/Mutex_ values, straight from the
+// definitions (docs/VERIFIER.md). It shares no code with any generator or
+// with the materializer, so a bug there cannot hide itself here.
 #pragma once
 
 #include <string>
@@ -23,7 +23,7 @@ enum class Rule {
   kMaxDepth,    // L6
   kSerial,      // L7
   kStageOrder,  // a recorded stage, order or stage_count disagrees
-  kMaterialization,  // carried pipes/mutexes break a postcondition of materialize.h
+  kMaterialization,  // carried pipes/mutexes differ from the ones the schedule needs
 };
 std::string_view rule_name(Rule r);  // "L1-dependence", ...
 
@@ -42,7 +42,8 @@ struct VerifyReport {
 // Checks s.ii and s.start against every rule, and s.stage, s.order and
 // s.stage_count against the values they must have. A schedule that carries
 // pipes or mutexes (or the trivial-fallback flag) also has them checked
-// against the materialization postconditions (check_materialization).
+// against the values the verifier derives from the graph, II and the starts
+// (docs/VERIFIER.md, "materialization").
 VerifyReport verify_schedule(const Graph& g, const Schedule& s);
 
 }  // namespace tilesched

@@ -1,0 +1,383 @@
+// The Pipe_/Mutex_ values a schedule must carry, derived by the verifier
+// from the graph, II and the starts (docs/VERIFIER.md, "materialization").
+//
+// The place of an op in the rebuilt body is (stage, order) with
+// stage = floor(start / II) and order its rank in the stage by (start, id);
+// since the stage grows with the start, that is the order of (start, id),
+// which is what runs_before compares. The values are checked against the
+// recorded fields only through that derived order, never through the
+// recorded stage and order (the stage-order rule checks those).
+#include "verify_values.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "tilesched/materialize.h"  // kTrivialFallbackFlag, the flag's name in a schedule
+
+namespace tilesched::verify_internal {
+
+namespace {
+
+std::string str(int64_t x) { return std::to_string(x); }
+
+bool runs_before(const Schedule& s, OpId u, OpId v) {
+  return s.start[u] != s.start[v] ? s.start[u] < s.start[v] : u < v;
+}
+
+// An op whose kind is asynchronous, TMA or WGMMA (target.h) completes
+// later than it issues; a generic op or an unknown kind does not.
+bool asynchronous(const Graph& g, OpId v) {
+  const OpKind* kind = g.target.find_kind(g.ops[v].kind);
+  return kind != nullptr && (kind->async || kind->tma || kind->wgmma);
+}
+
+class ValuesCheck {
+ public:
+  ValuesCheck(const Graph& g, const Schedule& s, const std::vector<int64_t>& stage)
+      : g_(g), s_(s), needs_(edge_needs(g, s, stage)) {}
+  std::vector<std::string> run() &&;
+
+ private:
+  bool in_range(OpId v) const { return v >= 0 && v < g_.op_count(); }
+  const std::string& name(OpId v) const { return g_.ops[v].name; }
+  std::string edge_text(int e) const;
+  std::string pipe_text(const Pipe& p) const;
+  void add(std::string line) { out_.push_back(std::move(line)); }
+
+  bool check_names_and_references();
+  void index_edges();
+  std::vector<int> edges_into(const std::vector<int>& index, OpId to,
+                              std::optional<OpId> from) const;
+  std::vector<int> carried_by(const Pipe& p) const;
+  void check_pipe(const Pipe& p, const std::vector<int>& carried);
+  void check_pipe_grouping(const Pipe& p, const std::vector<int>& carried);
+  void check_pipe_coverage(const std::vector<std::vector<int>>& carried);
+  void check_arrivals_share_a_pipe(const std::vector<std::vector<int>>& carried);
+  void check_mutexes();
+  void check_flag();
+
+  const Graph& g_;
+  const Schedule& s_;
+  const std::vector<EdgeNeed> needs_;
+  std::vector<int> data_edges_;   // data edge ids by (to, from, id)
+  std::vector<int> order_edges_;  // order edge ids by (to, from, id)
+  std::vector<std::string> out_;
+};
+
+std::string ValuesCheck::edge_text(int e) const {
+  const Edge& edge = g_.edges[e];
+  std::string t = std::string(edge.kind == EdgeKind::kOrder ? "order edge " : "edge ") +
+                  name(edge.from) + " -> " + name(edge.to);
+  if (edge.distance > 0) t += " (distance " + str(edge.distance) + ")";
+  return t;
+}
+
+std::string ValuesCheck::pipe_text(const Pipe& p) const {
+  std::string t = p.id + " (";
+  for (size_t i = 0; i < p.producers.size(); ++i) t += (i > 0 ? ", " : "") + name(p.producers[i]);
+  return t + (p.producers.empty() ? "" : " ") + "-> " + name(p.consumer) + ")";
+}
+
+std::string list_text(const std::vector<int>& ids) {
+  std::string t = "[";
+  for (size_t i = 0; i < ids.size(); ++i) t += (i > 0 ? ", " : "") + str(ids[i]);
+  return t + "]";
+}
+
+// Ids Pipe_0.. and Mutex_0.. in list order; every op named inside the
+// graph. The other checks index with the ops, so they run only after this.
+bool ValuesCheck::check_names_and_references() {
+  bool inside = true;
+  for (size_t i = 0; i < s_.pipes.size(); ++i) {
+    const Pipe& p = s_.pipes[i];
+    const std::string expected = "Pipe_" + std::to_string(i);
+    if (p.id != expected) {
+      add("pipe #" + std::to_string(i) + " is named " + p.id + ", expected " + expected);
+    }
+    bool ok = in_range(p.consumer) && in_range(p.owner);
+    for (OpId u : p.producers) ok = ok && in_range(u);
+    if (!ok) add(p.id + " names an op outside the graph");
+    inside = inside && ok;
+  }
+  for (size_t i = 0; i < s_.mutexes.size(); ++i) {
+    const Mutex& m = s_.mutexes[i];
+    const std::string expected = "Mutex_" + std::to_string(i);
+    if (m.id != expected) {
+      add("mutex #" + std::to_string(i) + " is named " + m.id + ", expected " + expected);
+    }
+    const bool ok = in_range(m.releaser) && in_range(m.acquirer) && in_range(m.owner);
+    if (!ok) add(m.id + " names an op outside the graph");
+    inside = inside && ok;
+  }
+  return inside;
+}
+
+void ValuesCheck::index_edges() {
+  for (int e = 0; e < g_.edge_count(); ++e) {
+    (g_.edges[e].kind == EdgeKind::kData ? data_edges_ : order_edges_).push_back(e);
+  }
+  const auto by_ends = [&](int a, int b) {
+    const Edge& x = g_.edges[a];
+    const Edge& y = g_.edges[b];
+    return std::tie(x.to, x.from, a) < std::tie(y.to, y.from, b);
+  };
+  std::sort(data_edges_.begin(), data_edges_.end(), by_ends);
+  std::sort(order_edges_.begin(), order_edges_.end(), by_ends);
+}
+
+// The edges of one index into `to`, from `from` (any source when nullopt),
+// ascending id.
+std::vector<int> ValuesCheck::edges_into(const std::vector<int>& index, OpId to,
+                                         std::optional<OpId> from) const {
+  const auto key = [&](int e) {
+    const Edge& x = g_.edges[e];
+    return std::pair(x.to, from ? x.from : 0);
+  };
+  const std::pair<OpId, OpId> wanted(to, from.value_or(0));
+  auto it = std::lower_bound(index.begin(), index.end(), wanted,
+                             [&](int e, const std::pair<OpId, OpId>& w) { return key(e) < w; });
+  std::vector<int> out;
+  for (; it != index.end() && key(*it) == wanted; ++it) out.push_back(*it);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// What a pipe carries, from its fields: every live data edge from one of
+// its producers to its consumer; a pipe without producers (the trivial
+// fallback) every data edge into its consumer that is not live.
+std::vector<int> ValuesCheck::carried_by(const Pipe& p) const {
+  std::vector<int> out;
+  if (p.producers.empty()) {
+    for (int e : edges_into(data_edges_, p.consumer, std::nullopt)) {
+      if (!needs_[e].live) out.push_back(e);
+    }
+  } else {
+    std::vector<OpId> producers = p.producers;
+    std::sort(producers.begin(), producers.end());
+    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+    for (OpId u : producers) {
+      for (int e : edges_into(data_edges_, p.consumer, u)) {
+        if (needs_[e].live) out.push_back(e);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void ValuesCheck::check_pipe(const Pipe& p, const std::vector<int>& carried) {
+  const std::string who = pipe_text(p);
+  for (size_t i = 1; i < p.producers.size(); ++i) {
+    if (!runs_before(s_, p.producers[i - 1], p.producers[i])) {
+      add(who + ": producers are not listed once each in (stage, order)");
+      break;
+    }
+  }
+  OpId owner = p.producers.empty() ? p.consumer : p.producers.front();
+  for (OpId u : p.producers) {
+    if (runs_before(s_, u, owner)) owner = u;
+  }
+  if (p.owner != owner) {
+    add(who + ": owner " + name(p.owner) + " is not the earliest by (stage, order); expected " +
+        name(owner));
+  }
+  if (p.edges != carried) {
+    add(who + ": records edges " + list_text(p.edges) + " but carries " + list_text(carried));
+  }
+  if (std::none_of(carried.begin(), carried.end(),
+                   [&](int e) { return needs_[e].need == Need::kPipe; })) {
+    add(who + ": carries no edge that needs a pipe");
+  }
+  if (p.depth < 1) add(who + ": depth " + str(p.depth) + " is below 1");
+  // The fallback holds one value; any other pipe the deepest edge it carries.
+  std::optional<int64_t> depth;
+  if (p.producers.empty()) depth = 1;
+  for (int e : carried) {
+    if (!p.producers.empty()) depth = std::max(depth.value_or(needs_[e].depth), needs_[e].depth);
+  }
+  if (depth && p.depth != *depth) {
+    add(who + ": depth " + str(p.depth) + ", expected " + str(*depth) +
+        (p.producers.empty() ? " (a consumer-only pipe)"
+                             : " (max of stage(consumer) - stage(producer) + distance + 1)"));
+  }
+  check_pipe_grouping(p, carried);
+}
+
+// Each producer hands the consumer a live value; two or more producers
+// share one pipe only as asynchronous same-iteration arrivals.
+void ValuesCheck::check_pipe_grouping(const Pipe& p, const std::vector<int>& carried) {
+  const std::string who = pipe_text(p);
+  for (OpId u : p.producers) {
+    bool feeds = false;
+    bool arrives = false;
+    for (int e : carried) {
+      if (g_.edges[e].from != u) continue;
+      feeds = true;
+      arrives = arrives || needs_[e].arrival;
+    }
+    if (!feeds) {
+      add(who + ": producer " + name(u) + " has no live data edge to " + name(p.consumer));
+    } else if (p.producers.size() >= 2 && !arrives) {
+      add(who + ": groups " + name(u) +
+          ", which shares no origin value with the other producers (not an asynchronous "
+          "same-iteration arrival at " +
+          name(p.consumer) + ")");
+    }
+  }
+}
+
+// Every edge that needs a pipe is carried by exactly one; none by two.
+void ValuesCheck::check_pipe_coverage(const std::vector<std::vector<int>>& carried) {
+  std::vector<std::vector<int>> pipes_of(g_.edges.size());
+  for (size_t p = 0; p < carried.size(); ++p) {
+    for (int e : carried[p]) pipes_of[e].push_back(static_cast<int>(p));
+  }
+  for (int e : data_edges_) {
+    const std::vector<int>& pipes = pipes_of[e];
+    if (pipes.empty() && needs_[e].need == Need::kPipe) {
+      add(edge_text(e) + " needs a pipe and no pipe carries it");
+    } else if (pipes.size() > 1) {
+      std::string ids;
+      for (int p : pipes) ids += (ids.empty() ? "" : ", ") + s_.pipes[p].id;
+      add(edge_text(e) + " is carried by " + std::to_string(pipes.size()) + " pipes (" + ids +
+          "), not one");
+    }
+  }
+}
+
+// The asynchronous same-iteration producers of a consumer arrive on one
+// barrier: all their edges in one pipe.
+void ValuesCheck::check_arrivals_share_a_pipe(const std::vector<std::vector<int>>& carried) {
+  std::vector<std::vector<int>> arrival_pipes(g_.ops.size());
+  for (size_t p = 0; p < carried.size(); ++p) {
+    for (int e : carried[p]) {
+      if (needs_[e].arrival) arrival_pipes[g_.edges[e].to].push_back(static_cast<int>(p));
+    }
+  }
+  for (OpId c = 0; c < g_.op_count(); ++c) {
+    std::vector<int>& pipes = arrival_pipes[c];
+    std::sort(pipes.begin(), pipes.end());
+    pipes.erase(std::unique(pipes.begin(), pipes.end()), pipes.end());
+    if (pipes.size() < 2) continue;
+    std::string ids;
+    for (int p : pipes) ids += (ids.empty() ? "" : ", ") + s_.pipes[p].id;
+    add("the asynchronous producers arriving at " + name(c) + " are split across " + ids +
+        " (they share one origin value)");
+  }
+}
+
+// The mutexes a schedule needs follow from the order edges alone: one per
+// (releaser, acquirer) pair, carrying all its edges, owned by the earlier
+// of the two, as deep as its deepest edge. Each carried mutex is compared
+// with the one its pair needs; each pair must be carried exactly once.
+void ValuesCheck::check_mutexes() {
+  struct Needed {
+    std::vector<int> edges;
+    OpId owner = 0;
+    int64_t depth = 0;
+    int carried = 0;  // mutexes naming this pair
+  };
+  std::map<std::pair<OpId, OpId>, Needed> needed;  // by (releaser, acquirer)
+  for (int e : order_edges_) {
+    const Edge& edge = g_.edges[e];
+    Needed& n = needed[{edge.from, edge.to}];
+    n.depth = n.edges.empty() ? needs_[e].depth : std::max(n.depth, needs_[e].depth);
+    n.edges.push_back(e);
+    n.owner = runs_before(s_, edge.to, edge.from) ? edge.to : edge.from;
+  }
+  for (auto& [pair, n] : needed) std::sort(n.edges.begin(), n.edges.end());
+  for (const Mutex& m : s_.mutexes) {
+    const std::string who = m.id + " (" + name(m.releaser) + " -> " + name(m.acquirer) + ")";
+    const auto it = needed.find({m.releaser, m.acquirer});
+    if (it == needed.end()) {
+      add(who + ": no order edge runs from " + name(m.releaser) + " to " + name(m.acquirer));
+      continue;
+    }
+    Needed& n = it->second;
+    ++n.carried;
+    if (m.edges != n.edges) {
+      add(who + ": records edges " + list_text(m.edges) + " but carries " + list_text(n.edges));
+    }
+    if (m.owner != n.owner) {
+      add(who + ": owner " + name(m.owner) + " is not the earliest by (stage, order); expected " +
+          name(n.owner));
+    }
+    if (m.depth < 1) add(who + ": depth " + str(m.depth) + " is below 1");
+    if (m.depth != n.depth) {
+      add(who + ": depth " + str(m.depth) + ", expected " + str(n.depth) +
+          " (max of stage(acquirer) - stage(releaser) + distance + 1)");
+    }
+  }
+  for (const auto& [pair, n] : needed) {
+    for (int e : n.edges) {
+      if (n.carried == 0) add(edge_text(e) + " needs a mutex and no mutex carries it");
+      if (n.carried > 1) {
+        add(edge_text(e) + " is carried by " + std::to_string(n.carried) + " mutexes, not one");
+      }
+    }
+  }
+}
+
+void ValuesCheck::check_flag() {
+  const bool flagged =
+      std::find(s_.flags.begin(), s_.flags.end(), kTrivialFallbackFlag) != s_.flags.end();
+  const bool fallback = std::any_of(s_.pipes.begin(), s_.pipes.end(),
+                                    [](const Pipe& p) { return p.producers.empty(); });
+  if (flagged != fallback) {
+    add(std::string("the trivial-fallback flag is ") + (flagged ? "set" : "not set") + " but " +
+        (fallback ? "a" : "no") + " consumer-only pipe exists");
+  }
+}
+
+std::vector<std::string> ValuesCheck::run() && {
+  if (!check_names_and_references()) return std::move(out_);
+  index_edges();
+  std::vector<std::vector<int>> carried;
+  for (const Pipe& p : s_.pipes) carried.push_back(carried_by(p));
+  for (size_t p = 0; p < s_.pipes.size(); ++p) check_pipe(s_.pipes[p], carried[p]);
+  check_pipe_coverage(carried);
+  check_arrivals_share_a_pipe(carried);
+  check_mutexes();
+  check_flag();
+  return std::move(out_);
+}
+
+}  // namespace
+
+std::vector<EdgeNeed> edge_needs(const Graph& g, const Schedule& s,
+                                 const std::vector<int64_t>& stage) {
+  std::vector<EdgeNeed> out(g.edges.size());
+  for (size_t i = 0; i < g.edges.size(); ++i) {
+    const Edge& e = g.edges[i];
+    EdgeNeed& need = out[i];
+    need.depth = stage[e.to] - stage[e.from] + e.distance + 1;
+    if (e.kind == EdgeKind::kOrder) {
+      need.need = Need::kMutex;
+      continue;
+    }
+    // A zero-distance value exists at the consumer only when its producer
+    // runs strictly earlier; a zero-distance self edge never does.
+    need.live = e.distance > 0 || runs_before(s, e.from, e.to);
+    const bool async = asynchronous(g, e.from);
+    const bool crosses = stage[e.from] != stage[e.to] || e.distance > 0;
+    if (async || crosses || !need.live) need.need = Need::kPipe;
+    need.arrival = async && e.distance == 0 && need.live;
+  }
+  return out;
+}
+
+bool carries_values(const Schedule& s) {
+  return !s.pipes.empty() || !s.mutexes.empty() ||
+         std::find(s.flags.begin(), s.flags.end(), kTrivialFallbackFlag) != s.flags.end();
+}
+
+std::vector<std::string> check_values(const Graph& g, const Schedule& s,
+                                      const std::vector<int64_t>& stage) {
+  return ValuesCheck(g, s, stage).run();
+}
+
+}  // namespace tilesched::verify_internal
