@@ -6,8 +6,8 @@
 
 #include "commands.h"
 #include "sweep/csv.h"
-#include "sweep/families.h"
 #include "sweep/row.h"
+#include "tilesched/gen/families.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;
@@ -96,7 +96,7 @@ int run_replay(const Args& args) {
   }
   const sweep::GraphKey key{(*row)[sweep::Col::kFamily], static_cast<int>(*ops),
                             static_cast<uint64_t>(*seed)};
-  StatusOr<Graph> g = sweep::make_graph(key.family, key.ops, key.seed);
+  StatusOr<Graph> g = gen::generate(key.family, key.ops, key.seed, {});
   if (!g.ok()) return fail("replay", Status::InvalidInput(where + ": " + g.status().message()));
   if (vm.count("graph-out")) {
     if (Status s = write_file_atomic(vm["graph-out"].as<std::string>(), write_graph_json(*g));

@@ -296,7 +296,7 @@ StatusOr<Graph> generate(std::string_view name, int ops, uint64_t seed, const Pa
   }
   StatusOr<ParamMap> resolved = resolve_params(*family, params);
   if (!resolved.ok()) return resolved.status();
-  if (ops < family->min_ops || ops > family->max_ops) {
+  if (!family->builds(ops)) {
     return Status::InvalidInput(std::string(name) + ": ops " + std::to_string(ops) +
                                 " is out of range " + std::to_string(family->min_ops) + ".." +
                                 std::to_string(family->max_ops));

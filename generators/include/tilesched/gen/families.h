@@ -53,6 +53,9 @@ struct Family {
   // units and round down).
   int op_tolerance;
   FamilyFn build;
+
+  // Whether the family builds graphs of `ops` ops (at default parameters).
+  bool builds(int ops) const { return ops >= min_ops && ops <= max_ops; }
 };
 
 // Every family: random ones first, then structured, each in name order.
