@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -155,6 +156,136 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
   return row;
 }
 
+// The groups named in GROUPS ("a,b" or "all"); nullopt after printing a
+// message for an unknown one.
+std::optional<std::set<std::string>> parse_groups(const std::string& group_arg) {
+  std::set<std::string> selected;
+  std::stringstream in(group_arg);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item == "all") {
+      selected.insert(kGroups.begin(), kGroups.end());
+    } else if (std::find(kGroups.begin(), kGroups.end(), item) != kGroups.end()) {
+      selected.insert(item);
+    } else {
+      std::fprintf(stderr, "unknown group '%s' (groups: examples, layered, mixed, "
+                           "structured, hls, all)\n", item.c_str());
+      return std::nullopt;
+    }
+  }
+  return selected;
+}
+
+// Runs one graph of `group`, or prints why it could not be built (false).
+bool run_built(const char* group, const tilesched::StatusOr<Graph>& g, int64_t limit_ms,
+               std::vector<Row>& rows) {
+  if (!g.ok()) {
+    std::fprintf(stderr, "%s\n", g.status().message().c_str());
+    return false;
+  }
+  rows.push_back(run_one(group, *g, limit_ms));
+  return true;
+}
+
+bool run_examples(int64_t limit_ms, std::vector<Row>& rows) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
+    if (e.path().string().ends_with(".loop.json")) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    if (!run_built("examples", tilesched::read_graph_file(f), limit_ms, rows)) return false;
+  }
+  return true;
+}
+
+bool run_layered(int seeds, int64_t limit_ms, std::vector<Row>& rows) {
+  for (int ops : {8, 16, 24, 32, 48}) {
+    for (int seed = 1; seed <= seeds; ++seed) {
+      tilesched::gen::LayeredParams p;
+      p.ops = ops;
+      p.seed = static_cast<uint64_t>(seed);
+      p.back_edge_per_mille = 200;
+      tilesched::StatusOr<Graph> g = tilesched::gen::random_layered(p);
+      if (!g.ok()) return false;
+      rows.push_back(run_one("layered", *g, limit_ms));
+    }
+  }
+  return true;
+}
+
+void run_mixed(int seeds, int64_t limit_ms, std::vector<Row>& rows) {
+  for (int ops : {6, 10, 14, 20, 28}) {
+    for (int seed = 1; seed <= seeds; ++seed) {
+      rows.push_back(run_one("mixed", mixed_graph(ops, static_cast<uint64_t>(seed)), limit_ms));
+    }
+  }
+}
+
+bool run_structured(int64_t limit_ms, std::vector<Row>& rows) {
+  constexpr int kCap = 48;
+  for (const tilesched::gen::Family& f : tilesched::gen::families()) {
+    if (f.kind != tilesched::gen::FamilyKind::kStructured) continue;
+    std::vector<int> sizes;
+    for (int factor = 1; factor <= 3; ++factor) {
+      const int ops = std::min({f.min_ops * factor, kCap, f.max_ops});
+      if (ops >= f.min_ops && std::find(sizes.begin(), sizes.end(), ops) == sizes.end()) {
+        sizes.push_back(ops);
+      }
+    }
+    for (int ops : sizes) {
+      if (!run_built("structured", tilesched::gen::generate(f.name, ops, 1, {}), limit_ms, rows)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool run_hls(const std::string& hls_dir, int64_t limit_ms, std::vector<Row>& rows) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(hls_dir, ec)) {
+    std::printf("hls: skipped, no instance directory at %s (set TILESCHED_HLS_DIR or pass "
+                "HLS_DIR)\n", hls_dir.c_str());
+    return true;
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(hls_dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".graphml") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::filesystem::path& f : files) {
+    if (!run_built("hls", tilesched::gen::import_hatschet(f.string(), rm_for(f)), limit_ms, rows)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The share proven optimal per group (`family`) and over all of them.
+void print_tally(const std::string& family, const std::vector<Row>& rows) {
+  Tally t;
+  for (const Row& r : rows) {
+    if (family != "all" && r.family != family) continue;
+    ++t.graphs;
+    t.below += r.below_heuristic;
+    if (!r.proven) continue;
+    t.above_mii += r.above_mii;
+    t.proof_1s += r.proof_seconds <= 1.0;
+    t.proof_10s += r.proof_seconds <= 10.0;
+    t.call_1s += r.seconds <= 1.0;
+    t.call_10s += r.seconds <= 10.0;
+  }
+  if (t.graphs == 0) return;
+  auto pct = [&](int k) { return 100.0 * k / t.graphs; };
+  std::printf("  %-10s %3d graphs: proof within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%); "
+              "whole call within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%); "
+              "optimum > MII %3d; exact < cost-based %3d\n",
+              family.c_str(), t.graphs, t.proof_1s, pct(t.proof_1s), t.proof_10s,
+              pct(t.proof_10s), t.call_1s, pct(t.call_1s), t.call_10s, pct(t.call_10s),
+              t.above_mii, t.below);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,135 +299,20 @@ int main(int argc, char** argv) {
                          "[HLS_DIR]\n");
     return 2;
   }
-
-  std::set<std::string> selected;
-  {
-    std::stringstream in(group_arg);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-      if (item == "all") {
-        selected.insert(kGroups.begin(), kGroups.end());
-      } else if (std::find(kGroups.begin(), kGroups.end(), item) != kGroups.end()) {
-        selected.insert(item);
-      } else {
-        std::fprintf(stderr, "unknown group '%s' (groups: examples, layered, mixed, "
-                             "structured, hls, all)\n", item.c_str());
-        return 2;
-      }
-    }
-  }
-  auto wanted = [&](const std::string& group) { return selected.count(group) > 0; };
+  const std::optional<std::set<std::string>> selected = parse_groups(group_arg);
+  if (!selected) return 2;
+  auto wanted = [&](const std::string& group) { return selected->count(group) > 0; };
   std::vector<Row> rows;
-
-  if (wanted("examples")) {
-    std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
-      if (e.path().string().ends_with(".loop.json")) files.push_back(e.path().string());
-    }
-    std::sort(files.begin(), files.end());
-    for (const std::string& f : files) {
-      tilesched::StatusOr<Graph> g = tilesched::read_graph_file(f);
-      if (!g.ok()) {
-        std::fprintf(stderr, "%s\n", g.status().message().c_str());
-        return 2;
-      }
-      rows.push_back(run_one("examples", *g, limit_ms));
-    }
-  }
-
-  if (wanted("layered")) {
-    for (int ops : {8, 16, 24, 32, 48}) {
-      for (int seed = 1; seed <= seeds; ++seed) {
-        tilesched::gen::LayeredParams p;
-        p.ops = ops;
-        p.seed = static_cast<uint64_t>(seed);
-        p.back_edge_per_mille = 200;
-        tilesched::StatusOr<Graph> g = tilesched::gen::random_layered(p);
-        if (!g.ok()) return 2;
-        rows.push_back(run_one("layered", *g, limit_ms));
-      }
-    }
-  }
-
-  if (wanted("mixed")) {
-    for (int ops : {6, 10, 14, 20, 28}) {
-      for (int seed = 1; seed <= seeds; ++seed) {
-        rows.push_back(run_one("mixed", mixed_graph(ops, static_cast<uint64_t>(seed)), limit_ms));
-      }
-    }
-  }
-
-  if (wanted("structured")) {
-    constexpr int kCap = 48;
-    for (const tilesched::gen::Family& f : tilesched::gen::families()) {
-      if (f.kind != tilesched::gen::FamilyKind::kStructured) continue;
-      std::vector<int> sizes;
-      for (int factor = 1; factor <= 3; ++factor) {
-        const int ops = std::min({f.min_ops * factor, kCap, f.max_ops});
-        if (ops >= f.min_ops && std::find(sizes.begin(), sizes.end(), ops) == sizes.end()) {
-          sizes.push_back(ops);
-        }
-      }
-      for (int ops : sizes) {
-        tilesched::StatusOr<Graph> g = tilesched::gen::generate(f.name, ops, 1, {});
-        if (!g.ok()) {
-          std::fprintf(stderr, "%s\n", g.status().message().c_str());
-          return 2;
-        }
-        rows.push_back(run_one("structured", *g, limit_ms));
-      }
-    }
-  }
-
-  if (wanted("hls")) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(hls_dir, ec)) {
-      std::printf("hls: skipped, no instance directory at %s (set TILESCHED_HLS_DIR or pass "
-                  "HLS_DIR)\n", hls_dir.c_str());
-    } else {
-      std::vector<std::filesystem::path> files;
-      for (const auto& e : std::filesystem::recursive_directory_iterator(hls_dir)) {
-        if (e.is_regular_file() && e.path().extension() == ".graphml") files.push_back(e.path());
-      }
-      std::sort(files.begin(), files.end());
-      for (const std::filesystem::path& f : files) {
-        tilesched::StatusOr<Graph> g = tilesched::gen::import_hatschet(f.string(), rm_for(f));
-        if (!g.ok()) {
-          std::fprintf(stderr, "%s\n", g.status().message().c_str());
-          return 2;
-        }
-        rows.push_back(run_one("hls", *g, limit_ms));
-      }
-    }
-  }
+  if (wanted("examples") && !run_examples(limit_ms, rows)) return 2;
+  if (wanted("layered") && !run_layered(seeds, limit_ms, rows)) return 2;
+  if (wanted("mixed")) run_mixed(seeds, limit_ms, rows);
+  if (wanted("structured") && !run_structured(limit_ms, rows)) return 2;
+  if (wanted("hls") && !run_hls(hls_dir, limit_ms, rows)) return 2;
 
   std::printf("\nshare proven optimal (time limit %.1f s per graph):\n", limit_s);
-  std::vector<std::string> groups;
   for (const std::string& group : kGroups) {
-    if (wanted(group)) groups.push_back(group);
+    if (wanted(group)) print_tally(group, rows);
   }
-  groups.push_back("all");
-  for (const std::string& family : groups) {
-    Tally t;
-    for (const Row& r : rows) {
-      if (family != "all" && r.family != family) continue;
-      ++t.graphs;
-      t.below += r.below_heuristic;
-      if (!r.proven) continue;
-      t.above_mii += r.above_mii;
-      t.proof_1s += r.proof_seconds <= 1.0;
-      t.proof_10s += r.proof_seconds <= 10.0;
-      t.call_1s += r.seconds <= 1.0;
-      t.call_10s += r.seconds <= 10.0;
-    }
-    if (t.graphs == 0) continue;
-    auto pct = [&](int k) { return 100.0 * k / t.graphs; };
-    std::printf("  %-10s %3d graphs: proof within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%); "
-                "whole call within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%); "
-                "optimum > MII %3d; exact < cost-based %3d\n",
-                family.c_str(), t.graphs, t.proof_1s, pct(t.proof_1s), t.proof_10s,
-                pct(t.proof_10s), t.call_1s, pct(t.call_1s), t.call_10s, pct(t.call_10s),
-                t.above_mii, t.below);
-  }
+  print_tally("all", rows);
   return 0;
 }

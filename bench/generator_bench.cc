@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "sweep/families.h"
 #include "tilesched/cost_based.h"
+#include "tilesched/gen/families.h"
 #include "tilesched/gen/random_layered.h"
 #include "tilesched/json_io.h"
 #include "tilesched/serial.h"
@@ -97,12 +97,12 @@ void CostSizes(benchmark::internal::Benchmark* b) {
   }
 }
 
-// Every family of the sweep (bench/sweep/families.h, so the registry of
-// issue 5 brings its families here too), 16 to 1024 ops, seed 1: the serial
+// Every family of the registry (tilesched/gen/families.h, the sweep's
+// families) at its default parameters, 16 to 1024 ops, seed 1: the serial
 // and the cost-based generator (first-success, linear). Named
 // BM_Family/<generator>/<family>/<ops>.
 void BM_Family(benchmark::State& state, std::string family, bool cost_based) {
-  StatusOr<Graph> g = sweep::make_graph(family, static_cast<int>(state.range(0)), 1);
+  StatusOr<Graph> g = gen::generate(family, static_cast<int>(state.range(0)), 1, {});
   if (!g.ok()) {
     state.SkipWithError(g.status().message().c_str());
     return;
@@ -116,7 +116,8 @@ void BM_Family(benchmark::State& state, std::string family, bool cost_based) {
 }
 
 [[maybe_unused]] const bool kFamiliesRegistered = [] {
-  for (const std::string& f : sweep::family_names()) {
+  for (const gen::Family& family : gen::families()) {
+    const std::string f(family.name);
     for (bool cb : {false, true}) {
       benchmark::RegisterBenchmark(
           (std::string("BM_Family/") + (cb ? "cost-based/" : "serial/") + f).c_str(), BM_Family,

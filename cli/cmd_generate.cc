@@ -12,6 +12,31 @@
 namespace po = boost::program_options;
 
 namespace tilesched::cli {
+namespace {
+
+void print_families() {
+  for (const gen::Family& f : gen::families()) {
+    std::cout << f.name << "\t" << gen::family_kind_name(f.kind) << "\t" << f.description << "\n";
+  }
+}
+
+void print_params(const gen::Family& family) {
+  for (const gen::ParamSpec& p : family.params) {
+    std::cout << p.name << "\t" << p.default_value << "\t" << p.min << ".." << p.max << "\t"
+              << p.doc << "\n";
+  }
+}
+
+StatusOr<uint64_t> parse_seed(const std::string& text) {
+  uint64_t seed = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return Status::InvalidInput("--seed: '" + text + "' is not an integer in 0..2^64-1");
+  }
+  return seed;
+}
+
+}  // namespace
 
 int run_generate(const Args& args) {
   std::string family_name, seed_text = "1";
@@ -40,10 +65,7 @@ int run_generate(const Args& args) {
   }
 
   if (vm.count("list")) {
-    for (const gen::Family& f : gen::families()) {
-      std::cout << f.name << "\t" << gen::family_kind_name(f.kind) << "\t" << f.description
-                << "\n";
-    }
+    print_families();
     return kExitOk;
   }
   if (!vm.count("family")) {
@@ -56,22 +78,15 @@ int run_generate(const Args& args) {
                                                  "' (families: " + gen::family_names() + ")"));
   }
   if (vm.count("list-params")) {
-    for (const gen::ParamSpec& p : family->params) {
-      std::cout << p.name << "\t" << p.default_value << "\t" << p.min << ".." << p.max << "\t"
-                << p.doc << "\n";
-    }
+    print_params(*family);
     return kExitOk;
   }
   if (!vm.count("ops")) return fail("generate", Status::InvalidInput("--ops is required"));
-  uint64_t seed = 0;
-  const auto [end, ec] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
-  if (seed_text.empty() || ec != std::errc() || end != seed_text.data() + seed_text.size()) {
-    return fail("generate", Status::InvalidInput("--seed: '" + seed_text +
-                                                 "' is not an integer in 0..2^64-1"));
-  }
+  StatusOr<uint64_t> seed = parse_seed(seed_text);
+  if (!seed.ok()) return fail("generate", seed.status());
   StatusOr<gen::ParamMap> given = gen::parse_params(*family, params);
   if (!given.ok()) return fail("generate", given.status());
-  StatusOr<Graph> graph = gen::generate(family_name, ops, seed, *given);
+  StatusOr<Graph> graph = gen::generate(family_name, ops, *seed, *given);
   if (!graph.ok()) return fail("generate", graph.status());
 
   std::optional<std::string> out;

@@ -6,8 +6,8 @@
 
 #include "commands.h"
 #include "sweep/csv.h"
-#include "sweep/families.h"
 #include "sweep/row.h"
+#include "tilesched/gen/families.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;
@@ -25,6 +25,76 @@ std::string csv_key_from_option(const std::string& text) {
   if (parts.size() == 4) parts.emplace_back();
   if (parts.size() != 5) return {};
   return sweep::row_key(parts[0], parts[1], parts[2], parts[3], parts[4]);
+}
+
+// The row `--row N` or `--key K` names in `read`.
+StatusOr<const sweep::ReadRow*> find_row(const sweep::ReadResult& read, const std::string& csv_path,
+                                         const po::variables_map& vm, int64_t row_number,
+                                         const std::string& key_text) {
+  if (vm.count("row")) {
+    if (row_number < 1 || static_cast<size_t>(row_number) > read.rows.size()) {
+      return Status::InvalidInput(csv_path + ": --row " + std::to_string(row_number) +
+                                  " is out of range 1.." + std::to_string(read.rows.size()));
+    }
+    return &read.rows[static_cast<size_t>(row_number - 1)];
+  }
+  const std::string key = csv_key_from_option(key_text);
+  if (key.empty()) {
+    return Status::InvalidInput("--key: '" + key_text +
+                                "' is not family,ops,seed,generator[,arm_policy]");
+  }
+  for (const sweep::ReadRow& r : read.rows) {
+    if (r.key() == key) return &r;
+  }
+  return Status::InvalidInput(csv_path + ": no row with key " + key_text);
+}
+
+// The graph key and generator configuration a row records.
+struct RowRun {
+  sweep::GraphKey key;
+  sweep::GeneratorConfig config;
+};
+
+StatusOr<RowRun> row_run(const sweep::ReadRow& row, const std::string& where) {
+  const std::optional<int64_t> ops = sweep::field_int(row[sweep::Col::kOps]);
+  const std::optional<int64_t> seed = sweep::field_int(row[sweep::Col::kSeed]);
+  const std::optional<GeneratorKind> kind = parse_generator(row[sweep::Col::kGenerator]);
+  if (!ops || *ops < 1 || *ops > INT32_MAX || !seed || *seed < 0 || !kind) {
+    return Status::InvalidInput(where + ": bad ops, seed or generator field");
+  }
+  sweep::GeneratorConfig config;
+  config.kind = *kind;
+  if (const std::string& p = row[sweep::Col::kArmPolicy]; !p.empty()) {
+    config.arm_policy = parse_arm_policy(p);
+    if (!config.arm_policy) return Status::InvalidInput(where + ": unknown arm_policy '" + p + "'");
+  }
+  return RowRun{{row[sweep::Col::kFamily], static_cast<int>(*ops), static_cast<uint64_t>(*seed)},
+                config};
+}
+
+// "col old -> new; ..." for every column of `now` that differs from the
+// recorded `row`, but the timing columns and optimal_ii / proven (those
+// come from the graph's exact row, not from this one).
+StatusOr<std::string> row_differences(const sweep::ReadRow& row, const sweep::SweepRow& now_row,
+                                      sweep::ReadResult& again) {
+  std::string line = sweep::format_row(now_row);
+  line.pop_back();
+  StatusOr<sweep::ReadResult> r =
+      sweep::parse_sweep_csv(sweep::header_text() + line + "\n", "<replay>");
+  if (!r.ok()) return r.status();
+  again = std::move(r).value();
+  const sweep::ReadRow& now = again.rows.front();
+  std::string diffs;
+  for (size_t c = 0; c < sweep::kFixedColumnCount; ++c) {
+    const auto col = static_cast<sweep::Col>(c);
+    if (col == sweep::Col::kTimeNs || col == sweep::Col::kWallNs) continue;
+    if (col == sweep::Col::kOptimalIi || col == sweep::Col::kProven) continue;
+    if (now.fields[c] != row.fields[c]) {
+      diffs += std::string(diffs.empty() ? "" : "; ") + std::string(sweep::column_name(col)) +
+               " " + row.fields[c] + " -> " + now.fields[c];
+    }
+  }
+  return diffs;
 }
 
 }  // namespace
@@ -54,49 +124,14 @@ int run_replay(const Args& args) {
   }
   StatusOr<sweep::ReadResult> read = sweep::read_sweep_csv(csv_path);
   if (!read.ok()) return fail("replay", read.status());
-  const sweep::ReadRow* row = nullptr;
-  if (vm.count("row")) {
-    if (row_number < 1 || static_cast<size_t>(row_number) > read->rows.size()) {
-      return fail("replay", Status::InvalidInput(
-                                csv_path + ": --row " + std::to_string(row_number) +
-                                " is out of range 1.." + std::to_string(read->rows.size())));
-    }
-    row = &read->rows[static_cast<size_t>(row_number - 1)];
-  } else {
-    const std::string key = csv_key_from_option(key_text);
-    if (key.empty()) {
-      return fail("replay", Status::InvalidInput(
-                                "--key: '" + key_text +
-                                "' is not family,ops,seed,generator[,arm_policy]"));
-    }
-    for (const sweep::ReadRow& r : read->rows) {
-      if (r.key() == key) {
-        row = &r;
-        break;
-      }
-    }
-    if (!row) {
-      return fail("replay", Status::InvalidInput(csv_path + ": no row with key " + key_text));
-    }
-  }
-  const std::string where = csv_path + ": line " + std::to_string(row->line_number);
-  const std::optional<int64_t> ops = sweep::field_int((*row)[sweep::Col::kOps]);
-  const std::optional<int64_t> seed = sweep::field_int((*row)[sweep::Col::kSeed]);
-  const std::optional<GeneratorKind> kind = parse_generator((*row)[sweep::Col::kGenerator]);
-  sweep::GeneratorConfig config;
-  if (!ops || *ops < 1 || *ops > INT32_MAX || !seed || *seed < 0 || !kind) {
-    return fail("replay", Status::InvalidInput(where + ": bad ops, seed or generator field"));
-  }
-  config.kind = *kind;
-  if (const std::string& p = (*row)[sweep::Col::kArmPolicy]; !p.empty()) {
-    config.arm_policy = parse_arm_policy(p);
-    if (!config.arm_policy) {
-      return fail("replay", Status::InvalidInput(where + ": unknown arm_policy '" + p + "'"));
-    }
-  }
-  const sweep::GraphKey key{(*row)[sweep::Col::kFamily], static_cast<int>(*ops),
-                            static_cast<uint64_t>(*seed)};
-  StatusOr<Graph> g = sweep::make_graph(key.family, key.ops, key.seed);
+  StatusOr<const sweep::ReadRow*> found = find_row(*read, csv_path, vm, row_number, key_text);
+  if (!found.ok()) return fail("replay", found.status());
+  const sweep::ReadRow& row = **found;
+  const std::string where = csv_path + ": line " + std::to_string(row.line_number);
+  StatusOr<RowRun> recorded = row_run(row, where);
+  if (!recorded.ok()) return fail("replay", recorded.status());
+  const sweep::GraphKey& key = recorded->key;
+  StatusOr<Graph> g = gen::generate(key.family, key.ops, key.seed, {});
   if (!g.ok()) return fail("replay", Status::InvalidInput(where + ": " + g.status().message()));
   if (vm.count("graph-out")) {
     if (Status s = write_file_atomic(vm["graph-out"].as<std::string>(), write_graph_json(*g));
@@ -104,7 +139,7 @@ int run_replay(const Args& args) {
       return fail("replay", s);
     }
   }
-  const sweep::ConfigRun run = sweep::run_config(*g, key, config);
+  const sweep::ConfigRun run = sweep::run_config(*g, key, recorded->config);
   if (run.schedule) {
     std::optional<std::string> out;
     if (vm.count("output")) out = vm["output"].as<std::string>();
@@ -112,36 +147,18 @@ int run_replay(const Args& args) {
       return fail("replay", s);
     }
   }
-  // Compare with the recorded row: everything but the timing columns.
-  std::string line = sweep::format_row(run.row);
-  line.pop_back();
   sweep::ReadResult again;
-  {
-    StatusOr<sweep::ReadResult> r =
-        sweep::parse_sweep_csv(sweep::header_text() + line + "\n", "<replay>");
-    if (!r.ok()) return fail("replay", r.status());
-    again = std::move(r).value();
-  }
+  StatusOr<std::string> diffs = row_differences(row, run.row, again);
+  if (!diffs.ok()) return fail("replay", diffs.status());
   const sweep::ReadRow& now = again.rows.front();
-  std::string diffs;
-  for (size_t c = 0; c < sweep::kFixedColumnCount; ++c) {
-    const auto col = static_cast<sweep::Col>(c);
-    if (col == sweep::Col::kTimeNs || col == sweep::Col::kWallNs) continue;
-    // optimal_ii / proven come from the graph's exact row, not from this one.
-    if (col == sweep::Col::kOptimalIi || col == sweep::Col::kProven) continue;
-    if (now.fields[c] != row->fields[c]) {
-      diffs += std::string(diffs.empty() ? "" : "; ") + std::string(sweep::column_name(col)) +
-               " " + row->fields[c] + " -> " + now.fields[c];
-    }
-  }
-  std::cerr << "tilesched replay: " << where << " (" << row->key() << "): ";
-  if (diffs.empty()) {
+  std::cerr << "tilesched replay: " << where << " (" << row.key() << "): ";
+  if (diffs->empty()) {
     std::cerr << "reproduced (ii " << now[sweep::Col::kIi] << ", stage_count "
               << now[sweep::Col::kStageCount] << ", verified " << now[sweep::Col::kVerified]
               << ")\n";
     return kExitOk;
   }
-  std::cerr << "differs: " << diffs << "\n";
+  std::cerr << "differs: " << *diffs << "\n";
   return kExitNoSchedule;
 }
 

@@ -13,21 +13,26 @@ namespace po = boost::program_options;
 
 namespace tilesched::cli {
 
-int run_schedule(const Args& args) {
+namespace {
+
+// The options given as text, before they are checked.
+struct ScheduleFlags {
   std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear",
-      emit_kind = "json";
-  GenerateOptions opts;
+                          emit_kind = "json";
   double time_limit_s = 10.0;
+};
+
+po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts) {
   po::options_description visible("options");
   visible.add_options()
       ("help,h", "show this help")
-      ("generator,g", po::value(&generator)->default_value("auto"),
+      ("generator,g", po::value(&f.generator)->default_value("auto"),
        "auto | serial | cost-based | exact (the Z3 oracle: the optimal II, proven when "
        "the time limit allows); auto applies seed 001's selector")
-      ("arm-policy", po::value(&arm_policy)->default_value("first-success"),
+      ("arm-policy", po::value(&f.arm_policy)->default_value("first-success"),
        "cost-based: first-success (seed 004: the first arm that seats wins) or best-cost "
        "(seed 001: every arm proposes, the cheapest wins)")
-      ("ii-search", po::value(&ii_search)->default_value("linear"),
+      ("ii-search", po::value(&f.ii_search)->default_value("linear"),
        "cost-based: linear (MII, MII+1, ...) or galloping (seed 000's exponential-then-binary "
        "driver)")
       ("ii-cap", po::value(&opts.cost_based.ii_cap)->default_value(0),
@@ -37,16 +42,59 @@ int run_schedule(const Args& args) {
       ("max-constraint-iterations",
        po::value(&opts.cost_based.max_constraint_iterations)->default_value(16),
        "cost-based: bound of the constraint refinement loop (seed 003)")
-      ("time-limit", po::value(&time_limit_s)->default_value(10.0),
+      ("time-limit", po::value(&f.time_limit_s)->default_value(10.0),
        "exact: wall-clock budget in seconds (the heuristic upper bound included); when it "
        "ends, the best schedule found and the best lower bound, proven_optimal false")
-      ("emit", po::value(&emit_kind)->default_value("json"),
+      ("emit", po::value(&f.emit_kind)->default_value("json"),
        "json (the schedule with its Pipe_/Mutex_ values) or region (the materialized region "
        "as MLIR-like text: stages, ops in order, values spliced in)")
       ("output,o", po::value<std::string>(), "write the output here (atomically) "
        "instead of standard output");
+  return visible;
+}
+
+// Checks the flags and fills in `opts`; InvalidInput names the option.
+Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
+  if (f.emit_kind != "json" && f.emit_kind != "region") {
+    return Status::InvalidInput("--emit: unknown output '" + f.emit_kind + "' (json, region)");
+  }
+  if (std::optional<GeneratorKind> k = parse_generator(f.generator)) {
+    opts.generator = *k;
+  } else {
+    return Status::InvalidInput("--generator: unknown generator '" + f.generator +
+                                "' (auto, serial, cost-based, exact)");
+  }
+  if (std::optional<ArmPolicy> p = parse_arm_policy(f.arm_policy)) {
+    opts.cost_based.arm_policy = *p;
+  } else {
+    return Status::InvalidInput("--arm-policy: unknown policy '" + f.arm_policy +
+                                "' (first-success, best-cost)");
+  }
+  if (std::optional<IiSearch> s = parse_ii_search(f.ii_search)) {
+    opts.cost_based.ii_search = *s;
+  } else {
+    return Status::InvalidInput("--ii-search: unknown search '" + f.ii_search +
+                                "' (linear, galloping)");
+  }
+  if (opts.cost_based.ii_cap < 0 || opts.cost_based.max_constraint_iterations < 1) {
+    return Status::InvalidInput("--ii-cap must be >= 0 and --max-constraint-iterations >= 1");
+  }
+  // Up to a day; NaN fails both comparisons.
+  if (!(f.time_limit_s >= 0.0 && f.time_limit_s <= 86400.0)) {
+    return Status::InvalidInput("--time-limit must be between 0 and 86400 seconds");
+  }
+  opts.exact.time_limit_ms = static_cast<int64_t>(f.time_limit_s * 1000.0 + 0.5);
+  return Status::Ok();
+}
+
+}  // namespace
+
+int run_schedule(const Args& args) {
+  ScheduleFlags f;
+  GenerateOptions opts;
+  const po::options_description visible = schedule_options(f, opts);
   po::options_description hidden;
-  hidden.add_options()("graph", po::value(&graph_path)->required(), "loop graph JSON");
+  hidden.add_options()("graph", po::value(&f.graph_path)->required(), "loop graph JSON");
   po::positional_options_description positional;
   positional.add("graph", 1);
   po::variables_map vm;
@@ -54,40 +102,8 @@ int run_schedule(const Args& args) {
                                            positional, vm)) {
     return *done;
   }
-
-  if (emit_kind != "json" && emit_kind != "region") {
-    return fail("schedule", Status::InvalidInput("--emit: unknown output '" + emit_kind +
-                                                 "' (json, region)"));
-  }
-  if (std::optional<GeneratorKind> k = parse_generator(generator)) {
-    opts.generator = *k;
-  } else {
-    return fail("schedule", Status::InvalidInput("--generator: unknown generator '" + generator +
-                                                 "' (auto, serial, cost-based, exact)"));
-  }
-  if (std::optional<ArmPolicy> p = parse_arm_policy(arm_policy)) {
-    opts.cost_based.arm_policy = *p;
-  } else {
-    return fail("schedule", Status::InvalidInput("--arm-policy: unknown policy '" + arm_policy +
-                                                 "' (first-success, best-cost)"));
-  }
-  if (std::optional<IiSearch> s = parse_ii_search(ii_search)) {
-    opts.cost_based.ii_search = *s;
-  } else {
-    return fail("schedule", Status::InvalidInput("--ii-search: unknown search '" + ii_search +
-                                                 "' (linear, galloping)"));
-  }
-  if (opts.cost_based.ii_cap < 0 || opts.cost_based.max_constraint_iterations < 1) {
-    return fail("schedule", Status::InvalidInput(
-                                "--ii-cap must be >= 0 and --max-constraint-iterations >= 1"));
-  }
-  // Up to a day; NaN fails both comparisons.
-  if (!(time_limit_s >= 0.0 && time_limit_s <= 86400.0)) {
-    return fail("schedule", Status::InvalidInput("--time-limit must be between 0 and 86400 "
-                                                 "seconds"));
-  }
-  opts.exact.time_limit_ms = static_cast<int64_t>(time_limit_s * 1000.0 + 0.5);
-  StatusOr<Graph> graph = read_graph_file(graph_path);
+  if (Status s = resolve_flags(f, opts); !s.ok()) return fail("schedule", s);
+  StatusOr<Graph> graph = read_graph_file(f.graph_path);
   if (!graph.ok()) return fail("schedule", graph.status());
   StatusOr<Schedule> schedule = generate_schedule(*graph, opts);
   if (!schedule.ok()) return fail("schedule", schedule.status());
@@ -95,14 +111,14 @@ int run_schedule(const Args& args) {
   std::optional<std::string> out;
   if (vm.count("output")) out = vm["output"].as<std::string>();
   const std::string text =
-      emit_kind == "region"
+      f.emit_kind == "region"
           ? dump_region(*graph, *schedule, carried_materialization(*graph, *schedule))
           : write_schedule_json(*graph, *schedule);
   if (Status s = emit(out, text); !s.ok()) {
     return fail("schedule", s);
   }
   if (!schedule->feasible) {
-    std::cerr << "tilesched schedule: " << graph_path << ": no legal schedule ("
+    std::cerr << "tilesched schedule: " << f.graph_path << ": no legal schedule ("
               << failure_reason_name(schedule->failure) << ")\n";
     return kExitNoSchedule;
   }

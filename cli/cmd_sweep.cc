@@ -26,33 +26,86 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-}  // namespace
-
-int run_sweep(const Args& args) {
+// The options given as text, before they are checked.
+struct SweepFlags {
   std::string families = "all", ops = "8,16,32,64", seeds = "1-5", generators = "serial,cost-based",
               arm_policy = "first-success", shard = "1/1", out, preset;
-  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  int jobs = cpus;
+  int jobs = 1;
+};
+
+po::options_description sweep_options(SweepFlags& f, int cpus) {
   po::options_description visible("options");
   visible.add_options()
       ("help,h", "show this help")
-      ("preset", po::value(&preset),
+      ("preset", po::value(&f.preset),
        "a documented standard sweep: quick (the CI gate), default (scripts/run), paper; "
        "options given explicitly override its values")
-      ("families", po::value(&families)->default_value(families), "A,B,... or all")
-      ("ops", po::value(&ops)->default_value(ops),
+      ("families", po::value(&f.families)->default_value(f.families), "A,B,... or all")
+      ("ops", po::value(&f.ops)->default_value(f.ops),
        "graph sizes: a list of values and ranges (8,16,32; 8-64:8; 16-1024x2 doubles)")
-      ("seeds", po::value(&seeds)->default_value(seeds), "graph seeds, same syntax (1-100)")
-      ("generators", po::value(&generators)->default_value(generators),
+      ("seeds", po::value(&f.seeds)->default_value(f.seeds), "graph seeds, same syntax (1-100)")
+      ("generators", po::value(&f.generators)->default_value(f.generators),
        "serial, cost-based, exact, auto (comma-separated)")
-      ("arm-policy", po::value(&arm_policy)->default_value(arm_policy),
+      ("arm-policy", po::value(&f.arm_policy)->default_value(f.arm_policy),
        "cost-based arm policies: first-success, best-cost, or both comma-separated")
-      ("jobs,j", po::value(&jobs)->default_value(cpus), "worker threads (default: CPU count)")
-      ("shard", po::value(&shard)->default_value(shard),
+      ("jobs,j", po::value(&f.jobs)->default_value(cpus), "worker threads (default: CPU count)")
+      ("shard", po::value(&f.shard)->default_value(f.shard),
        "k/N: run only the k-th of N deterministic slices of the graph list (1 <= k <= N)")
-      ("out,o", po::value(&out)->required(), "the CSV to write (context: OUT.json)")
+      ("out,o", po::value(&f.out)->required(), "the CSV to write (context: OUT.json)")
       ("resume", "continue an interrupted sweep of the same parameters: rows already in "
                  "OUT(.partial) are kept, the rest are run");
+  return visible;
+}
+
+// --preset: its values for every list option not given explicitly.
+Status apply_preset(const po::variables_map& vm, SweepFlags& f) {
+  if (!vm.count("preset")) return Status::Ok();
+  const sweep::Preset* p = sweep::find_preset(f.preset);
+  if (!p) {
+    return Status::InvalidInput("--preset: unknown preset '" + f.preset + "' (" +
+                                sweep::preset_names() + ")");
+  }
+  auto take = [&](const char* name, std::string& field, const char* value) {
+    if (vm[name].defaulted()) field = value;
+  };
+  take("families", f.families, p->families);
+  take("ops", f.ops, p->ops);
+  take("seeds", f.seeds, p->seeds);
+  take("generators", f.generators, p->generators);
+  take("arm-policy", f.arm_policy, p->arm_policies);
+  return Status::Ok();
+}
+
+// The work list the flags describe; InvalidInput names the option.
+StatusOr<sweep::SweepSpec> sweep_spec(const SweepFlags& f) {
+  sweep::SweepSpec spec;
+  StatusOr<std::vector<std::string>> fams = sweep::parse_families(f.families);
+  if (!fams.ok()) return fams.status();
+  spec.families = *fams;
+  StatusOr<std::vector<int64_t>> op_list =
+      sweep::parse_int_list(f.ops, "--ops", 1, limits::kMaxOps);
+  if (!op_list.ok()) return op_list.status();
+  for (int64_t v : *op_list) spec.ops.push_back(static_cast<int>(v));
+  StatusOr<std::vector<int64_t>> seed_list =
+      sweep::parse_int_list(f.seeds, "--seeds", 0, INT64_MAX);
+  if (!seed_list.ok()) return seed_list.status();
+  for (int64_t v : *seed_list) spec.seeds.push_back(static_cast<uint64_t>(v));
+  StatusOr<std::vector<sweep::GeneratorConfig>> gens =
+      sweep::parse_generators(f.generators, f.arm_policy);
+  if (!gens.ok()) return gens.status();
+  spec.generators = *gens;
+  StatusOr<sweep::Shard> sh = sweep::parse_shard(f.shard);
+  if (!sh.ok()) return sh.status();
+  spec.shard = *sh;
+  return spec;
+}
+
+}  // namespace
+
+int run_sweep(const Args& args) {
+  SweepFlags f;
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const po::options_description visible = sweep_options(f, cpus);
   po::options_description hidden;
   po::positional_options_description positional;
   po::variables_map vm;
@@ -60,47 +113,18 @@ int run_sweep(const Args& args) {
                                            hidden, positional, vm)) {
     return *done;
   }
-  if (vm.count("preset")) {
-    const sweep::Preset* p = sweep::find_preset(preset);
-    if (!p) {
-      return fail("sweep", Status::InvalidInput("--preset: unknown preset '" + preset + "' (" +
-                                                sweep::preset_names() + ")"));
-    }
-    auto take = [&](const char* name, std::string& field, const char* value) {
-      if (vm[name].defaulted()) field = value;
-    };
-    take("families", families, p->families);
-    take("ops", ops, p->ops);
-    take("seeds", seeds, p->seeds);
-    take("generators", generators, p->generators);
-    take("arm-policy", arm_policy, p->arm_policies);
-  }
-
+  if (Status s = apply_preset(vm, f); !s.ok()) return fail("sweep", s);
   sweep::SweepOptions opts;
-  StatusOr<std::vector<std::string>> fams = sweep::parse_families(families);
-  if (!fams.ok()) return fail("sweep", fams.status());
-  opts.spec.families = *fams;
-  StatusOr<std::vector<int64_t>> op_list = sweep::parse_int_list(ops, "--ops", 1, limits::kMaxOps);
-  if (!op_list.ok()) return fail("sweep", op_list.status());
-  for (int64_t v : *op_list) opts.spec.ops.push_back(static_cast<int>(v));
-  StatusOr<std::vector<int64_t>> seed_list =
-      sweep::parse_int_list(seeds, "--seeds", 0, INT64_MAX);
-  if (!seed_list.ok()) return fail("sweep", seed_list.status());
-  for (int64_t v : *seed_list) opts.spec.seeds.push_back(static_cast<uint64_t>(v));
-  StatusOr<std::vector<sweep::GeneratorConfig>> gens =
-      sweep::parse_generators(generators, arm_policy);
-  if (!gens.ok()) return fail("sweep", gens.status());
-  opts.spec.generators = *gens;
-  StatusOr<sweep::Shard> sh = sweep::parse_shard(shard);
-  if (!sh.ok()) return fail("sweep", sh.status());
-  opts.spec.shard = *sh;
-  if (jobs < 1 || jobs > 1024) {
-    return fail("sweep", Status::InvalidInput("--jobs: " + std::to_string(jobs) +
+  StatusOr<sweep::SweepSpec> spec = sweep_spec(f);
+  if (!spec.ok()) return fail("sweep", spec.status());
+  opts.spec = *std::move(spec);
+  if (f.jobs < 1 || f.jobs > 1024) {
+    return fail("sweep", Status::InvalidInput("--jobs: " + std::to_string(f.jobs) +
                                               " is out of range 1..1024"));
   }
-  if (out.empty()) return fail("sweep", Status::InvalidInput("--out: empty file name"));
-  opts.out = out;
-  opts.jobs = jobs;
+  if (f.out.empty()) return fail("sweep", Status::InvalidInput("--out: empty file name"));
+  opts.out = f.out;
+  opts.jobs = f.jobs;
   opts.resume = vm.count("resume") > 0;
   opts.progress = isatty(STDERR_FILENO) == 1;
   opts.command = "tilesched sweep";
@@ -108,12 +132,12 @@ int run_sweep(const Args& args) {
 
   StatusOr<sweep::SweepSummary> summary = sweep::run_sweep(opts);
   if (!summary.ok()) return fail("sweep", summary.status());
-  std::cerr << "tilesched sweep: " << summary->rows << " rows in " << out;
+  std::cerr << "tilesched sweep: " << summary->rows << " rows in " << f.out;
   if (summary->kept > 0) std::cerr << " (" << summary->kept << " kept from the earlier run)";
   std::cerr << "\n";
   if (summary->failures > 0) {
     std::cerr << "tilesched sweep: " << summary->failures
-              << " row(s) not verified (see the failure and reason columns of " << out << ")\n";
+              << " row(s) not verified (see the failure and reason columns of " << f.out << ")\n";
     return kExitNoSchedule;
   }
   return kExitOk;

@@ -94,79 +94,112 @@ std::string time_text(double ns) {
   return buf;
 }
 
-}  // namespace
+using GroupKey = std::pair<std::string, std::string>;  // generator[/policy], family
 
-StatusOr<CompareReport> compare_sweeps(const ReadResult& base_read, const std::string& base_name,
-                                       const ReadResult& now_read, const std::string& now_name,
-                                       const CompareOptions& opts) {
-  StatusOr<std::vector<Row>> base = load(base_read, base_name);
-  if (!base.ok()) return base.status();
-  StatusOr<std::vector<Row>> now = load(now_read, now_name);
-  if (!now.ok()) return now.status();
-
-  std::map<std::string, const Row*> base_by_key;
-  for (const Row& r : *base) base_by_key.emplace(r.key, &r);
-  std::map<std::pair<std::string, std::string>, Group> groups;
+// What the comparison found.
+struct Findings {
+  std::map<GroupKey, Group> groups;
   std::vector<std::string> regressions, warnings;
   size_t matched = 0, only_new = 0, graph_changes = 0;
-  std::map<std::string, bool> seen;
+};
 
-  for (const Row& r : *base) groups[{r.group_gen, r.family}].base.add(r);
-  for (const Row& n : *now) {
-    Group& g = groups[{n.group_gen, n.family}];
+// One matched pair of rows (same key, same graph): a lost schedule or a
+// higher II is a regression; the feasible pairs' times are kept.
+void judge_pair(const Row& b, const Row& n, Group& g, Findings& f) {
+  if (b.feasible && b.verified && !(n.feasible && n.verified)) {
+    f.regressions.push_back(n.key + ": scheduled and verified in base, not in new");
+    ++g.losses;
+  } else if (b.feasible && n.feasible) {
+    if (n.ii > b.ii) {
+      f.regressions.push_back(n.key + ": II " + std::to_string(b.ii) + " -> " +
+                              std::to_string(n.ii));
+      ++g.losses;
+    } else if (n.ii < b.ii) {
+      ++g.wins;
+    }
+    g.base_times.push_back(b.time_ns);
+    g.now_times.push_back(n.time_ns);
+  } else if (!b.feasible && n.feasible && n.verified) {
+    ++g.wins;
+  }
+}
+
+// Groups every row and matches NEW's rows to BASE's by key; returns how
+// many BASE rows NEW lacks.
+size_t match_rows(const std::vector<Row>& base, const std::vector<Row>& now,
+                  const CompareOptions& opts, Findings& f) {
+  std::map<std::string, const Row*> base_by_key;
+  for (const Row& r : base) base_by_key.emplace(r.key, &r);
+  std::map<std::string, bool> seen;
+  for (const Row& r : base) f.groups[{r.group_gen, r.family}].base.add(r);
+  for (const Row& n : now) {
+    Group& g = f.groups[{n.group_gen, n.family}];
     g.now.add(n);
     if (n.feasible && !n.verified) {
-      regressions.push_back(n.key + ": the schedule failed verification");
+      f.regressions.push_back(n.key + ": the schedule failed verification");
     }
     auto it = base_by_key.find(n.key);
     if (it == base_by_key.end()) {
-      ++only_new;
+      ++f.only_new;
       continue;
     }
     const Row& b = *it->second;
     seen[n.key] = true;
-    ++matched;
+    ++f.matched;
     if (b.hash != n.hash) {
-      ++graph_changes;
+      ++f.graph_changes;
       if (!opts.allow_graph_changes) {
-        regressions.push_back(n.key + ": graph changed (hash " + b.hash + " -> " + n.hash +
-                              "): regenerate the baseline (scripts/baseline)");
+        f.regressions.push_back(n.key + ": graph changed (hash " + b.hash + " -> " + n.hash +
+                                "): regenerate the baseline (scripts/baseline)");
       }
       continue;
     }
-    if (b.feasible && b.verified && !(n.feasible && n.verified)) {
-      regressions.push_back(n.key + ": scheduled and verified in base, not in new");
-      ++g.losses;
-    } else if (b.feasible && n.feasible) {
-      if (n.ii > b.ii) {
-        regressions.push_back(n.key + ": II " + std::to_string(b.ii) + " -> " +
-                              std::to_string(n.ii));
-        ++g.losses;
-      } else if (n.ii < b.ii) {
-        ++g.wins;
-      }
-      g.base_times.push_back(b.time_ns);
-      g.now_times.push_back(n.time_ns);
-    } else if (!b.feasible && n.feasible && n.verified) {
-      ++g.wins;
-    }
+    judge_pair(b, n, g, f);
   }
   size_t only_base = 0;
-  for (const Row& b : *base) only_base += seen.count(b.key) ? 0 : 1;
-  if (matched == 0) regressions.push_back("no row in common between the two files");
-  if (only_base > 0) {
-    warnings.push_back(std::to_string(only_base) + " row(s) of " + base_name +
-                       " are missing from " + now_name);
-  }
-  if (only_new > 0) {
-    warnings.push_back(std::to_string(only_new) + " row(s) of " + now_name + " are not in " +
-                       base_name);
-  }
-  if (graph_changes > 0 && opts.allow_graph_changes) {
-    warnings.push_back(std::to_string(graph_changes) +
-                       " row(s) ran on a changed graph (not compared)");
-  }
+  for (const Row& b : base) only_base += seen.count(b.key) ? 0 : 1;
+  return only_base;
+}
 
+// The warnings about rows that were not compared.
+void warn_unmatched(size_t only_base, const std::string& base_name, const std::string& now_name,
+                    const CompareOptions& opts, Findings& f) {
+  if (f.matched == 0) f.regressions.push_back("no row in common between the two files");
+  if (only_base > 0) {
+    f.warnings.push_back(std::to_string(only_base) + " row(s) of " + base_name +
+                         " are missing from " + now_name);
+  }
+  if (f.only_new > 0) {
+    f.warnings.push_back(std::to_string(f.only_new) + " row(s) of " + now_name + " are not in " +
+                         base_name);
+  }
+  if (f.graph_changes > 0 && opts.allow_graph_changes) {
+    f.warnings.push_back(std::to_string(f.graph_changes) +
+                         " row(s) ran on a changed graph (not compared)");
+  }
+}
+
+// A group's median time ratio `r` (base median `tb`) against the options:
+// a regression past time_fail_ratio, else a warning past time_warn_ratio.
+void judge_time(const GroupKey& name, double tb, double r, const CompareOptions& opts,
+                Findings& f) {
+  if (tb < static_cast<double>(opts.time_floor_ns) || r <= 0) return;
+  char msg[256];
+  if (opts.time_fail_ratio && r > *opts.time_fail_ratio) {
+    std::snprintf(msg, sizeof msg, "%s %s: median time x%.2f > --time-fail-ratio %.2f",
+                  name.first.c_str(), name.second.c_str(), r, *opts.time_fail_ratio);
+    f.regressions.push_back(msg);
+  } else if (r > opts.time_warn_ratio) {
+    std::snprintf(msg, sizeof msg,
+                  "%s %s: median time x%.2f (above x%.2f; timing only fails with "
+                  "--time-fail-ratio)",
+                  name.first.c_str(), name.second.c_str(), r, opts.time_warn_ratio);
+    f.warnings.push_back(msg);
+  }
+}
+
+// The table, a line per group, base -> new; judges each group's time.
+std::string group_table(const CompareOptions& opts, Findings& f) {
   std::string out;
   char line[512];
   std::snprintf(line, sizeof line, "%-26s %-20s %5s  %-15s %-13s %-13s %-27s %s\n", "generator",
@@ -176,7 +209,7 @@ StatusOr<CompareReport> compare_sweeps(const ReadResult& base_read, const std::s
   std::snprintf(line, sizeof line, "%-26s %-20s %5s  %-15s %-13s %-13s %-27s %s\n", "", "",
                 "", "base -> new", "base -> new", "base -> new", "base -> new", "");
   out += line;
-  for (auto& [name, g] : groups) {
+  for (auto& [name, g] : f.groups) {
     char ratio[64], share[64], stages[64], times[96];
     std::snprintf(ratio, sizeof ratio, "%.3f -> %.3f", g.base.mean_ratio(), g.now.mean_ratio());
     std::snprintf(share, sizeof share, "%3.0f%% -> %3.0f%%", 100 * g.base.at_mii_share(),
@@ -190,33 +223,44 @@ StatusOr<CompareReport> compare_sweeps(const ReadResult& base_read, const std::s
                   name.first.c_str(), name.second.c_str(), g.now.rows, ratio, share, stages,
                   times, g.wins, g.losses);
     out += line;
-    if (tb >= static_cast<double>(opts.time_floor_ns) && r > 0) {
-      char msg[256];
-      if (opts.time_fail_ratio && r > *opts.time_fail_ratio) {
-        std::snprintf(msg, sizeof msg, "%s %s: median time x%.2f > --time-fail-ratio %.2f",
-                      name.first.c_str(), name.second.c_str(), r, *opts.time_fail_ratio);
-        regressions.push_back(msg);
-      } else if (r > opts.time_warn_ratio) {
-        std::snprintf(msg, sizeof msg,
-                      "%s %s: median time x%.2f (above x%.2f; timing only fails with "
-                      "--time-fail-ratio)",
-                      name.first.c_str(), name.second.c_str(), r, opts.time_warn_ratio);
-        warnings.push_back(msg);
-      }
-    }
+    judge_time(name, tb, r, opts, f);
   }
-  std::snprintf(line, sizeof line, "\n%zu matched row(s); %zu regression(s)\n", matched,
-                regressions.size());
-  out += line;
-  for (const std::string& w : warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+// The count of matched rows and regressions, the warnings, and the first
+// regressions.
+std::string summary_lines(const Findings& f) {
+  char line[128];
+  std::snprintf(line, sizeof line, "\n%zu matched row(s); %zu regression(s)\n", f.matched,
+                f.regressions.size());
+  std::string out = line;
+  for (const std::string& w : f.warnings) out += "warning: " + w + "\n";
   constexpr size_t kShown = 20;
-  for (size_t i = 0; i < regressions.size() && i < kShown; ++i) {
-    out += "REGRESSION: " + regressions[i] + "\n";
+  for (size_t i = 0; i < f.regressions.size() && i < kShown; ++i) {
+    out += "REGRESSION: " + f.regressions[i] + "\n";
   }
-  if (regressions.size() > kShown) {
-    out += "... and " + std::to_string(regressions.size() - kShown) + " more\n";
+  if (f.regressions.size() > kShown) {
+    out += "... and " + std::to_string(f.regressions.size() - kShown) + " more\n";
   }
-  return CompareReport{out, !regressions.empty()};
+  return out;
+}
+
+}  // namespace
+
+StatusOr<CompareReport> compare_sweeps(const ReadResult& base_read, const std::string& base_name,
+                                       const ReadResult& now_read, const std::string& now_name,
+                                       const CompareOptions& opts) {
+  StatusOr<std::vector<Row>> base = load(base_read, base_name);
+  if (!base.ok()) return base.status();
+  StatusOr<std::vector<Row>> now = load(now_read, now_name);
+  if (!now.ok()) return now.status();
+  Findings f;
+  const size_t only_base = match_rows(*base, *now, opts, f);
+  warn_unmatched(only_base, base_name, now_name, opts, f);
+  std::string out = group_table(opts, f);
+  out += summary_lines(f);
+  return CompareReport{out, !f.regressions.empty()};
 }
 
 }  // namespace tilesched::sweep

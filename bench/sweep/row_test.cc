@@ -6,8 +6,6 @@
 
 #include "tilesched/gen/families.h"
 
-#include "sweep/families.h"
-
 namespace tilesched::sweep {
 namespace {
 
@@ -22,8 +20,8 @@ TEST(SweepRow, RowsAreDeterministicAndVerified) {
       {GeneratorKind::kSerial, std::nullopt},
       {GeneratorKind::kCostBased, ArmPolicy::kFirstSuccess},
       {GeneratorKind::kCostBased, ArmPolicy::kBestCost}};
-  for (const std::string& family : family_names()) {
-    const GraphKey key{family, 24, 7};
+  for (const gen::Family& f : gen::families()) {
+    const GraphKey key{std::string(f.name), 24, 7};
     const std::vector<SweepRow> a = run_graph(key, configs);
     const std::vector<SweepRow> b = run_graph(key, configs);
     ASSERT_EQ(a.size(), configs.size());
@@ -31,9 +29,8 @@ TEST(SweepRow, RowsAreDeterministicAndVerified) {
       EXPECT_EQ(untimed(a[i]), untimed(b[i]));
       EXPECT_TRUE(a[i].verified) << a[i].reason;
       EXPECT_EQ(a[i].failure, "none");
-      const gen::Family* f = gen::find_family(family);
       EXPECT_LE(a[i].graph_ops, 24);
-      EXPECT_GE(a[i].graph_ops, 24 - f->op_tolerance);
+      EXPECT_GE(a[i].graph_ops, 24 - f.op_tolerance);
       EXPECT_GE(*a[i].ii, a[i].mii);
       EXPECT_FALSE(a[i].optimal_ii);  // no exact row
       EXPECT_EQ(a[i].graph_hash, a[0].graph_hash);
@@ -45,10 +42,10 @@ TEST(SweepRow, RowsAreDeterministicAndVerified) {
 }
 
 TEST(SweepRow, GraphHashIsFnv1aOfTheCanonicalJsonAndTellsGraphsApart) {
-  StatusOr<Graph> g1 = make_graph("random_layered", 16, 1);
-  StatusOr<Graph> g2 = make_graph("random_layered", 16, 2);
+  StatusOr<Graph> g1 = gen::generate("random_layered", 16, 1, {});
+  StatusOr<Graph> g2 = gen::generate("random_layered", 16, 2, {});
   ASSERT_TRUE(g1.ok() && g2.ok());
-  EXPECT_EQ(graph_hash(*g1), graph_hash(*make_graph("random_layered", 16, 1)));
+  EXPECT_EQ(graph_hash(*g1), graph_hash(*gen::generate("random_layered", 16, 1, {})));
   EXPECT_NE(graph_hash(*g1), graph_hash(*g2));
   Graph empty_name = *g1;
   empty_name.name = "";

@@ -117,120 +117,143 @@ void draw_progress(size_t done, size_t total, size_t fresh_done, size_t fresh_to
   std::fflush(stderr);
 }
 
-}  // namespace
-
-StatusOr<SweepSummary> run_sweep(const SweepOptions& opts) {
-  const auto t_start = std::chrono::steady_clock::now();
-  const std::vector<GraphKey> graphs = shard_graphs(expand_graphs(opts.spec), opts.spec.shard);
-  const std::vector<GeneratorConfig>& configs = opts.spec.generators;
-  const nlohmann::json signature = sweep_signature(opts.spec);
-  const std::string partial = opts.out + ".partial";
-  const std::string partial_ctx = opts.out + ".partial.json";
-
-  // Refuse an output that cannot be written before any work or any file.
-  if (fs::is_directory(opts.out)) return Status::InvalidInput(opts.out + ": is a directory");
-  if (const fs::path dir = fs::path(opts.out).parent_path(); !dir.empty() && !fs::is_directory(dir)) {
-    return Status::IoError(opts.out + ": directory " + dir.string() + " does not exist");
+// Refuses an output that cannot be written, before any work or any file.
+Status check_output(const std::string& out) {
+  if (fs::is_directory(out)) return Status::InvalidInput(out + ": is a directory");
+  if (const fs::path dir = fs::path(out).parent_path(); !dir.empty() && !fs::is_directory(dir)) {
+    return Status::IoError(out + ": directory " + dir.string() + " does not exist");
   }
+  return Status::Ok();
+}
 
-  Kept kept;
-  if (opts.resume) {
-    if (Status s = load_previous(opts, signature, kept); !s.ok()) return s;
-  }
+// The sweep's state, per graph of the (sharded) work list.
+struct Work {
+  std::vector<std::vector<std::string>> lines;  // its rows' lines once known
+  std::vector<size_t> failures;                 // its rows with verified = 0
+  std::vector<size_t> todo;                     // the graphs still to run
+  std::string journal;                          // the header, then the kept rows
+  size_t kept = 0;                              // rows taken over from `Kept`
+};
 
-  // Per graph: its rows' lines once known (kept, or computed now).
-  std::vector<std::vector<std::string>> lines(graphs.size());
-  std::vector<size_t> failures(graphs.size(), 0);
-  std::vector<size_t> todo;
-  std::string journal = header_text();
-  SweepSummary summary;
+// Takes over the graphs all of whose rows an earlier run left; the others
+// are to do.
+Work plan_work(const std::vector<GraphKey>& graphs, const std::vector<GeneratorConfig>& configs,
+               Kept& kept) {
+  Work w;
+  w.lines.resize(graphs.size());
+  w.failures.assign(graphs.size(), 0);
+  w.journal = header_text();
   for (size_t i = 0; i < graphs.size(); ++i) {
     bool all = !configs.empty();
     for (const GeneratorConfig& c : configs) all = all && kept.line.count(graph_row_key(graphs[i], c));
     if (!all) {
-      todo.push_back(i);
+      w.todo.push_back(i);
       continue;
     }
     for (const GeneratorConfig& c : configs) {
       const std::string key = graph_row_key(graphs[i], c);
-      lines[i].push_back(kept.line[key]);
-      journal += kept.line[key] + "\n";
-      if (!kept.verified[key]) ++failures[i];
-      ++summary.kept;
+      w.lines[i].push_back(kept.line[key]);
+      w.journal += kept.line[key] + "\n";
+      if (!kept.verified[key]) ++w.failures[i];
+      ++w.kept;
     }
   }
+  return w;
+}
 
-  // The journal starts as the kept rows; workers append to it.
-  if (Status s = write_file_atomic(partial_ctx, signature.dump(2) + "\n"); !s.ok()) return s;
-  if (Status s = write_file_atomic(partial, journal); !s.ok()) return s;
-  std::FILE* jf = std::fopen(partial.c_str(), "ab");
-  if (!jf) return Status::IoError(partial + ": cannot open for appending");
+// One graph's rows as text: the journal block, the lines without their
+// '\n', and how many did not verify.
+struct GraphText {
+  std::string block;
+  std::vector<std::string> lines;
+  size_t failures = 0;
+};
 
+GraphText format_graph(const std::vector<SweepRow>& rows) {
+  GraphText t;
+  for (const SweepRow& r : rows) {
+    std::string line = format_row(r);
+    t.block += line;
+    line.pop_back();  // the '\n'
+    t.lines.push_back(std::move(line));
+    if (!r.verified) ++t.failures;
+  }
+  return t;
+}
+
+// What the workers and the progress display share, under `mu`.
+struct Pool {
   std::mutex mu;
   std::condition_variable cv;
   std::atomic<size_t> next{0};
   size_t finished_graphs = 0, fresh_rows = 0;
   Status io_status;
+};
+
+// Waits for the workers, drawing the progress bar if `progress`.
+void wait_for_workers(Pool& pool, const Work& w, size_t graphs, size_t configs, bool progress) {
+  const size_t total_rows = graphs * configs;
+  const size_t fresh_total = w.todo.size() * configs;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto draw = [&] {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    draw_progress(w.kept + pool.fresh_rows, total_rows, pool.fresh_rows, fresh_total, elapsed);
+  };
+  std::unique_lock<std::mutex> lock(pool.mu);
+  while (pool.finished_graphs < w.todo.size() && pool.io_status.ok()) {
+    pool.cv.wait_for(lock, std::chrono::milliseconds(200));
+    if (progress) draw();
+  }
+  if (progress) {
+    draw();
+    std::fputc('\n', stderr);
+  }
+}
+
+// Runs the graphs to do on opts.jobs threads; each finished graph's rows
+// go to the journal `jf` in one flushed write and into `w`.
+Status run_todo(const std::vector<GraphKey>& graphs, const SweepOptions& opts,
+                const std::string& partial, std::FILE* jf, Work& w) {
+  const std::vector<GeneratorConfig>& configs = opts.spec.generators;
+  Pool pool;
   auto worker = [&] {
     for (;;) {
-      const size_t t = next.fetch_add(1);
-      if (t >= todo.size()) return;
-      const size_t i = todo[t];
+      const size_t t = pool.next.fetch_add(1);
+      if (t >= w.todo.size()) return;
+      const size_t i = w.todo[t];
       const std::vector<SweepRow> rows = run_graph(graphs[i], configs);
-      std::vector<std::string> text;
-      std::string block;
-      size_t bad = 0;
-      for (const SweepRow& r : rows) {
-        std::string line = format_row(r);
-        block += line;
-        line.pop_back();  // the '\n'
-        text.push_back(std::move(line));
-        if (!r.verified) ++bad;
+      GraphText text = format_graph(rows);
+      std::lock_guard<std::mutex> lock(pool.mu);
+      if (std::fwrite(text.block.data(), 1, text.block.size(), jf) != text.block.size() ||
+          std::fflush(jf) != 0) {
+        if (pool.io_status.ok()) pool.io_status = Status::IoError(partial + ": cannot append rows");
+        pool.next.store(w.todo.size());
       }
-      std::lock_guard<std::mutex> lock(mu);
-      if (std::fwrite(block.data(), 1, block.size(), jf) != block.size() || std::fflush(jf) != 0) {
-        if (io_status.ok()) io_status = Status::IoError(partial + ": cannot append rows");
-        next.store(todo.size());
-      }
-      lines[i] = std::move(text);
-      failures[i] = bad;
-      fresh_rows += rows.size();
-      ++finished_graphs;
-      cv.notify_all();
+      w.lines[i] = std::move(text.lines);
+      w.failures[i] = text.failures;
+      pool.fresh_rows += rows.size();
+      ++pool.finished_graphs;
+      pool.cv.notify_all();
     }
   };
-  const int jobs = std::max(1, std::min<int>(opts.jobs, static_cast<int>(std::max<size_t>(1, todo.size()))));
+  const int jobs =
+      std::max(1, std::min<int>(opts.jobs, static_cast<int>(std::max<size_t>(1, w.todo.size()))));
   std::vector<std::thread> threads;
   for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
-  {
-    const size_t total_rows = graphs.size() * configs.size();
-    const size_t fresh_total = todo.size() * configs.size();
-    const auto t0 = std::chrono::steady_clock::now();
-    std::unique_lock<std::mutex> lock(mu);
-    while (finished_graphs < todo.size() && io_status.ok()) {
-      cv.wait_for(lock, std::chrono::milliseconds(200));
-      if (opts.progress) {
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        draw_progress(summary.kept + fresh_rows, total_rows, fresh_rows, fresh_total, elapsed);
-      }
-    }
-    if (opts.progress) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      draw_progress(summary.kept + fresh_rows, total_rows, fresh_rows, fresh_total, elapsed);
-      std::fputc('\n', stderr);
-    }
-  }
+  wait_for_workers(pool, w, graphs.size(), configs.size(), opts.progress);
   for (std::thread& t : threads) t.join();
-  std::fclose(jf);
-  if (!io_status.ok()) return io_status;
+  return pool.io_status;
+}
 
+// The final CSV in work-list order and its context file.
+Status write_results(const SweepOptions& opts, const nlohmann::json& signature, const Work& w,
+                     SweepSummary& summary, std::chrono::steady_clock::time_point t_start) {
   std::string content = header_text();
-  for (size_t i = 0; i < graphs.size(); ++i) {
-    for (const std::string& l : lines[i]) content += l + "\n";
-    summary.rows += lines[i].size();
-    summary.failures += failures[i];
+  for (size_t i = 0; i < w.lines.size(); ++i) {
+    for (const std::string& l : w.lines[i]) content += l + "\n";
+    summary.rows += w.lines[i].size();
+    summary.failures += w.failures[i];
   }
   if (Status s = write_file_atomic(opts.out, content); !s.ok()) return s;
   nlohmann::json ctx = {
@@ -246,7 +269,37 @@ StatusOr<SweepSummary> run_sweep(const SweepOptions& opts) {
        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count()},
       {"sweep", signature},
   };
-  if (Status s = write_file_atomic(opts.out + ".json", ctx.dump(2) + "\n"); !s.ok()) return s;
+  return write_file_atomic(opts.out + ".json", ctx.dump(2) + "\n");
+}
+
+}  // namespace
+
+StatusOr<SweepSummary> run_sweep(const SweepOptions& opts) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const std::vector<GraphKey> graphs = shard_graphs(expand_graphs(opts.spec), opts.spec.shard);
+  const nlohmann::json signature = sweep_signature(opts.spec);
+  const std::string partial = opts.out + ".partial";
+  const std::string partial_ctx = opts.out + ".partial.json";
+  if (Status s = check_output(opts.out); !s.ok()) return s;
+
+  Kept kept;
+  if (opts.resume) {
+    if (Status s = load_previous(opts, signature, kept); !s.ok()) return s;
+  }
+  Work work = plan_work(graphs, opts.spec.generators, kept);
+  SweepSummary summary;
+  summary.kept = work.kept;
+
+  // The journal starts as the kept rows; workers append to it.
+  if (Status s = write_file_atomic(partial_ctx, signature.dump(2) + "\n"); !s.ok()) return s;
+  if (Status s = write_file_atomic(partial, work.journal); !s.ok()) return s;
+  std::FILE* jf = std::fopen(partial.c_str(), "ab");
+  if (!jf) return Status::IoError(partial + ": cannot open for appending");
+  const Status ran = run_todo(graphs, opts, partial, jf, work);
+  std::fclose(jf);
+  if (!ran.ok()) return ran;
+
+  if (Status s = write_results(opts, signature, work, summary, t_start); !s.ok()) return s;
   std::error_code ec;
   fs::remove(partial, ec);
   fs::remove(partial_ctx, ec);

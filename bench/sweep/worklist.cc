@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-#include "sweep/families.h"
+#include "tilesched/gen/families.h"
 
 namespace tilesched::sweep {
 namespace {
@@ -104,17 +104,15 @@ StatusOr<std::vector<int64_t>> parse_int_list(std::string_view text, std::string
 }
 
 StatusOr<std::vector<std::string>> parse_families(std::string_view text) {
-  const std::vector<std::string> known = family_names();
-  if (text == "all") return known;
   std::vector<std::string> out;
+  if (text == "all") {
+    for (const gen::Family& f : gen::families()) out.emplace_back(f.name);
+    return out;
+  }
   for (std::string_view item : split(text, ',')) {
-    bool found = false;
-    for (const std::string& k : known) found = found || k == item;
-    if (!found) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    if (!gen::find_family(item)) {
       return Status::InvalidInput("--families: unknown family '" + std::string(item) +
-                                  "' (all, " + list + ")");
+                                  "' (all, " + gen::family_names() + ")");
     }
     bool dup = false;
     for (const std::string& o : out) dup = dup || o == item;
@@ -178,7 +176,8 @@ std::vector<GraphKey> expand_graphs(const SweepSpec& spec) {
   out.reserve(spec.families.size() * spec.ops.size() * spec.seeds.size());
   for (const std::string& f : spec.families) {
     for (int ops : spec.ops) {
-      if (!family_builds(f, ops)) continue;  // below a structured family's smallest size
+      const gen::Family* family = gen::find_family(f);
+      if (!family || !family->builds(ops)) continue;  // below a structured family's smallest size
       for (uint64_t seed : spec.seeds) out.push_back({f, ops, seed});
     }
   }

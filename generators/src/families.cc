@@ -36,114 +36,160 @@ constexpr ParamSpec kStages = {"stages", 2, 1, 8,
 constexpr ParamSpec kTileKib = {"tile_kib", 16, 0, 64,
                                 "KiB of SMEM one TMA tile occupies (store_bytes)"};
 
+// A chance in thousandths (0..1000).
+constexpr ParamSpec per_mille(std::string_view name, int64_t default_value, std::string_view doc) {
+  return {name, default_value, 0, 1000, doc};
+}
+
+// A random family: exactly `ops` ops, from 1 op up.
+Family random_family(std::string_view name, std::string_view description,
+                     std::vector<ParamSpec> params, FamilyFn build) {
+  return {name, FamilyKind::kRandom, description, std::move(params), 1, kMax, 0, build};
+}
+
+// A structured family: whole units, at least `min_ops` ops at default
+// parameters, the graph up to `op_tolerance` ops short of the size asked.
+Family structured_family(std::string_view name, std::string_view description,
+                         std::vector<ParamSpec> params, int min_ops, int op_tolerance,
+                         FamilyFn build) {
+  return {
+      name, FamilyKind::kStructured, description, std::move(params), min_ops, kMax, op_tolerance,
+      build};
+}
+
+// A structured family of `unit_ops`-op units with only the shared
+// parameters (stages, tile_kib).
+Family tiled_family(std::string_view name, std::string_view description, int unit_ops,
+                    FamilyFn build) {
+  return structured_family(name, description, {kStages, kTileKib}, unit_ops, unit_ops - 1, build);
+}
+
+std::vector<Family> random_families() {
+  return {
+      random_family(
+          "chains",
+          "long critical paths: parallel chains of long-latency ops, cross links, "
+          "each chain closed by a loop-carried edge",
+          {{"chains", 2, 1, 64, "number of chains (at most ops)"},
+           per_mille("close_per_mille", 1000, "chance a chain is closed into a recurrence"),
+           per_mille("cross_per_mille", 100, "chance an op links to a later chain"),
+           {"lat_max", 32, 0, 1024, "largest op latency"},
+           {"lat_min", 4, 0, 1024, "smallest op latency"},
+           {"max_distance", 2, 1, 16, "largest distance of a closing edge"}},
+          build_chains),
+      random_family(
+          "constraint_heavy",
+          "sparse DAG with leader groups (L5), max depths (L6) and extra order edges",
+          {{"depth_max", 2, 0, 8, "largest max_depth drawn"},
+           per_mille("edge_per_mille", 250, "chance of each forward edge from the 8 ops before"),
+           per_mille("group_per_mille", 300, "chance an op starts a leader group"),
+           {"group_size_max", 3, 2, 8, "largest leader group"},
+           per_mille("max_depth_per_mille", 200, "share of ops with a max_depth"),
+           per_mille("order_per_mille", 200, "chance of an extra order edge per op")},
+          build_constraint_heavy),
+      random_family("memory_bound",
+                    "SMEM-bound: buffers read up to max_distance iterations later, filling the "
+                    "SMEM budget at one copy",
+                    {{"fill_per_mille", 1000, 1, 1000, "share of the SMEM budget the buffers fill"},
+                     {"max_distance", 3, 0, 8, "largest distance a buffer is read at"},
+                     {"readers_max", 4, 1, 8, "most readers of one buffer"}},
+                    build_memory_bound),
+      random_family(
+          "random_layered",
+          "layered DAG with loop-carried back edges and a Blackwell kind mix (the benchmarks' "
+          "family)",
+          {per_mille("back_edge_per_mille", 100, "loop-carried edges per 1000 forward edges"),
+           per_mille("edge_per_mille", 300, "chance of each candidate forward edge"),
+           {"layers", 0, 0, kMax, "layer count; 0 = round(sqrt(ops))"},
+           {"max_fan_in", 4, 1, 64, "forward in-edges per op, at most"}},
+          build_layered),
+      random_family(
+          "resource_saturated",
+          "many ops on few slots of a generic target, pooled slots and a rate pool",
+          {per_mille("edge_per_mille", 300, "chance of each forward edge from the 8 ops before"),
+           {"max_capacity", 4, 2, 16, "largest capacity of a pooled slot"},
+           {"max_claims", 2, 1, 4, "most slots one op claims"},
+           {"max_duration", 4, 1, 32, "longest slot hold"},
+           per_mille("pool_per_mille", 250, "share of ops drawing on the rate pool"),
+           per_mille("pooled_per_mille", 400, "chance a slot is pooled"),
+           {"slots", 3, 1, 16, "slot count"}},
+          build_resource_saturated),
+      random_family(
+          "series_parallel",
+          "series-parallel DAG (fork/join nesting), exit feeding the next iteration's entry",
+          {{"carried", 1, 0, 1, "1: a loop-carried edge from exit to entry"},
+           per_mille("parallel_per_mille", 500, "chance a split is parallel (fork/join)")},
+          build_series_parallel),
+      random_family("sparse_recurrent",
+                    "sparse random DAG plus loop-carried back edges closing recurrences of many "
+                    "lengths and distances",
+                    {per_mille("edge_per_mille", 60, "chance of each forward edge from the window"),
+                     {"lat_max", 24, 0, 1024, "largest op latency"},
+                     {"lat_min", 1, 0, 1024, "smallest op latency"},
+                     {"max_distance", 3, 1, 64, "largest distance of a back edge"},
+                     {"recurrence_per_mille", 125, 0, 4000, "back edges per 1000 ops"},
+                     {"window", 16, 1, 256, "how far back forward edges reach"}},
+                    build_sparse_recurrent),
+  };
+}
+
+std::vector<Family> structured_families() {
+  return {
+      tiled_family("fa3_forward",
+                   "FlashAttention forward, FA3 shape: TMA K/V, QK^T WGMMA, running max, SFU "
+                   "exp, rescale, PV WGMMA; KV tiles unrolled",
+                   11, build_fa3_forward),
+      tiled_family("fa4_forward",
+                   "FlashAttention forward, FA4 shape: tcgen05 MMAs into TMEM, TMEM "
+                   "loads/stores, SFU + polynomial exp, O correction; KV tiles unrolled",
+                   16, build_fa4_forward),
+      tiled_family("fa_backward",
+                   "FlashAttention backward inner loop: S, dP, dV, dK, dQ WGMMAs, exp, dS, TMA "
+                   "reduce of dQ; Q tiles unrolled",
+                   13, build_fa_backward),
+      tiled_family("gemm_mainloop",
+                   "GEMM mainloop: TMA A/B -> mbarrier wait -> WGMMA accumulator recurrence -> "
+                   "release; k-tiles unrolled",
+                   5, build_gemm_mainloop),
+      structured_family(
+          "grouped_gemm",
+          "grouped/MoE GEMM: per expert a tensormap update, a k-tile mainloop and "
+          "a TMA store; k-tiles dealt unevenly by the seed",
+          {{"groups", 4, 1, 64, "experts in the loop body"},
+           {"skew_per_mille", 500, 0, 1000, "chance an extra k-tile goes to expert 0"},
+           kStages,
+           kTileKib},
+          24, 3, build_grouped_gemm),
+      tiled_family("implicit_conv",
+                   "implicit-GEMM convolution: im2col, cp.async activations, TMA filter, WGMMA "
+                   "accumulator; filter taps unrolled",
+                   5, build_implicit_conv),
+      structured_family("persistent_gemm",
+                        "persistent GEMM with epilogue: tile scheduler, tcgen05 mainloop into "
+                        "TMEM, TMEM -> registers -> SMEM -> TMA store",
+                        {{"epi_subtiles", 2, 1, 4, "epilogue sub-tiles"},
+                         kStages,
+                         kTileKib,
+                         {"tmem_buffers", 2, 1, 2, "TMEM accumulators in flight"}},
+                        14, 4, build_persistent_gemm),
+      structured_family("seed_worked_example",
+                        "seed 000's worked example (TMA load, SMEM write, WGMMA, SMEM read), "
+                        "copies side by side; ops=4 is the seed's graph",
+                        {{"store_bytes", 16384, 0, 232448, "the SMEM write's buffer"}}, 4, 3,
+                        build_seed_worked_example),
+      structured_family("warp_specialized",
+                        "warp-specialized producer/consumer loop: mbarriers, TMA producer, "
+                        "ping-pong WGMMA consumers through named barriers, groups and max depths",
+                        {{"consumers", 2, 1, 4, "consumer warpgroups"}, kStages, kTileKib}, 9, 12,
+                        build_warp_specialized),
+  };
+}
+
+// Random families first, then structured ones, each in name order.
 std::vector<Family> make_families() {
-  std::vector<Family> f;
-  // Random families, in name order.
-  f.push_back({"chains", FamilyKind::kRandom,
-               "long critical paths: parallel chains of long-latency ops, cross links, each "
-               "chain closed by a loop-carried edge",
-               {{"chains", 2, 1, 64, "number of chains (at most ops)"},
-                {"close_per_mille", 1000, 0, 1000, "chance a chain is closed into a recurrence"},
-                {"cross_per_mille", 100, 0, 1000, "chance an op links to a later chain"},
-                {"lat_max", 32, 0, 1024, "largest op latency"},
-                {"lat_min", 4, 0, 1024, "smallest op latency"},
-                {"max_distance", 2, 1, 16, "largest distance of a closing edge"}},
-               1, kMax, 0, build_chains});
-  f.push_back({"constraint_heavy", FamilyKind::kRandom,
-               "sparse DAG with leader groups (L5), max depths (L6) and extra order edges",
-               {{"depth_max", 2, 0, 8, "largest max_depth drawn"},
-                {"edge_per_mille", 250, 0, 1000, "chance of each forward edge from the 8 ops before"},
-                {"group_per_mille", 300, 0, 1000, "chance an op starts a leader group"},
-                {"group_size_max", 3, 2, 8, "largest leader group"},
-                {"max_depth_per_mille", 200, 0, 1000, "share of ops with a max_depth"},
-                {"order_per_mille", 200, 0, 1000, "chance of an extra order edge per op"}},
-               1, kMax, 0, build_constraint_heavy});
-  f.push_back({"memory_bound", FamilyKind::kRandom,
-               "SMEM-bound: buffers read up to max_distance iterations later, filling the SMEM "
-               "budget at one copy",
-               {{"fill_per_mille", 1000, 1, 1000, "share of the SMEM budget the buffers fill"},
-                {"max_distance", 3, 0, 8, "largest distance a buffer is read at"},
-                {"readers_max", 4, 1, 8, "most readers of one buffer"}},
-               1, kMax, 0, build_memory_bound});
-  f.push_back({"random_layered", FamilyKind::kRandom,
-               "layered DAG with loop-carried back edges and a Blackwell kind mix (the "
-               "benchmarks' family)",
-               {{"back_edge_per_mille", 100, 0, 1000, "loop-carried edges per 1000 forward edges"},
-                {"edge_per_mille", 300, 0, 1000, "chance of each candidate forward edge"},
-                {"layers", 0, 0, kMax, "layer count; 0 = round(sqrt(ops))"},
-                {"max_fan_in", 4, 1, 64, "forward in-edges per op, at most"}},
-               1, kMax, 0, build_layered});
-  f.push_back({"resource_saturated", FamilyKind::kRandom,
-               "many ops on few slots of a generic target, pooled slots and a rate pool",
-               {{"edge_per_mille", 300, 0, 1000, "chance of each forward edge from the 8 ops before"},
-                {"max_capacity", 4, 2, 16, "largest capacity of a pooled slot"},
-                {"max_claims", 2, 1, 4, "most slots one op claims"},
-                {"max_duration", 4, 1, 32, "longest slot hold"},
-                {"pool_per_mille", 250, 0, 1000, "share of ops drawing on the rate pool"},
-                {"pooled_per_mille", 400, 0, 1000, "chance a slot is pooled"},
-                {"slots", 3, 1, 16, "slot count"}},
-               1, kMax, 0, build_resource_saturated});
-  f.push_back({"series_parallel", FamilyKind::kRandom,
-               "series-parallel DAG (fork/join nesting), exit feeding the next iteration's entry",
-               {{"carried", 1, 0, 1, "1: a loop-carried edge from exit to entry"},
-                {"parallel_per_mille", 500, 0, 1000, "chance a split is parallel (fork/join)"}},
-               1, kMax, 0, build_series_parallel});
-  f.push_back({"sparse_recurrent", FamilyKind::kRandom,
-               "sparse random DAG plus loop-carried back edges closing recurrences of many "
-               "lengths and distances",
-               {{"edge_per_mille", 60, 0, 1000, "chance of each forward edge from the window"},
-                {"lat_max", 24, 0, 1024, "largest op latency"},
-                {"lat_min", 1, 0, 1024, "smallest op latency"},
-                {"max_distance", 3, 1, 64, "largest distance of a back edge"},
-                {"recurrence_per_mille", 125, 0, 4000, "back edges per 1000 ops"},
-                {"window", 16, 1, 256, "how far back forward edges reach"}},
-               1, kMax, 0, build_sparse_recurrent});
-  // Structured families, in name order.
-  f.push_back({"fa3_forward", FamilyKind::kStructured,
-               "FlashAttention forward, FA3 shape: TMA K/V, QK^T WGMMA, running max, SFU exp, "
-               "rescale, PV WGMMA; KV tiles unrolled",
-               {kStages, kTileKib}, 11, kMax, 10, build_fa3_forward});
-  f.push_back({"fa4_forward", FamilyKind::kStructured,
-               "FlashAttention forward, FA4 shape: tcgen05 MMAs into TMEM, TMEM loads/stores, "
-               "SFU + polynomial exp, O correction; KV tiles unrolled",
-               {kStages, kTileKib}, 16, kMax, 15, build_fa4_forward});
-  f.push_back({"fa_backward", FamilyKind::kStructured,
-               "FlashAttention backward inner loop: S, dP, dV, dK, dQ WGMMAs, exp, dS, TMA "
-               "reduce of dQ; Q tiles unrolled",
-               {kStages, kTileKib}, 13, kMax, 12, build_fa_backward});
-  f.push_back({"gemm_mainloop", FamilyKind::kStructured,
-               "GEMM mainloop: TMA A/B -> mbarrier wait -> WGMMA accumulator recurrence -> "
-               "release; k-tiles unrolled",
-               {kStages, kTileKib}, 5, kMax, 4, build_gemm_mainloop});
-  f.push_back({"grouped_gemm", FamilyKind::kStructured,
-               "grouped/MoE GEMM: per expert a tensormap update, a k-tile mainloop and a TMA "
-               "store; k-tiles dealt unevenly by the seed",
-               {{"groups", 4, 1, 64, "experts in the loop body"},
-                {"skew_per_mille", 500, 0, 1000, "chance an extra k-tile goes to expert 0"},
-                kStages, kTileKib},
-               24, kMax, 3, build_grouped_gemm});
-  f.push_back({"implicit_conv", FamilyKind::kStructured,
-               "implicit-GEMM convolution: im2col, cp.async activations, TMA filter, WGMMA "
-               "accumulator; filter taps unrolled",
-               {kStages, kTileKib}, 5, kMax, 4, build_implicit_conv});
-  f.push_back({"persistent_gemm", FamilyKind::kStructured,
-               "persistent GEMM with epilogue: tile scheduler, tcgen05 mainloop into TMEM, "
-               "TMEM -> registers -> SMEM -> TMA store",
-               {{"epi_subtiles", 2, 1, 4, "epilogue sub-tiles"},
-                kStages, kTileKib,
-                {"tmem_buffers", 2, 1, 2, "TMEM accumulators in flight"}},
-               14, kMax, 4, build_persistent_gemm});
-  f.push_back({"seed_worked_example", FamilyKind::kStructured,
-               "seed 000's worked example (TMA load, SMEM write, WGMMA, SMEM read), copies "
-               "side by side; ops=4 is the seed's graph",
-               {{"store_bytes", 16384, 0, 232448, "the SMEM write's buffer"}},
-               4, kMax, 3, build_seed_worked_example});
-  f.push_back({"warp_specialized", FamilyKind::kStructured,
-               "warp-specialized producer/consumer loop: mbarriers, TMA producer, ping-pong "
-               "WGMMA consumers through named barriers, groups and max depths",
-               {{"consumers", 2, 1, 4, "consumer warpgroups"}, kStages, kTileKib},
-               9, kMax, 12, build_warp_specialized});
-  return f;
+  std::vector<Family> all = random_families();
+  for (Family& f : structured_families()) all.push_back(std::move(f));
+  return all;
 }
 
 std::string param_names(const Family& f) {
@@ -250,7 +296,7 @@ StatusOr<Graph> generate(std::string_view name, int ops, uint64_t seed, const Pa
   }
   StatusOr<ParamMap> resolved = resolve_params(*family, params);
   if (!resolved.ok()) return resolved.status();
-  if (ops < family->min_ops || ops > family->max_ops) {
+  if (!family->builds(ops)) {
     return Status::InvalidInput(std::string(name) + ": ops " + std::to_string(ops) +
                                 " is out of range " + std::to_string(family->min_ops) + ".." +
                                 std::to_string(family->max_ops));

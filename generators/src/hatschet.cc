@@ -128,28 +128,20 @@ std::optional<std::string> data(const pugi::xml_node& n, std::string_view key) {
   return std::nullopt;
 }
 
-}  // namespace
-
-StatusOr<Graph> import_hatschet_text(std::string_view graphml, std::string_view graphml_source,
-                                     std::string_view rm, std::string_view rm_source,
-                                     std::string graph_name) {
-  StatusOr<std::vector<Resource>> resources_or = read_resources(rm, rm_source);
-  if (!resources_or.ok()) return resources_or.status();
-  std::vector<Resource>& resources = *resources_or;
-  const std::string_view src = graphml_source;
-
-  pugi::xml_document doc;
-  if (StatusOr<pugi::xml_document*> d = load(doc, graphml, src); !d.ok()) return d.status();
-  const pugi::xml_node graph = doc.child("graphml").child("graph");
-  if (!graph) return bad(src, "no <graphml><graph> element");
-
-  // Nodes: id, resource index.
-  struct Node {
-    std::string id;
-    int resource;
-  };
-  std::vector<Node> nodes;
+// The GraphML nodes, in document order: each one's id and resource.
+struct Node {
+  std::string id;
+  int resource;
+};
+struct Nodes {
+  std::vector<Node> list;
   std::map<std::string, OpId> by_id;
+};
+
+// Reads every <node>, counting each resource's uses.
+StatusOr<Nodes> read_nodes(const pugi::xml_node& graph, std::vector<Resource>& resources,
+                           std::string_view src, std::string_view rm_source) {
+  Nodes nodes;
   int index = 0;
   for (const pugi::xml_node n : graph.children("node")) {
     const std::string at = where("node", index++, n);
@@ -159,8 +151,8 @@ StatusOr<Graph> import_hatschet_text(std::string_view graphml, std::string_view 
       return bad(src, at + ": attribute 'id' is longer than " +
                           std::to_string(limits::kMaxNameLength) + " characters");
     }
-    if (by_id.count(id)) return bad(src, at + ": duplicate node id");
-    if (static_cast<int>(nodes.size()) == limits::kMaxOps) {
+    if (nodes.by_id.count(id)) return bad(src, at + ": duplicate node id");
+    if (static_cast<int>(nodes.list.size()) == limits::kMaxOps) {
       return bad(src, at + ": more than " + std::to_string(limits::kMaxOps) + " nodes");
     }
     const std::optional<std::string> use = data(n, "uses_resource");
@@ -172,11 +164,18 @@ StatusOr<Graph> import_hatschet_text(std::string_view graphml, std::string_view 
                           "', which " + std::string(rm_source) + " does not define");
     }
     ++resources[r].uses;
-    by_id[id] = static_cast<OpId>(nodes.size());
-    nodes.push_back({id, r});
+    nodes.by_id[id] = static_cast<OpId>(nodes.list.size());
+    nodes.list.push_back({id, r});
   }
+  return nodes;
+}
 
-  // Slots: the limited resources some node holds, in resource-model order.
+// Slots: the limited resources some node holds, in resource-model order
+// (only the binding ones if there are too many); sets each one's `slot`.
+// A target has at least one slot: an instance without limited resources
+// gets one that no op claims.
+StatusOr<std::vector<Slot>> make_slots(std::vector<Resource>& resources,
+                                       std::string_view rm_source) {
   auto reserves = [](const Resource& r) { return r.limit >= 1 && r.blocking >= 1 && r.uses > 0; };
   auto binding = [](const Resource& r) { return r.blocking > 1 || r.uses > r.limit; };
   int wanted = 0;
@@ -193,71 +192,118 @@ StatusOr<Graph> import_hatschet_text(std::string_view graphml, std::string_view 
     slots.push_back(Slot{r.name, r.limit, false});
     r.slot = static_cast<int>(slots.size());
   }
-
-  // A target has at least one slot: an instance without limited resources
-  // gets one that no op claims.
   if (slots.empty()) slots.push_back(Slot{"unused", 1, false});
-  GraphBuilder b(make_generic_target("hatschet", std::move(slots), {}), std::move(graph_name));
-  for (const Node& n : nodes) {
-    const Resource& r = resources[n.resource];
+  return slots;
+}
+
+// One <edge>, resolved: its ends, latency, distance and kind.
+struct EdgeSpec {
+  OpId from = 0, to = 0;
+  int64_t latency = 0, distance = 0;
+  EdgeKind kind = EdgeKind::kData;
+};
+
+// The ends of <edge> `e` (source and target) as op ids.
+Status read_ends(const pugi::xml_node& e, const Nodes& nodes, std::string_view src,
+                 const std::string& at, EdgeSpec& out) {
+  OpId* ends[2] = {&out.from, &out.to};
+  const char* attrs[2] = {"source", "target"};
+  for (int k = 0; k < 2; ++k) {
+    const pugi::xml_attribute a = e.attribute(attrs[k]);
+    if (!a) return bad(src, at + ": missing attribute '" + attrs[k] + "'");
+    const auto it = nodes.by_id.find(a.value());
+    if (it == nodes.by_id.end()) {
+      return bad(src, at + ": attribute '" + attrs[k] + "' names unknown node '" + a.value() +
+                          "'");
+    }
+    *ends[k] = it->second;
+  }
+  return Status::Ok();
+}
+
+// <edge> `e`'s delay and distance, as read (the distance not yet clamped).
+Status read_delay_distance(const pugi::xml_node& e, std::string_view src, const std::string& at,
+                           int64_t (&fields)[2]) {
+  const char* keys[2] = {"delay", "distance"};
+  const int64_t lo[2] = {-limits::kMaxLatency, 0};
+  const int64_t hi[2] = {limits::kMaxLatency, kMaxImportDistance};
+  for (int k = 0; k < 2; ++k) {
+    const std::optional<std::string> text = data(e, keys[k]);
+    if (!text) return bad(src, at + ": no <data key=\"" + keys[k] + "\">");
+    const std::optional<int64_t> v = parse_int(*text, lo[k], hi[k]);
+    if (!v) {
+      return bad(src, at + ": <data key=\"" + keys[k] + "\"> = '" + *text +
+                          "' is not an integer in " + std::to_string(lo[k]) + ".." +
+                          std::to_string(hi[k]));
+    }
+    fields[k] = *v;
+  }
+  return Status::Ok();
+}
+
+// <edge> `e` (the `index`th): deptype Precedence gives an order edge, Data
+// or none a data edge; the latency is the source's plus the delay.
+StatusOr<EdgeSpec> read_edge(const pugi::xml_node& e, int index, const Nodes& nodes,
+                             const std::vector<Resource>& resources, std::string_view src) {
+  const std::string at = where("edge", index, e);
+  if (index >= limits::kMaxEdges) {
+    return bad(src, at + ": more than " + std::to_string(limits::kMaxEdges) + " edges");
+  }
+  EdgeSpec edge;
+  if (Status s = read_ends(e, nodes, src, at, edge); !s.ok()) return s;
+  int64_t fields[2] = {0, 0};  // delay, distance
+  if (Status s = read_delay_distance(e, src, at, fields); !s.ok()) return s;
+  if (const std::optional<std::string> dep = data(e, "deptype")) {
+    if (*dep == "Precedence") {
+      edge.kind = EdgeKind::kOrder;
+    } else if (*dep != "Data") {
+      return bad(src, at + ": <data key=\"deptype\"> = '" + *dep +
+                          "' (expected Data or Precedence)");
+    }
+  }
+  edge.latency = resources[nodes.list[edge.from].resource].latency + fields[0];
+  if (edge.latency < 0 || edge.latency > limits::kMaxLatency) {
+    return bad(src, at + ": latency of the source plus delay = " + std::to_string(edge.latency) +
+                        " is out of range 0.." + std::to_string(limits::kMaxLatency));
+  }
+  edge.distance = fields[1];
+  return edge;
+}
+
+}  // namespace
+
+StatusOr<Graph> import_hatschet_text(std::string_view graphml, std::string_view graphml_source,
+                                     std::string_view rm, std::string_view rm_source,
+                                     std::string graph_name) {
+  StatusOr<std::vector<Resource>> resources = read_resources(rm, rm_source);
+  if (!resources.ok()) return resources.status();
+  const std::string_view src = graphml_source;
+  pugi::xml_document doc;
+  if (StatusOr<pugi::xml_document*> d = load(doc, graphml, src); !d.ok()) return d.status();
+  const pugi::xml_node graph = doc.child("graphml").child("graph");
+  if (!graph) return bad(src, "no <graphml><graph> element");
+  StatusOr<Nodes> nodes = read_nodes(graph, *resources, src, rm_source);
+  if (!nodes.ok()) return nodes.status();
+  StatusOr<std::vector<Slot>> slots = make_slots(*resources, rm_source);
+  if (!slots.ok()) return slots.status();
+
+  GraphBuilder b(make_generic_target("hatschet", std::move(*slots), {}), std::move(graph_name));
+  for (const Node& n : nodes->list) {
+    const Resource& r = (*resources)[n.resource];
     std::vector<Triple> triples;
     if (r.slot > 0) triples.push_back(Triple{r.slot, r.blocking, 1});
     b.generic(n.id, r.latency, std::move(triples));
   }
-
-  index = 0;
+  int index = 0;
   int clamped = 0;
   for (const pugi::xml_node e : graph.children("edge")) {
-    const std::string at = where("edge", index++, e);
-    if (index > limits::kMaxEdges) {
-      return bad(src, at + ": more than " + std::to_string(limits::kMaxEdges) + " edges");
-    }
-    OpId ends[2] = {0, 0};
-    const char* attrs[2] = {"source", "target"};
-    for (int k = 0; k < 2; ++k) {
-      const pugi::xml_attribute a = e.attribute(attrs[k]);
-      if (!a) return bad(src, at + ": missing attribute '" + attrs[k] + "'");
-      const auto it = by_id.find(a.value());
-      if (it == by_id.end()) {
-        return bad(src, at + ": attribute '" + attrs[k] + "' names unknown node '" + a.value() +
-                            "'");
-      }
-      ends[k] = it->second;
-    }
-    int64_t fields[2] = {0, 0};  // delay, distance
-    const char* keys[2] = {"delay", "distance"};
-    const int64_t lo[2] = {-limits::kMaxLatency, 0};
-    const int64_t hi[2] = {limits::kMaxLatency, kMaxImportDistance};
-    for (int k = 0; k < 2; ++k) {
-      const std::optional<std::string> text = data(e, keys[k]);
-      if (!text) return bad(src, at + ": no <data key=\"" + keys[k] + "\">");
-      const std::optional<int64_t> v = parse_int(*text, lo[k], hi[k]);
-      if (!v) {
-        return bad(src, at + ": <data key=\"" + keys[k] + "\"> = '" + *text +
-                            "' is not an integer in " + std::to_string(lo[k]) + ".." +
-                            std::to_string(hi[k]));
-      }
-      fields[k] = *v;
-    }
-    EdgeKind kind = EdgeKind::kData;
-    if (const std::optional<std::string> dep = data(e, "deptype")) {
-      if (*dep == "Precedence") {
-        kind = EdgeKind::kOrder;
-      } else if (*dep != "Data") {
-        return bad(src, at + ": <data key=\"deptype\"> = '" + *dep +
-                            "' (expected Data or Precedence)");
-      }
-    }
-    const int64_t latency = resources[nodes[ends[0]].resource].latency + fields[0];
-    if (latency < 0 || latency > limits::kMaxLatency) {
-      return bad(src, at + ": latency of the source plus delay = " + std::to_string(latency) +
-                          " is out of range 0.." + std::to_string(limits::kMaxLatency));
-    }
-    if (fields[1] > limits::kMaxDistance) {  // see hatschet.h: only tightens the edge
-      fields[1] = limits::kMaxDistance;
+    StatusOr<EdgeSpec> edge = read_edge(e, index++, *nodes, *resources, src);
+    if (!edge.ok()) return edge.status();
+    if (edge->distance > limits::kMaxDistance) {  // see hatschet.h: only tightens the edge
+      edge->distance = limits::kMaxDistance;
       ++clamped;
     }
-    b.edge(ends[0], ends[1], latency, fields[1], kind);
+    b.edge(edge->from, edge->to, edge->latency, edge->distance, edge->kind);
   }
 
   StatusOr<Graph> g = b.build();

@@ -102,12 +102,7 @@ TEST(RandomLayered, SerialScheduleLegalAtBenchmarkShapes) {
 }
 
 TEST(RandomLayered, ChainWhenEveryLayerHasOneOp) {
-  LayeredParams p;
-  p.ops = 10;
-  p.layers = 10;
-  p.edge_per_mille = 0;
-  p.back_edge_per_mille = 0;
-  const Graph g = make(p);
+  const Graph g = make({.ops = 10, .layers = 10, .edge_per_mille = 0, .back_edge_per_mille = 0});
   ASSERT_EQ(g.edge_count(), 9);  // the forced edge per layer, nothing else
   for (int i = 0; i < 9; ++i) {
     EXPECT_EQ(g.edges[i].from, i);
@@ -119,22 +114,13 @@ TEST(RandomLayered, ChainWhenEveryLayerHasOneOp) {
 }
 
 TEST(RandomLayered, OneLayerHasNoForwardEdges) {
-  LayeredParams p;
-  p.ops = 20;
-  p.layers = 1;
-  p.edge_per_mille = 1000;
-  const Graph g = make(p);
+  const Graph g = make({.ops = 20, .layers = 1, .edge_per_mille = 1000});
   EXPECT_EQ(g.edge_count(), 0);  // and so no loop-carried share either
 }
 
 TEST(RandomLayered, FanInIsCapped) {
-  LayeredParams p;
-  p.ops = 300;
-  p.layers = 5;
-  p.edge_per_mille = 1000;
-  p.max_fan_in = 3;
-  p.back_edge_per_mille = 0;
-  const Graph g = make(p);
+  const Graph g = make(
+      {.ops = 300, .layers = 5, .edge_per_mille = 1000, .max_fan_in = 3, .back_edge_per_mille = 0});
   const Adjacency adj = Adjacency::build(g);
   int full = 0;
   for (OpId v = 0; v < g.op_count(); ++v) {
@@ -146,11 +132,7 @@ TEST(RandomLayered, FanInIsCapped) {
 }
 
 TEST(RandomLayered, BackEdgeShare) {
-  LayeredParams p;
-  p.ops = 500;
-  p.back_edge_per_mille = 250;
-  p.seed = 9;
-  const Graph g = make(p);
+  const Graph g = make({.ops = 500, .back_edge_per_mille = 250, .seed = 9});
   int64_t forward = 0, back = 0;
   for (const Edge& e : g.edges) (e.distance == 0 ? forward : back) += 1;
   EXPECT_EQ(back, (forward * 250 + 500) / 1000);
@@ -191,25 +173,19 @@ TEST(RandomLayered, PinnedSmallGraph) {
 }
 
 TEST(RandomLayered, RejectsBadParameters) {
-  auto code = [](LayeredParams p) { return random_layered(p).status().code(); };
+  // The defaults with one field set by `set`: refused?
+  auto refused = [](void (*set)(LayeredParams&)) {
+    LayeredParams p;
+    set(p);
+    return random_layered(p).status().code() == StatusCode::kInvalidInput;
+  };
+  EXPECT_TRUE(refused([](LayeredParams& p) { p.ops = 0; }));
+  EXPECT_TRUE(refused([](LayeredParams& p) { p.ops = limits::kMaxOps + 1; }));
+  EXPECT_TRUE(refused([](LayeredParams& p) { p.edge_per_mille = 1001; }));
+  EXPECT_TRUE(refused([](LayeredParams& p) { p.back_edge_per_mille = -1; }));
+  EXPECT_TRUE(refused([](LayeredParams& p) { p.max_fan_in = 0; }));
+  EXPECT_TRUE(refused([](LayeredParams& p) { p.layers = -2; }));
   LayeredParams p;
-  p.ops = 0;
-  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
-  p.ops = limits::kMaxOps + 1;
-  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
-  p = {};
-  p.edge_per_mille = 1001;
-  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
-  p = {};
-  p.back_edge_per_mille = -1;
-  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
-  p = {};
-  p.max_fan_in = 0;
-  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
-  p = {};
-  p.layers = -2;
-  EXPECT_EQ(code(p), StatusCode::kInvalidInput);
-  p = {};
   p.ops = limits::kMaxOps;  // the largest graph is still within the limits
   EXPECT_TRUE(random_layered(p).ok());
 }

@@ -7,7 +7,7 @@
 // loads, WGMMAs and SMEM traffic, ours for the rest (generators/README.md
 // says which family uses which). Buffers charge SMEM through store_bytes;
 // generate() scales them into the budget when many units are unrolled.
-#include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +22,8 @@ namespace {
 // A GraphBuilder on the Blackwell target with unit-indexed op names.
 class Kernel {
  public:
+  using Ops = std::vector<OpId>;
+
   explicit Kernel(int units) : b_(blackwell_target()), suffix_(units > 1) {}
   // An op of unit `unit`: named with the unit's index when there are
   // several units.
@@ -34,10 +36,31 @@ class Kernel {
     return id;
   }
   void data(OpId from, OpId to, int64_t distance = 0) { b_.edge(from, to, std::nullopt, distance); }
+  // Every op of `from` feeds `to`, in order.
+  void data(const Ops& from, OpId to) {
+    for (OpId f : from) data(f, to);
+  }
+  // `from` feeds every op of `to`, in order.
+  void data(OpId from, const Ops& to) {
+    for (OpId t : to) data(from, t);
+  }
+  // A data edge along each consecutive pair of `chain`.
+  void chain(const Ops& chain) {
+    for (size_t i = 1; i < chain.size(); ++i) data(chain[i - 1], chain[i]);
+  }
   void order(OpId from, OpId to, int64_t distance = 0) {
     b_.edge(from, to, 0, distance, EdgeKind::kOrder);
   }
+  // `from` precedes every op of `to`, `distance` iterations apart.
+  void order(OpId from, const Ops& to, int64_t distance = 0) {
+    for (OpId t : to) order(from, t, distance);
+  }
   Op& at(OpId id) { return b_.at(id); }
+  // Puts `v` in leader group `group` (gid = leader_gid = group).
+  void lead_group(OpId v, int group) {
+    b_.at(v).gid = group;
+    b_.at(v).leader_gid = group;
+  }
   StatusOr<Graph> build(std::string derived) {
     StatusOr<Graph> g = b_.build();
     if (g.ok()) g->name = std::move(derived);
@@ -63,11 +86,111 @@ StatusOr<int> units_for(std::string_view family, int ops, int fixed, int per_uni
 
 int64_t tile_bytes(const ParamMap& p) { return param(p, "tile_kib") * 1024; }
 
+// A graph of whole units of `per_unit` ops after `fixed` ones (units_for):
+// `body(k, units)` adds them, and the graph records the unit count as
+// "count_name=N".
+template <typename Body>
+StatusOr<Graph> unrolled(std::string_view family, int ops, int fixed, int per_unit,
+                         std::string_view count_name, Body body) {
+  StatusOr<int> units = units_for(family, ops, fixed, per_unit);
+  if (!units.ok()) return units.status();
+  Kernel k(*units);
+  body(k, *units);
+  return k.build(std::string(count_name) + "=" + std::to_string(*units));
+}
+
+// The tile bodies the families compose. Op ids follow the order in which
+// ops are added, the edge list the order in which edges are added: those
+// two orders (not how ops and edges interleave) fix a graph's JSON.
+
+// A TMA load of one `tile_kib` tile into SMEM.
+OpId tma_tile(Kernel& k, std::string_view name, int unit, const ParamMap& p) {
+  return k.op(name, unit, "tiled_tma_load", tile_bytes(p));
+}
+
+// The mbarrier wait for `loads` to land.
+OpId wait_for(Kernel& k, std::string_view name, int unit, const Kernel::Ops& loads) {
+  const OpId wait = k.op(name, unit, "mbarrier_wait");
+  k.data(loads, wait);
+  return wait;
+}
+
+// `mma` reads `operands` and issues after `wait`.
+void issue_after(Kernel& k, OpId wait, OpId mma, const Kernel::Ops& operands) {
+  k.data(operands, mma);
+  k.order(wait, mma);
+}
+
+// An MMA on freshly loaded tiles: the wait for `loads`, then the MMA that
+// reads them, issued after the wait.
+OpId mma_on(Kernel& k, std::string_view wait_name, std::string_view mma_name, int unit,
+            std::string_view mma_kind, const Kernel::Ops& loads) {
+  const OpId wait = wait_for(k, wait_name, unit, loads);
+  const OpId mma = k.op(mma_name, unit, mma_kind);
+  issue_after(k, wait, mma, loads);
+  return mma;
+}
+
+// The arrive that frees a pipeline stage once `done` have finished: each op
+// of `refills` may write the stage's buffers again `stages` iterations
+// later.
+void free_stage(Kernel& k, std::string_view name, int unit, const Kernel::Ops& done,
+                const Kernel::Ops& refills, int64_t stages) {
+  const OpId free = k.op(name, unit, "mbarrier_arrive");
+  k.data(done, free);
+  k.order(free, refills, stages);
+}
+
+// One k-tile of a TMA-fed MMA mainloop: loads of A and B (after `issuer`,
+// if any), the wait for both, the MMA, and the arrive that frees the stage.
+// Returns the MMA.
+OpId mainloop_tile(Kernel& k, int unit, std::string_view mma_kind, const ParamMap& p,
+                   std::optional<OpId> issuer = std::nullopt) {
+  const OpId a = tma_tile(k, "load_a", unit, p);
+  const OpId b = tma_tile(k, "load_b", unit, p);
+  if (issuer) k.data(*issuer, {a, b});
+  const OpId mma = mma_on(k, "wait", "mma", unit, mma_kind, {a, b});
+  free_stage(k, "free", unit, {mma}, {a, b}, param(p, "stages"));
+  return mma;
+}
+
+// A KV tile's loads of K and V and S = QK^T, issued once K has landed.
+struct KvTile {
+  OpId load_k, load_v, qk;
+};
+KvTile kv_tile(Kernel& k, int unit, std::string_view mma_kind, const ParamMap& p) {
+  const OpId lk = tma_tile(k, "load_k", unit, p);
+  const OpId lv = tma_tile(k, "load_v", unit, p);
+  return {lk, lv, mma_on(k, "wait_k", "qk", unit, mma_kind, {lk})};
+}
+
+// O += PV, issued once the tile's V has landed.
+OpId pv_product(Kernel& k, int unit, std::string_view mma_kind, const KvTile& t) {
+  return mma_on(k, "wait_v", "pv", unit, mma_kind, {t.load_v});
+}
+
+// The arrive that frees a KV tile's stage after `pv`.
+void free_kv(Kernel& k, int unit, OpId pv, const KvTile& t, const ParamMap& p) {
+  free_stage(k, "free_kv", unit, {pv}, {t.load_k, t.load_v}, param(p, "stages"));
+}
+
 // Links a per-unit chain v[0] -> v[1] -> ... and closes it with a
 // loop-carried edge v[last] -> v[0] of distance 1 (a running value).
 void recurrence(Kernel& k, const std::vector<OpId>& v) {
-  for (size_t i = 1; i < v.size(); ++i) k.data(v[i - 1], v[i]);
+  k.chain(v);
   k.data(v.back(), v.front(), 1);
+}
+
+// Unit i's `to` reads unit i-1's `from`; the first unit's reads the previous
+// iteration's last.
+void from_previous_unit(Kernel& k, const std::vector<OpId>& from, const std::vector<OpId>& to) {
+  for (size_t i = 0; i < to.size(); ++i) {
+    if (i > 0) {
+      k.data(from[i - 1], to[i]);
+    } else {
+      k.data(from.back(), to[0], 1);
+    }
+  }
 }
 
 }  // namespace
@@ -75,17 +198,15 @@ void recurrence(Kernel& k, const std::vector<OpId>& v) {
 // Seed 000's worked example (TMA load, SMEM write, WGMMA, SMEM read; load ->
 // read of latency 8), `copies` independent copies sharing the slots.
 StatusOr<Graph> build_seed_worked_example(int ops, uint64_t, const ParamMap& p) {
-  StatusOr<int> units = units_for("seed_worked_example", ops, 0, 4);
-  if (!units.ok()) return units.status();
-  Kernel k(*units);
-  for (int u = 0; u < *units; ++u) {
-    const OpId load = k.op("load", u, "tiled_tma_load");
-    k.op("write", u, "smem_write", param(p, "store_bytes"));
-    k.op("mma", u, "wgmma");
-    const OpId read = k.op("read", u, "smem_read");
-    k.data(load, read);  // the source latency, 8, as in the seed
-  }
-  return k.build("copies=" + std::to_string(*units));
+  return unrolled("seed_worked_example", ops, 0, 4, "copies", [&](Kernel& k, int units) {
+    for (int u = 0; u < units; ++u) {
+      const OpId load = k.op("load", u, "tiled_tma_load");
+      k.op("write", u, "smem_write", param(p, "store_bytes"));
+      k.op("mma", u, "wgmma");
+      const OpId read = k.op("read", u, "smem_read");
+      k.data(load, read);  // the source latency, 8, as in the seed
+    }
+  });
 }
 
 // Hopper-style GEMM mainloop, k_tiles unrolled: per k-tile TMA loads of A
@@ -93,28 +214,11 @@ StatusOr<Graph> build_seed_worked_example(int ops, uint64_t, const ParamMap& p) 
 // accumulator (a recurrence across k-tiles and iterations), and an arrive
 // that frees the stage's buffers for the load `stages` iterations later.
 StatusOr<Graph> build_gemm_mainloop(int ops, uint64_t, const ParamMap& p) {
-  StatusOr<int> units = units_for("gemm_mainloop", ops, 0, 5);
-  if (!units.ok()) return units.status();
-  Kernel k(*units);
-  std::vector<OpId> mmas;
-  for (int u = 0; u < *units; ++u) {
-    const OpId a = k.op("load_a", u, "tiled_tma_load", tile_bytes(p));
-    const OpId b = k.op("load_b", u, "tiled_tma_load", tile_bytes(p));
-    const OpId wait = k.op("wait", u, "mbarrier_wait");
-    const OpId mma = k.op("mma", u, "wgmma");
-    const OpId free = k.op("free", u, "mbarrier_arrive");
-    k.data(a, wait);
-    k.data(b, wait);
-    k.data(a, mma);
-    k.data(b, mma);
-    k.order(wait, mma);
-    k.data(mma, free);
-    k.order(free, a, param(p, "stages"));
-    k.order(free, b, param(p, "stages"));
-    mmas.push_back(mma);
-  }
-  recurrence(k, mmas);
-  return k.build("k_tiles=" + std::to_string(*units));
+  return unrolled("gemm_mainloop", ops, 0, 5, "k_tiles", [&](Kernel& k, int units) {
+    std::vector<OpId> mmas;
+    for (int u = 0; u < units; ++u) mmas.push_back(mainloop_tile(k, u, "wgmma", p));
+    recurrence(k, mmas);
+  });
 }
 
 // Blackwell persistent GEMM: a tile scheduler step, the k-tile mainloop
@@ -125,172 +229,125 @@ StatusOr<Graph> build_gemm_mainloop(int ops, uint64_t, const ParamMap& p) {
 // the next SMEM write waits for the TMA store to drain its buffer.
 StatusOr<Graph> build_persistent_gemm(int ops, uint64_t, const ParamMap& p) {
   const int epi = static_cast<int>(param(p, "epi_subtiles"));
-  StatusOr<int> units = units_for("persistent_gemm", ops, 1 + 4 * epi, 5);
-  if (!units.ok()) return units.status();
-  Kernel k(*units);
-  const OpId sched = k.named("next_tile", "alu");
-  k.data(sched, sched, 1);  // the tile counter
-  std::vector<OpId> mmas;
-  for (int u = 0; u < *units; ++u) {
-    const OpId a = k.op("load_a", u, "tiled_tma_load", tile_bytes(p));
-    const OpId b = k.op("load_b", u, "tiled_tma_load", tile_bytes(p));
-    const OpId wait = k.op("wait", u, "mbarrier_wait");
-    const OpId mma = k.op("mma", u, "tcgen05_mma");
-    const OpId free = k.op("free", u, "mbarrier_arrive");
-    k.data(sched, a);
-    k.data(sched, b);
-    k.data(a, wait);
-    k.data(b, wait);
-    k.data(a, mma);
-    k.data(b, mma);
-    k.order(wait, mma);
-    k.data(mma, free);
-    k.order(free, a, param(p, "stages"));
-    k.order(free, b, param(p, "stages"));
-    if (!mmas.empty()) k.data(mmas.back(), mma);
-    mmas.push_back(mma);
-  }
-  for (int j = 0; j < epi; ++j) {
-    const OpId ld = k.named(name_of("epi_tmem_load", j), "tmem_load");
-    const OpId cvt = k.named(name_of("epi_convert", j), "alu");
-    const OpId st = k.named(name_of("epi_smem_write", j), "smem_write", tile_bytes(p) / 2);
-    const OpId out = k.named(name_of("epi_tma_store", j), "tma_store");
-    k.data(mmas.back(), ld);
-    k.data(ld, cvt);
-    k.data(cvt, st);
-    k.data(st, out);
-    k.order(out, st, 1);
-    k.order(ld, mmas.front(), param(p, "tmem_buffers"));
-  }
-  return k.build("k_tiles=" + std::to_string(*units));
+  return unrolled("persistent_gemm", ops, 1 + 4 * epi, 5, "k_tiles", [&](Kernel& k, int units) {
+    const OpId sched = k.named("next_tile", "alu");
+    k.data(sched, sched, 1);  // the tile counter
+    std::vector<OpId> mmas;
+    for (int u = 0; u < units; ++u) {
+      const OpId mma = mainloop_tile(k, u, "tcgen05_mma", p, sched);
+      if (!mmas.empty()) k.data(mmas.back(), mma);
+      mmas.push_back(mma);
+    }
+    for (int j = 0; j < epi; ++j) {
+      const OpId ld = k.named(name_of("epi_tmem_load", j), "tmem_load");
+      const OpId cvt = k.named(name_of("epi_convert", j), "alu");
+      const OpId st = k.named(name_of("epi_smem_write", j), "smem_write", tile_bytes(p) / 2);
+      const OpId out = k.named(name_of("epi_tma_store", j), "tma_store");
+      k.chain({mmas.back(), ld, cvt, st, out});
+      k.order(out, st, 1);
+      k.order(ld, mmas.front(), param(p, "tmem_buffers"));
+    }
+  });
 }
 
-// FlashAttention forward, FA3 shape (Hopper), kv_tiles unrolled: TMA loads
-// of K and V, S = QK^T on WGMMA, the running row max (a recurrence), exp
-// on the SFU, the running row sum (a recurrence), the rescale of O by
-// exp(m_old - m_new), O += PV on WGMMA (the accumulator recurrence), and
-// the arrive that frees the K/V stage.
+// One KV tile of a FlashAttention forward loop: the running row max and
+// row sum, O += PV, and the op through which the tile takes in the previous
+// tile's state (FA3's rescale factor, FA4's correction of O).
+struct AttentionTile {
+  OpId max, sum, pv, carry_in;
+};
+
+// FA3's KV tile (Hopper): TMA loads of K and V, S = QK^T on WGMMA, the row
+// max, exp on the SFU, the row sum, the rescale of O by exp(m_old - m_new),
+// O += PV on WGMMA, and the arrive that frees the K/V stage.
+AttentionTile fa3_tile(Kernel& k, int u, const ParamMap& p) {
+  const KvTile t = kv_tile(k, u, "wgmma", p);
+  const OpId mx = k.op("rowmax", u, "alu");
+  const OpId ex = k.op("exp", u, "exp");
+  k.data(t.qk, {mx, ex});
+  k.data(mx, ex);
+  const OpId sm = k.op("rowsum", u, "alu");
+  k.data(ex, sm);
+  const OpId rs = k.op("rescale", u, "alu");
+  k.data(mx, rs);
+  const OpId pv = pv_product(k, u, "wgmma", t);
+  k.data({ex, rs}, pv);
+  free_kv(k, u, pv, t, p);
+  return {mx, sm, pv, rs};
+}
+
+// FA4's KV tile (Blackwell): S = QK^T by a tcgen05 MMA into TMEM, a TMEM
+// load of S, the row max, exp2 split between the SFU and a polynomial on
+// the CUDA cores, the row sum, P stored back to TMEM, O += PV by a tcgen05
+// MMA after the correction step that rescales O in TMEM (TMEM load ->
+// scale -> TMEM store), and the arrive that frees the K/V stage.
+AttentionTile fa4_tile(Kernel& k, int u, const ParamMap& p) {
+  const KvTile t = kv_tile(k, u, "tcgen05_mma", p);
+  const OpId sl = k.op("s_tmem_load", u, "tmem_load");
+  k.data(t.qk, sl);
+  const OpId mx = k.op("rowmax", u, "alu");
+  const OpId ex = k.op("exp_sfu", u, "exp");
+  const OpId ep = k.op("exp_poly", u, "alu");
+  k.data(sl, {mx, ex, ep});
+  k.data(mx, {ex, ep});
+  const OpId sm = k.op("rowsum", u, "alu");
+  const OpId ps = k.op("p_tmem_store", u, "tmem_store");
+  k.data({ex, ep}, sm);
+  k.data({ex, ep}, ps);
+  const OpId pv = pv_product(k, u, "tcgen05_mma", t);
+  k.data(ps, pv);
+  const OpId ol = k.op("o_tmem_load", u, "tmem_load");
+  const OpId os = k.op("o_scale", u, "alu");
+  const OpId ot = k.op("o_tmem_store", u, "tmem_store");
+  k.chain({ol, os});
+  k.data(mx, os);
+  k.chain({os, ot, pv});
+  free_kv(k, u, pv, t, p);
+  return {mx, sm, pv, ol};
+}
+
+// The KV tiles of a FlashAttention forward loop, by column.
+struct AttentionLoop {
+  std::vector<OpId> maxes, sums, pvs, carry_ins;
+};
+
+// `units` tiles built by `tile`, with the running max and the running sum
+// carried across tiles and iterations (two recurrences).
+template <typename TileFn>
+AttentionLoop attention_loop(Kernel& k, int units, TileFn tile) {
+  AttentionLoop loop;
+  for (int u = 0; u < units; ++u) {
+    const AttentionTile t = tile(u);
+    loop.maxes.push_back(t.max);
+    loop.sums.push_back(t.sum);
+    loop.pvs.push_back(t.pv);
+    loop.carry_ins.push_back(t.carry_in);
+  }
+  recurrence(k, loop.maxes);
+  recurrence(k, loop.sums);
+  return loop;
+}
+
+// FlashAttention forward, FA3 shape (Hopper), kv_tiles unrolled (fa3_tile):
+// O += PV accumulates across tiles (a recurrence); each rescale factor
+// needs the previous tile's max.
 StatusOr<Graph> build_fa3_forward(int ops, uint64_t, const ParamMap& p) {
-  StatusOr<int> units = units_for("fa3_forward", ops, 0, 11);
-  if (!units.ok()) return units.status();
-  Kernel k(*units);
-  std::vector<OpId> maxes, sums, pvs, rescales;
-  for (int u = 0; u < *units; ++u) {
-    const OpId lk = k.op("load_k", u, "tiled_tma_load", tile_bytes(p));
-    const OpId lv = k.op("load_v", u, "tiled_tma_load", tile_bytes(p));
-    const OpId wk = k.op("wait_k", u, "mbarrier_wait");
-    const OpId qk = k.op("qk", u, "wgmma");
-    const OpId mx = k.op("rowmax", u, "alu");
-    const OpId ex = k.op("exp", u, "exp");
-    const OpId sm = k.op("rowsum", u, "alu");
-    const OpId rs = k.op("rescale", u, "alu");
-    const OpId wv = k.op("wait_v", u, "mbarrier_wait");
-    const OpId pv = k.op("pv", u, "wgmma");
-    const OpId fr = k.op("free_kv", u, "mbarrier_arrive");
-    k.data(lk, wk);
-    k.data(lk, qk);
-    k.order(wk, qk);
-    k.data(qk, mx);
-    k.data(qk, ex);
-    k.data(mx, ex);
-    k.data(ex, sm);
-    k.data(mx, rs);
-    k.data(lv, wv);
-    k.data(lv, pv);
-    k.order(wv, pv);
-    k.data(ex, pv);
-    k.data(rs, pv);
-    k.data(pv, fr);
-    k.order(fr, lk, param(p, "stages"));
-    k.order(fr, lv, param(p, "stages"));
-    maxes.push_back(mx);
-    sums.push_back(sm);
-    pvs.push_back(pv);
-    rescales.push_back(rs);
-  }
-  recurrence(k, maxes);
-  recurrence(k, sums);
-  recurrence(k, pvs);
-  // The rescale factor needs the previous tile's max as well.
-  for (size_t i = 0; i < rescales.size(); ++i) {
-    if (i > 0) {
-      k.data(maxes[i - 1], rescales[i]);
-    } else {
-      k.data(maxes.back(), rescales[0], 1);
-    }
-  }
-  return k.build("kv_tiles=" + std::to_string(*units));
+  return unrolled("fa3_forward", ops, 0, 11, "kv_tiles", [&](Kernel& k, int units) {
+    const AttentionLoop loop = attention_loop(k, units, [&](int u) { return fa3_tile(k, u, p); });
+    recurrence(k, loop.pvs);
+    from_previous_unit(k, loop.maxes, loop.carry_ins);
+  });
 }
 
-// FlashAttention forward, FA4 shape (Blackwell), kv_tiles unrolled: S =
-// QK^T by a tcgen05 MMA into TMEM, a TMEM load of S, the running max, exp2
-// split between the SFU and a polynomial on the CUDA cores, the running
-// sum, P stored back to TMEM, O += PV by a tcgen05 MMA, and the correction
-// step that rescales O in TMEM (TMEM load -> scale -> TMEM store) between
-// one PV MMA and the next: the accumulator recurrence runs through it.
+// FlashAttention forward, FA4 shape (Blackwell), kv_tiles unrolled
+// (fa4_tile): O flows pv[i-1] -> correction i -> pv[i], so the accumulator
+// recurrence runs through the corrections; the first tile's correction
+// reads the previous iteration's last PV.
 StatusOr<Graph> build_fa4_forward(int ops, uint64_t, const ParamMap& p) {
-  StatusOr<int> units = units_for("fa4_forward", ops, 0, 16);
-  if (!units.ok()) return units.status();
-  Kernel k(*units);
-  std::vector<OpId> maxes, sums, pvs, corr_loads, corr_stores;
-  for (int u = 0; u < *units; ++u) {
-    const OpId lk = k.op("load_k", u, "tiled_tma_load", tile_bytes(p));
-    const OpId lv = k.op("load_v", u, "tiled_tma_load", tile_bytes(p));
-    const OpId wk = k.op("wait_k", u, "mbarrier_wait");
-    const OpId qk = k.op("qk", u, "tcgen05_mma");
-    const OpId sl = k.op("s_tmem_load", u, "tmem_load");
-    const OpId mx = k.op("rowmax", u, "alu");
-    const OpId ex = k.op("exp_sfu", u, "exp");
-    const OpId ep = k.op("exp_poly", u, "alu");
-    const OpId sm = k.op("rowsum", u, "alu");
-    const OpId ps = k.op("p_tmem_store", u, "tmem_store");
-    const OpId wv = k.op("wait_v", u, "mbarrier_wait");
-    const OpId pv = k.op("pv", u, "tcgen05_mma");
-    const OpId ol = k.op("o_tmem_load", u, "tmem_load");
-    const OpId os = k.op("o_scale", u, "alu");
-    const OpId ot = k.op("o_tmem_store", u, "tmem_store");
-    const OpId fr = k.op("free_kv", u, "mbarrier_arrive");
-    k.data(lk, wk);
-    k.data(lk, qk);
-    k.order(wk, qk);
-    k.data(qk, sl);
-    k.data(sl, mx);
-    k.data(sl, ex);
-    k.data(sl, ep);
-    k.data(mx, ex);
-    k.data(mx, ep);
-    k.data(ex, sm);
-    k.data(ep, sm);
-    k.data(ex, ps);
-    k.data(ep, ps);
-    k.data(lv, wv);
-    k.data(lv, pv);
-    k.order(wv, pv);
-    k.data(ps, pv);
-    k.data(ol, os);
-    k.data(mx, os);
-    k.data(os, ot);
-    k.data(ot, pv);
-    k.data(pv, fr);
-    k.order(fr, lk, param(p, "stages"));
-    k.order(fr, lv, param(p, "stages"));
-    maxes.push_back(mx);
-    sums.push_back(sm);
-    pvs.push_back(pv);
-    corr_loads.push_back(ol);
-  }
-  recurrence(k, maxes);
-  recurrence(k, sums);
-  // O flows pv[i-1] -> correction i -> pv[i]; the first tile's correction
-  // reads the previous iteration's last PV.
-  for (size_t i = 0; i < pvs.size(); ++i) {
-    if (i > 0) {
-      k.data(pvs[i - 1], corr_loads[i]);
-    } else {
-      k.data(pvs.back(), corr_loads[0], 1);
-    }
-  }
-  return k.build("kv_tiles=" + std::to_string(*units));
+  return unrolled("fa4_forward", ops, 0, 16, "kv_tiles", [&](Kernel& k, int units) {
+    const AttentionLoop loop = attention_loop(k, units, [&](int u) { return fa4_tile(k, u, p); });
+    from_previous_unit(k, loop.pvs, loop.carry_ins);
+  });
 }
 
 // FlashAttention backward (FA2/FA3 shape), the inner loop over Q tiles for
@@ -300,52 +357,37 @@ StatusOr<Graph> build_fa4_forward(int ops, uint64_t, const ParamMap& p) {
 // dS staged in SMEM for dQ = dS K, and dQ added to global memory by a TMA
 // store (reduce).
 StatusOr<Graph> build_fa_backward(int ops, uint64_t, const ParamMap& p) {
-  StatusOr<int> units = units_for("fa_backward", ops, 0, 13);
-  if (!units.ok()) return units.status();
-  Kernel k(*units);
-  std::vector<OpId> dvs, dks;
-  for (int u = 0; u < *units; ++u) {
-    const OpId lq = k.op("load_q", u, "tiled_tma_load", tile_bytes(p));
-    const OpId ld = k.op("load_do", u, "tiled_tma_load", tile_bytes(p));
-    const OpId wt = k.op("wait", u, "mbarrier_wait");
-    const OpId s = k.op("s", u, "wgmma");
-    const OpId pe = k.op("p_exp", u, "exp");
-    const OpId dp = k.op("dp", u, "wgmma");
-    const OpId ds = k.op("ds", u, "alu");
-    const OpId dv = k.op("dv", u, "wgmma");
-    const OpId dk = k.op("dk", u, "wgmma");
-    const OpId st = k.op("ds_smem_write", u, "smem_write", tile_bytes(p) / 2);
-    const OpId dq = k.op("dq", u, "wgmma");
-    const OpId out = k.op("dq_tma_reduce", u, "tma_store");
-    const OpId fr = k.op("free", u, "mbarrier_arrive");
-    k.data(lq, wt);
-    k.data(ld, wt);
-    k.data(lq, s);
-    k.order(wt, s);
-    k.data(s, pe);
-    k.data(ld, dp);
-    k.order(wt, dp);
-    k.data(pe, ds);
-    k.data(dp, ds);
-    k.data(pe, dv);
-    k.data(ld, dv);
-    k.data(ds, dk);
-    k.data(lq, dk);
-    k.data(ds, st);
-    k.data(st, dq);
-    k.data(dq, out);
-    k.order(out, st, 1);  // the dS buffer is reused once the reduce has read it
-    k.data(dv, fr);
-    k.data(dk, fr);
-    k.data(dq, fr);
-    k.order(fr, lq, param(p, "stages"));
-    k.order(fr, ld, param(p, "stages"));
-    dvs.push_back(dv);
-    dks.push_back(dk);
-  }
-  recurrence(k, dvs);
-  recurrence(k, dks);
-  return k.build("q_tiles=" + std::to_string(*units));
+  return unrolled("fa_backward", ops, 0, 13, "q_tiles", [&](Kernel& k, int units) {
+    std::vector<OpId> dvs, dks;
+    for (int u = 0; u < units; ++u) {
+      const OpId lq = tma_tile(k, "load_q", u, p);
+      const OpId ld = tma_tile(k, "load_do", u, p);
+      const OpId wt = wait_for(k, "wait", u, {lq, ld});
+      const OpId s = k.op("s", u, "wgmma");
+      const OpId pe = k.op("p_exp", u, "exp");
+      const OpId dp = k.op("dp", u, "wgmma");
+      const OpId ds = k.op("ds", u, "alu");
+      const OpId dv = k.op("dv", u, "wgmma");
+      const OpId dk = k.op("dk", u, "wgmma");
+      const OpId st = k.op("ds_smem_write", u, "smem_write", tile_bytes(p) / 2);
+      const OpId dq = k.op("dq", u, "wgmma");
+      const OpId out = k.op("dq_tma_reduce", u, "tma_store");
+      issue_after(k, wt, s, {lq});
+      k.data(s, pe);
+      issue_after(k, wt, dp, {ld});
+      k.data({pe, dp}, ds);
+      k.data({pe, ld}, dv);
+      k.data({ds, lq}, dk);
+      k.chain({ds, st, dq, out});
+      k.order(out, st,
+              1);  // the dS buffer is reused once the reduce has read it
+      free_stage(k, "free", u, {dv, dk, dq}, {lq, ld}, param(p, "stages"));
+      dvs.push_back(dv);
+      dks.push_back(dk);
+    }
+    recurrence(k, dvs);
+    recurrence(k, dks);
+  });
 }
 
 // Grouped (MoE) GEMM: `groups` experts in one loop body, each a small
@@ -361,8 +403,7 @@ StatusOr<Graph> build_grouped_gemm(int ops, uint64_t seed, const ParamMap& p) {
   SplitMix64 rng(seed);
   std::vector<int> tiles(static_cast<size_t>(groups), 1);
   for (int t = groups; t < *units; ++t) {
-    ++tiles[rng.chance_per_mille(param(p, "skew_per_mille")) ? 0
-                                                             : uniform_int(rng, 0, groups - 1)];
+    ++tiles[rng.chance_per_mille(param(p, "skew_per_mille")) ? 0 : uniform_int(rng, 0, groups - 1)];
   }
   Kernel k(2);  // names always carry their index
   std::vector<OpId> descs;
@@ -374,18 +415,13 @@ StatusOr<Graph> build_grouped_gemm(int ops, uint64_t seed, const ParamMap& p) {
     descs.push_back(desc);
     OpId prev_mma = -1;
     for (int t = 0; t < tiles[g]; ++t, ++index) {
-      const OpId a = k.op("load_a", index, "tiled_tma_load", tile_bytes(p));
-      const OpId b = k.op("load_b", index, "tiled_tma_load", tile_bytes(p));
+      const OpId a = tma_tile(k, "load_a", index, p);
+      const OpId b = tma_tile(k, "load_b", index, p);
       const OpId mma = k.op("mma", index, "wgmma");
-      const OpId free = k.op("free", index, "mbarrier_arrive");
-      k.data(desc, a);
-      k.data(desc, b);
-      k.data(a, mma);
-      k.data(b, mma);
+      k.data(desc, {a, b});
+      k.data({a, b}, mma);
       if (prev_mma >= 0) k.data(prev_mma, mma);
-      k.data(mma, free);
-      k.order(free, a, param(p, "stages"));
-      k.order(free, b, param(p, "stages"));
+      free_stage(k, "free", index, {mma}, {a, b}, param(p, "stages"));
       prev_mma = mma;
     }
     const OpId store = k.op("store", g, "tma_store");
@@ -406,32 +442,27 @@ StatusOr<Graph> build_grouped_gemm(int ops, uint64_t seed, const ParamMap& p) {
 // running accumulator; the stage's buffers are reused `stages` iterations
 // later.
 StatusOr<Graph> build_implicit_conv(int ops, uint64_t, const ParamMap& p) {
-  StatusOr<int> units = units_for("implicit_conv", ops, 0, 5);
-  if (!units.ok()) return units.status();
-  Kernel k(*units);
-  std::vector<OpId> addrs, mmas;
-  OpId prev_wait = -1;
-  for (int u = 0; u < *units; ++u) {
-    const OpId addr = k.op("im2col", u, "alu");
-    const OpId act = k.op("act_cp_async", u, "cp_async", tile_bytes(p));
-    const OpId wait = k.op("act_wait", u, "cp_async_wait");
-    const OpId filt = k.op("filter_load", u, "tiled_tma_load", tile_bytes(p));
-    const OpId mma = k.op("mma", u, "wgmma");
-    k.data(addr, act);
-    k.data(act, wait);
-    k.data(act, mma);
-    k.order(wait, mma);
-    k.data(filt, mma);
-    if (prev_wait >= 0) k.order(prev_wait, wait);
-    prev_wait = wait;
-    k.order(mma, act, param(p, "stages"));
-    k.order(mma, filt, param(p, "stages"));
-    addrs.push_back(addr);
-    mmas.push_back(mma);
-  }
-  recurrence(k, addrs);
-  recurrence(k, mmas);
-  return k.build("taps=" + std::to_string(*units));
+  return unrolled("implicit_conv", ops, 0, 5, "taps", [&](Kernel& k, int units) {
+    std::vector<OpId> addrs, mmas;
+    OpId prev_wait = -1;
+    for (int u = 0; u < units; ++u) {
+      const OpId addr = k.op("im2col", u, "alu");
+      const OpId act = k.op("act_cp_async", u, "cp_async", tile_bytes(p));
+      const OpId wait = k.op("act_wait", u, "cp_async_wait");
+      const OpId filt = tma_tile(k, "filter_load", u, p);
+      const OpId mma = k.op("mma", u, "wgmma");
+      k.chain({addr, act, wait});
+      issue_after(k, wait, mma, {act});
+      k.data(filt, mma);
+      if (prev_wait >= 0) k.order(prev_wait, wait);
+      prev_wait = wait;
+      k.order(mma, {act, filt}, param(p, "stages"));  // the stage's buffers are free again
+      addrs.push_back(addr);
+      mmas.push_back(mma);
+    }
+    recurrence(k, addrs);
+    recurrence(k, mmas);
+  });
 }
 
 // Warp-specialized producer/consumer GEMM loop (the ping-pong shape):
@@ -452,38 +483,28 @@ StatusOr<Graph> build_warp_specialized(int ops, uint64_t, const ParamMap& p) {
   OpId first_mma = -1, last_sync = -1;
   for (int u = 0; u < *units; ++u) {
     const OpId empty = k.op("empty_wait", u, "mbarrier_wait");
-    const OpId a = k.op("load_a", u, "tiled_tma_load", tile_bytes(p));
-    const OpId b = k.op("load_b", u, "tiled_tma_load", tile_bytes(p));
-    const OpId full = k.op("full_wait", u, "mbarrier_wait");
-    k.order(empty, a);
-    k.order(empty, b);
-    k.data(a, full);
-    k.data(b, full);
+    const OpId a = tma_tile(k, "load_a", u, p);
+    const OpId b = tma_tile(k, "load_b", u, p);
+    k.order(empty, {a, b});
+    const OpId full = wait_for(k, "full_wait", u, {a, b});
     k.at(a).max_depth = stages - 1;
     k.at(b).max_depth = stages - 1;
-    k.at(full).gid = u;
-    k.at(full).leader_gid = u;
+    k.lead_group(full, u);
     std::vector<OpId> mmas;
     for (int c = 0; c < consumers; ++c) {
       const OpId mma = k.op("mma_c" + std::to_string(c) + "_", u, "wgmma");
       const OpId sync = k.op("sync_c" + std::to_string(c) + "_", u, "named_barrier");
-      k.data(a, mma);
-      k.data(b, mma);
-      k.order(full, mma);
+      issue_after(k, full, mma, {a, b});
       k.order(mma, sync);
       if (last_sync >= 0) k.order(last_sync, mma);  // the tensor core changes hands
-      for (OpId v : {mma, sync}) {
-        k.at(v).gid = u;
-        k.at(v).leader_gid = u;
-      }
+      k.lead_group(mma, u);
+      k.lead_group(sync, u);
       if (first_mma < 0) first_mma = mma;
       last_sync = sync;
       accum[c].push_back(mma);
       mmas.push_back(mma);
     }
-    const OpId release = k.op("release", u, "mbarrier_arrive");
-    for (OpId mma : mmas) k.data(mma, release);
-    k.order(release, empty, stages);
+    free_stage(k, "release", u, mmas, {empty}, stages);
   }
   k.order(last_sync, first_mma, 1);
   for (const std::vector<OpId>& chain : accum) recurrence(k, chain);

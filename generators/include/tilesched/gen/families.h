@@ -53,6 +53,9 @@ struct Family {
   // units and round down).
   int op_tolerance;
   FamilyFn build;
+
+  // Whether the family builds graphs of `ops` ops (at default parameters).
+  bool builds(int ops) const { return ops >= min_ops && ops <= max_ops; }
 };
 
 // Every family: random ones first, then structured, each in name order.
@@ -81,7 +84,7 @@ StatusOr<ParamMap> resolve_params(const Family& family, const ParamMap& given);
 StatusOr<Graph> generate(std::string_view name, int ops, uint64_t seed, const ParamMap& params);
 
 // Σ store_bytes · (1 + longest distance of a data edge out of the op): the
-// SMEM a serial schedule of `g` holds at most (SPEC.md L4).
+// SMEM a serial schedule of `g` holds at most (rule L4, docs/CONTRACT.md).
 int64_t serial_storage_bytes(const Graph& g);
 
 }  // namespace tilesched::gen

@@ -1,7 +1,7 @@
 // Importer for the HatScheT project's modulo-scheduling instances: a
 // GraphML dependence graph and an XML resource model (the HLS loops of
-// CHStone/MachSuite and the origami DSP set; see
-// ../shared/instances/hls/README.md and generators/README.md).
+// CHStone/MachSuite and the origami DSP set, found through the CMake option
+// TILESCHED_HLS_DIR; generators/README.md says where they come from).
 //
 // Mapping, onto an inline generic target:
 // - each <Resource> with limit >= 1 that some node uses becomes a slot of
