@@ -1,9 +1,10 @@
 // The all-pairs structural distance matrix for one II (seed 000, "Structural
-// Distance Matrix" and "All-Pairs Distance Matrix sub_98BEE0"; SPEC.md
-// section 3): D[u][v] is the longest path weight from u to v over every
-// edge (data and order), each weighted λ − II·δ — Rau's MinDist. A schedule
-// at this II is only legal if s_v − s_u ≥ D[u][v] for every pair with a path.
-// A positive cycle means the II is below RecMII and no schedule exists.
+// Distance Matrix" and "All-Pairs Distance Matrix sub_98BEE0"; the ruling in
+// docs/DECISIONS.md): D[u][v] is the longest path weight from u to v over
+// every edge (data and order), each weighted λ − II·δ — Rau's MinDist. A
+// schedule at this II is only legal if s_v − s_u ≥ D[u][v] for every pair
+// with a path. A positive cycle means the II is below RecMII and no schedule
+// exists.
 //
 // Unlike the seed's dense n³ pass, the closure is computed per strongly
 // connected component and carried across the acyclic condensation in

@@ -1,5 +1,6 @@
 // The loop-graph model: footprints, adjacency, validation and the builder
-// used by tests and generators (SPEC.md sections 2 and 4).
+// used by tests and generators (docs/CONTRACT.md, "Loop graphs";
+// docs/FORMATS.md).
 #include "tilesched/graph.h"
 
 #include <algorithm>
@@ -302,7 +303,7 @@ StatusOr<Graph> GraphBuilder::build() const {
     if (pending_latency_[e]) {
       edge.latency = *pending_latency_[e];
     } else if (edge.from >= 0 && edge.from < g.op_count()) {
-      edge.latency = g.ops[edge.from].latency;  // SPEC.md: source op's latency
+      edge.latency = g.ops[edge.from].latency;  // the source op's latency (docs/FORMATS.md)
     }
   }
   if (Status s = validate_graph(g); !s.ok()) return s;

@@ -1,5 +1,5 @@
-// Reading and writing loop graphs in tilesched.loop/1 (SPEC.md section 4;
-// docs/FORMATS.md is the field-by-field reference). The reader checks every
+// Reading and writing loop graphs in tilesched.loop/1 (docs/FORMATS.md is
+// the field-by-field reference). The reader checks every
 // field where it stands, so each message names the JSON path of the
 // offending value, then hands the whole graph to validate_graph for the
 // checks that need all of it (zero-distance cycles, the storage budget).

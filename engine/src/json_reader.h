@@ -3,7 +3,7 @@
 // and knows its JSON path ("$.ops[3].resources[0].slot"), and the one text
 // layout both writers use. Messages produced here have the shape
 // "$.json.path: problem" and are always one line; the callers put the
-// source name in front (SPEC.md section 4).
+// source name in front (docs/FORMATS.md, "Error messages").
 //
 // Nothing here throws: nlohmann exceptions are caught and turned into
 // Status values at parse_json_text, and the cursor checks types before

@@ -1,6 +1,6 @@
-// The resource reservation table (seeds 002 and 004; SPEC.md L2/L3): per-op
-// footprints lowered from resource vectors, and the global modulo table with
-// probe-before-commit and release.
+// The resource reservation table (seeds 002 and 004; rules L2/L3 of
+// docs/CONTRACT.md): per-op footprints lowered from resource vectors, and
+// the global modulo table with probe-before-commit and release.
 //
 // Singleton slots (capacity 1) are bits of one 64-bit row per cycle; pooled
 // slots (capacity > 1) and rate pools are occupancy counters per modulo row,

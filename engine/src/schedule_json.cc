@@ -1,10 +1,10 @@
-// Reading and writing schedules in tilesched.schedule/1 (SPEC.md section 4;
-// docs/FORMATS.md). A schedule is read against its graph: every op of the
-// graph appears exactly once, by its JSON id, with a start cycle; stage and
-// order fall back to their derived values (derive_stage_order). Everything
-// the writer emits is read back, so parse(write(s)) == s for any schedule a
-// generator produces, feasible or not; the Pipe_/Mutex_ values are read as
-// written and the graph edges each one carries (not in the JSON) derived.
+// Reading and writing schedules in tilesched.schedule/1 (docs/FORMATS.md). A
+// schedule is read against its graph: every op of the graph appears exactly
+// once, by its JSON id, with a start cycle; stage and order fall back to
+// their derived values (derive_stage_order). Everything the writer emits is
+// read back, so parse(write(s)) == s for any schedule a generator produces,
+// feasible or not; the Pipe_/Mutex_ values are read as written and the graph
+// edges each one carries (not in the JSON) derived.
 #include <map>
 #include <utility>
 

@@ -1,4 +1,5 @@
-// The serial generator (seed 001, "Serial Generator"; SPEC.md section 2).
+// The serial generator (seed 001, "Serial Generator"; docs/CONTRACT.md,
+// "The schedule generators").
 //
 // 1. Kahn's walk over the distance-0 edges; the ready set pops the lowest
 //    program index, so the order is bitwise deterministic. A walk that
@@ -9,7 +10,7 @@
 //    reservation table. An op issued in the same cycle as its walk
 //    predecessor must also come later in program order, else it waits a
 //    cycle: that keeps order = position in the walk (seed 001) equal to the
-//    rank by (start, program index) that SPEC.md derives.
+//    rank by (start, program index) that docs/CONTRACT.md derives.
 // 3. II = max(makespan, ceil((s_u + lambda - s_v) / delta) over
 //    loop-carried edges). Every footprint ends inside [0, II), so the
 //    modulo table equals the plain one and L2/L3/L5/L6/L7 hold; L4 is

@@ -1,4 +1,4 @@
-// The exact oracle (issue 9; docs/EXACT.md): one Z3 satisfiability check
+// The exact oracle (docs/EXACT.md): one Z3 satisfiability check
 // per candidate II from the MII up, below the heuristic's II; then, at the
 // first feasible II, the stage count and the sum of starts are pinned down
 // by descent. Every II below the reported one that was proven infeasible

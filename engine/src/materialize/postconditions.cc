@@ -1,4 +1,4 @@
-// The postconditions of MaterializeSchedule (issue 4, item 5), checked
+// The postconditions of MaterializeSchedule (docs/MATERIALIZE.md), checked
 // after every materialization and by the verifier on a schedule that
 // carries pipes or mutexes. Each property is checked from its definition
 // in tilesched/materialize.h -- coverage, grouping, owners, depths, ids,
