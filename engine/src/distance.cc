@@ -79,50 +79,59 @@ void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
   edges_ = g.edges;
   const Components comps = strongly_connected(g, adj, EdgeFilter::kAll);
   comp_count_ = comps.count;
-  const auto& comp = comps.component;
+  size_components(comps.component);
+  order_members(g, adj, comps.component);
+  sort_edges(g, comps.component);
+  find_heads();
+  prepared_ = true;
+}
 
+void DistanceMatrix::size_components(const std::vector<int>& comp) {
   comp_begin_.assign(static_cast<size_t>(comp_count_) + 1, 0);
   for (int v = 0; v < n_; ++v) ++comp_begin_[comp[v] + 1];
   for (int c = 0; c < comp_count_; ++c) comp_begin_[c + 1] += comp_begin_[c];
-
-  // Local order inside each component: topological over its distance-0
-  // edges, smallest op id first among the ready ones (program order when
-  // that is already topological). Ops on zero-latency distance-0 cycles,
-  // which no such order can place, follow in id order. Any order is
-  // correct; this one makes the backward edges the loop-carried ones.
-  members_.resize(static_cast<size_t>(n_));
-  local_.assign(static_cast<size_t>(n_), -1);
   comp_lo_.assign(static_cast<size_t>(comp_count_), n_);
   comp_hi_.assign(static_cast<size_t>(comp_count_), -1);
   for (int v = 0; v < n_; ++v) {
     comp_lo_[comp[v]] = std::min(comp_lo_[comp[v]], v);
     comp_hi_[comp[v]] = std::max(comp_hi_[comp[v]], v);
   }
-  {
-    std::vector<int> fill(comp_begin_.begin(), comp_begin_.end() - 1);
-    auto place = [&](int v) {
-      const int c = comp[v];
-      local_[v] = fill[c] - comp_begin_[c];
-      members_[fill[c]++] = v;
-    };
-    std::vector<int> by_id(static_cast<size_t>(n_));
-    for (int v = 0; v < n_; ++v) by_id[v] = v;
-    const std::vector<int> walk = kahn_walk(n_, by_id, [&](int v, auto&& visit) {
-      for (int i = adj.out_begin[v]; i < adj.out_begin[v + 1]; ++i) {
-        const Edge& e = g.edges[adj.out_edges[i]];
-        if (e.distance == 0 && comp[e.to] == comp[v]) visit(e.to);
-      }
-    });
-    for (int v : walk) place(v);
-    for (int v = 0; v < n_; ++v) {
-      if (local_[v] < 0) place(v);
+}
+
+// Local order inside each component: topological over its distance-0
+// edges, smallest op id first among the ready ones (program order when
+// that is already topological). Ops on zero-latency distance-0 cycles,
+// which no such order can place, follow in id order. Any order is
+// correct; this one makes the backward edges the loop-carried ones.
+void DistanceMatrix::order_members(const Graph& g, const Adjacency& adj,
+                                   const std::vector<int>& comp) {
+  members_.resize(static_cast<size_t>(n_));
+  local_.assign(static_cast<size_t>(n_), -1);
+  std::vector<int> fill(comp_begin_.begin(), comp_begin_.end() - 1);
+  auto place = [&](int v) {
+    const int c = comp[v];
+    local_[v] = fill[c] - comp_begin_[c];
+    members_[fill[c]++] = v;
+  };
+  std::vector<int> by_id(static_cast<size_t>(n_));
+  for (int v = 0; v < n_; ++v) by_id[v] = v;
+  const std::vector<int> walk = kahn_walk(n_, by_id, [&](int v, auto&& visit) {
+    for (int i = adj.out_begin[v]; i < adj.out_begin[v + 1]; ++i) {
+      const Edge& e = g.edges[adj.out_edges[i]];
+      if (e.distance == 0 && comp[e.to] == comp[v]) visit(e.to);
     }
+  });
+  for (int v : walk) place(v);
+  for (int v = 0; v < n_; ++v) {
+    if (local_[v] < 0) place(v);
   }
+}
+
+// Internal edges by source position; backward ones also by component;
+// exit edges by component.
+void DistanceMatrix::sort_edges(const Graph& g, const std::vector<int>& comp) {
   // Member position of an op: comp_begin_[component] + local index.
   auto position = [&](int v) { return comp_begin_[comp[v]] + local_[v]; };
-
-  // Internal edges by source position; backward ones also by component;
-  // exit edges by component.
   inner_begin_.assign(static_cast<size_t>(n_) + 1, 0);
   back_begin_.assign(static_cast<size_t>(comp_count_) + 1, 0);
   cross_begin_.assign(static_cast<size_t>(comp_count_) + 1, 0);
@@ -143,20 +152,18 @@ void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
   inner_.resize(static_cast<size_t>(inner_begin_[n_]));
   back_.resize(static_cast<size_t>(back_begin_[comp_count_]));
   cross_.resize(static_cast<size_t>(cross_begin_[comp_count_]));
-  {
-    std::vector<int> inner_fill(inner_begin_.begin(), inner_begin_.end() - 1);
-    std::vector<int> back_fill(back_begin_.begin(), back_begin_.end() - 1);
-    std::vector<int> cross_fill(cross_begin_.begin(), cross_begin_.end() - 1);
-    for (const Edge& e : g.edges) {
-      const int c = comp[e.from];
-      if (c != comp[e.to]) {
-        cross_[cross_fill[c]++] = {e.from, e.to, e.latency, e.distance};
-        continue;
-      }
-      const Arc local{local_[e.from], local_[e.to], e.latency, e.distance};
-      inner_[inner_fill[position(e.from)]++] = local;
-      if (local.to <= local.from) back_[back_fill[c]++] = local;
+  std::vector<int> inner_fill(inner_begin_.begin(), inner_begin_.end() - 1);
+  std::vector<int> back_fill(back_begin_.begin(), back_begin_.end() - 1);
+  std::vector<int> cross_fill(cross_begin_.begin(), cross_begin_.end() - 1);
+  for (const Edge& e : g.edges) {
+    const int c = comp[e.from];
+    if (c != comp[e.to]) {
+      cross_[cross_fill[c]++] = {e.from, e.to, e.latency, e.distance};
+      continue;
     }
+    const Arc local{local_[e.from], local_[e.to], e.latency, e.distance};
+    inner_[inner_fill[position(e.from)]++] = local;
+    if (local.to <= local.from) back_[back_fill[c]++] = local;
   }
   // Exit edges grouped by target, so each (source op, target) pair costs one
   // row update however many parallel paths lead there.
@@ -166,8 +173,11 @@ void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
                 return a.to != b.to ? a.to < b.to : a.from < b.from;
               });
   }
-  // Heads: the distinct targets of backward edges. Every cycle of a
-  // component has a backward edge, so passes through a head.
+}
+
+// Heads: the distinct targets of backward edges. Every cycle of a
+// component has a backward edge, so passes through a head.
+void DistanceMatrix::find_heads() {
   head_of_.assign(static_cast<size_t>(n_), -1);
   head_begin_.assign(static_cast<size_t>(comp_count_) + 1, 0);
   heads_.clear();
@@ -182,7 +192,6 @@ void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
       head_of_[comp_begin_[c] + heads_[h]] = static_cast<int>(h - first);
     }
   }
-  prepared_ = true;
 }
 
 bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
@@ -318,38 +327,55 @@ template <class T>
 bool DistanceMatrix::close_by_feedback_in(int c, std::vector<T>& dense, std::vector<T>& heads_dense,
                                           std::vector<T>& heads_rows) {
   constexpr T kNone = std::numeric_limits<T>::min();
-  auto w_of = [&](const Arc& a) { return static_cast<T>(weight(a)); };
-  const int begin = comp_begin_[c];
-  const int k = comp_begin_[c + 1] - begin;
-  const size_t kk = static_cast<size_t>(k);
-  const int* head = heads_.data() + head_begin_[c];
+  const size_t k = static_cast<size_t>(comp_begin_[c + 1] - comp_begin_[c]);
   const int h = head_begin_[c + 1] - head_begin_[c];
   const size_t hh = static_cast<size_t>(h);
   stats_.largest_head_set = std::max(stats_.largest_head_set, h);
-  dense.resize(kk * kk);
-  T* d = dense.data();
-  auto row = [&](int i) { return d + i * kk; };
+  dense.resize(k * k);
+  heads_dense.resize(hh * hh);
+  heads_rows.resize(hh * k);
+  forward_rows(c, dense.data());
+  head_graph(c, dense.data(), heads_dense.data());
+  // Its closure finds every positive cycle, since each passes through a head.
+  if (!max_plus_closure(heads_dense.data(), h, kNone)) return false;
+  head_rows(c, heads_dense.data(), heads_rows.data(), dense.data());
+  other_rows(c, dense.data());
+  scatter_dense(c, dense);
+  return true;
+}
 
-  // 1. Longest paths over the forward edges alone (a DAG in local order),
-  //    last op first: row i only has columns >= i.
+// 1. Longest paths over the forward edges alone (a DAG in local order),
+//    last op first: row i only has columns >= i.
+template <class T>
+void DistanceMatrix::forward_rows(int c, T* d) const {
+  constexpr T kNone = std::numeric_limits<T>::min();
+  const int begin = comp_begin_[c];
+  const int k = comp_begin_[c + 1] - begin;
+  const size_t kk = static_cast<size_t>(k);
   for (int i = k - 1; i >= 0; --i) {
-    T* row_i = row(i);
+    T* row_i = d + i * kk;
     std::fill(row_i, row_i + kk, kNone);
     row_i[i] = 0;
     for (int e = inner_begin_[begin + i]; e < inner_begin_[begin + i + 1]; ++e) {
       const Arc& a = inner_[e];
-      if (a.to > i) relax_row(row_i, row(a.to), w_of(a), a.to, k - 1, kNone);
+      if (a.to > i) relax_row(row_i, d + a.to * kk, static_cast<T>(weight(a)), a.to, k - 1, kNone);
     }
   }
+}
 
-  // 2. The heads' graph: a -> b weighs the best forward path from head a
-  //    to a backward edge into head b, plus that edge. Its closure finds
-  //    every positive cycle, since each cycle passes through a head.
-  heads_dense.resize(hh * hh);
-  std::fill(heads_dense.begin(), heads_dense.end(), kNone);
-  T* hd = heads_dense.data();
+// 2. The heads' graph: a -> b weighs the best forward path from head a to
+//    a backward edge into head b, plus that edge.
+template <class T>
+void DistanceMatrix::head_graph(int c, const T* d, T* hd) const {
+  constexpr T kNone = std::numeric_limits<T>::min();
+  const int begin = comp_begin_[c];
+  const size_t kk = static_cast<size_t>(comp_begin_[c + 1] - begin);
+  const int* head = heads_.data() + head_begin_[c];
+  const int h = head_begin_[c + 1] - head_begin_[c];
+  const size_t hh = static_cast<size_t>(h);
+  std::fill(hd, hd + hh * hh, kNone);
   for (int a = 0; a < h; ++a) {
-    const T* forward = row(head[a]);
+    const T* forward = d + head[a] * kk;
     T* out = hd + a * hh;
     out[a] = 0;
     for (int e = back_begin_[c]; e < back_begin_[c + 1]; ++e) {
@@ -357,50 +383,66 @@ bool DistanceMatrix::close_by_feedback_in(int c, std::vector<T>& dense, std::vec
       const T to_tail = forward[arc.from];
       if (to_tail == kNone) continue;
       T& cell = out[head_of_[begin + arc.to]];
-      cell = std::max(cell, static_cast<T>(to_tail + w_of(arc)));
+      cell = std::max(cell, static_cast<T>(to_tail + static_cast<T>(weight(arc))));
     }
   }
-  if (!max_plus_closure(hd, h, kNone)) return false;
+}
 
-  // 3. The heads' rows: the closure to some head b, then forward from b.
-  heads_rows.resize(hh * kk);
+// 3. The heads' rows (hd closed): the closure to some head b, then forward
+//    from b; built aside, then copied over the heads' forward rows.
+template <class T>
+void DistanceMatrix::head_rows(int c, const T* hd, T* rows, T* d) const {
+  constexpr T kNone = std::numeric_limits<T>::min();
+  const int k = comp_begin_[c + 1] - comp_begin_[c];
+  const size_t kk = static_cast<size_t>(k);
+  const int* head = heads_.data() + head_begin_[c];
+  const int h = head_begin_[c + 1] - head_begin_[c];
+  const size_t hh = static_cast<size_t>(h);
   for (int a = 0; a < h; ++a) {
-    T* out = heads_rows.data() + a * kk;
+    T* out = rows + a * kk;
     std::fill(out, out + kk, kNone);
     for (int b = 0; b < h; ++b) {
       const T ab = hd[a * hh + b];
-      if (ab != kNone) relax_row(out, row(head[b]), ab, head[b], k - 1, kNone);
+      if (ab != kNone) relax_row(out, d + head[b] * kk, ab, head[b], k - 1, kNone);
     }
   }
-  for (int a = 0; a < h; ++a) {
-    std::copy(heads_rows.data() + a * kk, heads_rows.data() + (a + 1) * kk, row(head[a]));
-  }
+  for (int a = 0; a < h; ++a) std::copy(rows + a * kk, rows + (a + 1) * kk, d + head[a] * kk);
+}
 
-  // 4. Every other op, last first, from its successors' final rows: a
-  //    forward edge leads to a later op, a backward one to a head.
+// 4. Every other op, last first, from its successors' final rows: a
+//    forward edge leads to a later op, a backward one to a head.
+template <class T>
+void DistanceMatrix::other_rows(int c, T* d) const {
+  constexpr T kNone = std::numeric_limits<T>::min();
+  const int begin = comp_begin_[c];
+  const int k = comp_begin_[c + 1] - begin;
+  const size_t kk = static_cast<size_t>(k);
   for (int i = k - 1; i >= 0; --i) {
     if (head_of_[begin + i] >= 0) continue;
-    T* row_i = row(i);
+    T* row_i = d + i * kk;
     std::fill(row_i, row_i + kk, kNone);
     row_i[i] = 0;
     for (int e = inner_begin_[begin + i]; e < inner_begin_[begin + i + 1]; ++e) {
       const Arc& a = inner_[e];
-      relax_row(row_i, row(a.to), w_of(a), 0, k - 1, kNone);
+      relax_row(row_i, d + a.to * kk, static_cast<T>(weight(a)), 0, k - 1, kNone);
     }
   }
-  scatter_dense(c, dense);
-  return true;
 }
 
 bool DistanceMatrix::close_by_dijkstra(int c) {
+  if (!find_potentials(c)) return false;
+  rows_by_dijkstra(c);
+  return true;
+}
+
+// Potentials h: longest paths from a virtual source joined to every member
+// by a 0 edge (queue-based Bellman-Ford). Then every internal edge has
+// h[to] >= h[from] + w. A best path of k edges repeats an op, which only a
+// positive cycle makes profitable: false then.
+bool DistanceMatrix::find_potentials(int c) {
   const int begin = comp_begin_[c];
   const int k = comp_begin_[c + 1] - begin;
   const size_t kk = static_cast<size_t>(k);
-
-  // Potentials h: longest paths from a virtual source joined to every
-  // member by a 0 edge (queue-based Bellman-Ford). Then every internal edge
-  // has h[to] >= h[from] + w. A best path of k edges repeats an op, which
-  // only a positive cycle makes profitable.
   potential_.assign(kk, 0);
   hops_.assign(kk, 0);
   queued_.assign(kk, 1);
@@ -427,11 +469,16 @@ bool DistanceMatrix::close_by_dijkstra(int c) {
       }
     }
   }
+  return true;
+}
 
-  // One Dijkstra per member over the reduced costs h[to] − h[from] − w >= 0;
-  // the longest path weight is h[v] − h[s] − (shortest reduced cost).
+// One Dijkstra per member over the reduced costs h[to] − h[from] − w >= 0;
+// the longest path weight is h[v] − h[s] − (shortest reduced cost).
+void DistanceMatrix::rows_by_dijkstra(int c) {
+  const int begin = comp_begin_[c];
+  const int k = comp_begin_[c + 1] - begin;
   constexpr int64_t kUnreached = -1;
-  reduced_.resize(kk);
+  reduced_.resize(static_cast<size_t>(k));
   auto later = [](const std::pair<int64_t, int>& a, const std::pair<int64_t, int>& b) {
     return a.first > b.first;
   };
@@ -457,7 +504,6 @@ bool DistanceMatrix::close_by_dijkstra(int c) {
       }
     }
   }
-  return true;
 }
 
 void DistanceMatrix::propagate_component(int c) {

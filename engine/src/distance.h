@@ -1,9 +1,10 @@
 // The all-pairs structural distance matrix for one II (seed 000, "Structural
-// Distance Matrix" and "All-Pairs Distance Matrix sub_98BEE0"; SPEC.md
-// section 3): D[u][v] is the longest path weight from u to v over every
-// edge (data and order), each weighted λ − II·δ — Rau's MinDist. A schedule
-// at this II is only legal if s_v − s_u ≥ D[u][v] for every pair with a path.
-// A positive cycle means the II is below RecMII and no schedule exists.
+// Distance Matrix" and "All-Pairs Distance Matrix sub_98BEE0"; the ruling in
+// docs/DECISIONS.md): D[u][v] is the longest path weight from u to v over
+// every edge (data and order), each weighted λ − II·δ — Rau's MinDist. A
+// schedule at this II is only legal if s_v − s_u ≥ D[u][v] for every pair
+// with a path. A positive cycle means the II is below RecMII and no schedule
+// exists.
 //
 // Unlike the seed's dense n³ pass, the closure is computed per strongly
 // connected component and carried across the acyclic condensation in
@@ -119,7 +120,13 @@ class DistanceMatrix {
     int64_t distance = 0;
   };
 
+  // The graph's structure, once per graph: components, the local order
+  // inside each, its edges by kind, its heads.
   void prepare(const Graph& g, const Adjacency& adj);
+  void size_components(const std::vector<int>& comp);
+  void order_members(const Graph& g, const Adjacency& adj, const std::vector<int>& comp);
+  void sort_edges(const Graph& g, const std::vector<int>& comp);
+  void find_heads();
   // The closure inside component c, into the rows of its members.
   bool close_component(int c);
   SccMethod choose_method(int c) const;
@@ -128,7 +135,19 @@ class DistanceMatrix {
   template <class T>  // int32_t or int64_t cells; see close_by_feedback
   bool close_by_feedback_in(int c, std::vector<T>& dense, std::vector<T>& heads_dense,
                             std::vector<T>& heads_rows);
+  // Its steps, on the k×k local matrix d, the h×h heads' matrix hd and
+  // h×k scratch rows.
+  template <class T>
+  void forward_rows(int c, T* d) const;
+  template <class T>
+  void head_graph(int c, const T* d, T* hd) const;
+  template <class T>
+  void head_rows(int c, const T* hd, T* rows, T* d) const;
+  template <class T>
+  void other_rows(int c, T* d) const;
   bool close_by_dijkstra(int c);
+  bool find_potentials(int c);
+  void rows_by_dijkstra(int c);
   // Copies a k×k local closure into the members' rows.
   template <class T>
   void scatter_dense(int c, const std::vector<T>& dense);

@@ -45,7 +45,7 @@ TEST(Examples, EveryExampleSchedulesAndVerifies) {
   }
 }
 
-// The seed's worked example (seed 000): SPEC.md section 3 rules that the
+// The seed's worked example (seed 000): docs/DECISIONS.md rules that the
 // seed's II of 8 is impossible; the resource bound is 15 and a modulo
 // schedule reaches it, while the serial schedule needs 16.
 TEST(Examples, SeedWorkedExampleNumbers) {

@@ -1,6 +1,7 @@
 // Whole-file reads with the input-size limit, and atomic whole-file writes
 // (a temporary file beside the target, renamed over it), so that a failed
-// command never leaves a partial output file behind (SPEC.md section 4).
+// command never leaves a partial output file behind (docs/CONTRACT.md,
+// "Exit status").
 // POSIX calls, for errno-accurate messages.
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,6 @@
 // The loop-graph model: footprints, adjacency, validation and the builder
-// used by tests and generators (SPEC.md sections 2 and 4).
+// used by tests and generators (docs/CONTRACT.md, "Loop graphs";
+// docs/FORMATS.md).
 #include "tilesched/graph.h"
 
 #include <algorithm>
@@ -61,6 +62,16 @@ Status range_error(const std::string& path, const char* what, int64_t value,
                               std::to_string(hi));
 }
 
+// A slot's or pool's name (`what`): not empty, UTF-8.
+Status validate_name(const std::string& path, const char* what, const std::string& name) {
+  if (name.empty()) return Status::InvalidInput(path + ".name: empty " + what + " name");
+  if (!jsonio::is_utf8(name)) {
+    return Status::InvalidInput(path + ".name: " + what + " name " + jsonio::quote(name) +
+                                " is not UTF-8 text");
+  }
+  return Status::Ok();
+}
+
 Status validate_target(const Target& t) {
   if (t.slots.empty() || t.slot_count() > limits::kMaxSlots) {
     return Status::InvalidInput("$.target.slots: a target needs 1.." +
@@ -69,11 +80,7 @@ Status validate_target(const Target& t) {
   }
   for (int s = 0; s < t.slot_count(); ++s) {
     const std::string path = "$.target.slots[" + std::to_string(s) + "]";
-    if (t.slots[s].name.empty()) return Status::InvalidInput(path + ".name: empty slot name");
-    if (!jsonio::is_utf8(t.slots[s].name)) {
-      return Status::InvalidInput(path + ".name: slot name " + jsonio::quote(t.slots[s].name) +
-                                  " is not UTF-8 text");
-    }
+    TS_RETURN_IF_ERROR(validate_name(path, "slot", t.slots[s].name));
     if (t.slots[s].capacity < 1 || t.slots[s].capacity > limits::kMaxSlotCapacity) {
       return range_error(path + ".capacity", "capacity", t.slots[s].capacity, 1,
                          limits::kMaxSlotCapacity);
@@ -94,11 +101,7 @@ Status validate_target(const Target& t) {
   for (size_t p = 0; p < t.pools.size(); ++p) {
     const std::string path = "$.target.pools[" + std::to_string(p) + "]";
     const Pool& pool = t.pools[p];
-    if (pool.name.empty()) return Status::InvalidInput(path + ".name: empty pool name");
-    if (!jsonio::is_utf8(pool.name)) {
-      return Status::InvalidInput(path + ".name: pool name " + jsonio::quote(pool.name) +
-                                  " is not UTF-8 text");
-    }
+    TS_RETURN_IF_ERROR(validate_name(path, "pool", pool.name));
     if (pool.capacity < 1 || pool.capacity > limits::kMaxPoolCapacity) {
       return range_error(path + ".capacity", "capacity", pool.capacity, 1,
                          limits::kMaxPoolCapacity);
@@ -113,22 +116,9 @@ Status validate_target(const Target& t) {
   return Status::Ok();
 }
 
-Status validate_op(const Target& t, const Op& op, int v) {
-  const std::string path = path_of_op(v);
-  if (op.name.empty() || op.name.size() > static_cast<size_t>(limits::kMaxNameLength)) {
-    return Status::InvalidInput(path + ".id: op id must have 1.." +
-                                std::to_string(limits::kMaxNameLength) + " characters");
-  }
-  if (!jsonio::is_utf8(op.name)) {  // the JSON writer could not write it readably
-    return Status::InvalidInput(path + ".id: op id " + jsonio::quote(op.name) + " is not UTF-8 text");
-  }
-  if (t.find_kind(op.kind) == nullptr) {
-    return Status::InvalidInput(path + ".kind: unknown kind '" + op.kind + "' for target " +
-                                t.name);
-  }
-  if (op.latency < 0 || op.latency > limits::kMaxLatency) {
-    return range_error(path + ".latency", "latency", op.latency, 0, limits::kMaxLatency);
-  }
+// An op's resource vector: slots in range and listed once, durations and
+// occupancies in range.
+Status validate_triples(const Target& t, const Op& op, const std::string& path) {
   if (op.resources.size() > static_cast<size_t>(limits::kMaxTriplesPerOp)) {
     return Status::InvalidInput(path + ".resources: more than " +
                                 std::to_string(limits::kMaxTriplesPerOp) + " triples");
@@ -153,6 +143,12 @@ Status validate_op(const Target& t, const Op& op, int v) {
       return range_error(rpath + ".occupancy", "occupancy", tr.occupancy, 1, cap);
     }
   }
+  return Status::Ok();
+}
+
+// An op's rate-pool counts: rate pools only, once each by pool index,
+// within the pool's capacity.
+Status validate_pool_uses(const Target& t, const Op& op, const std::string& path) {
   for (size_t k = 0; k < op.pools.size(); ++k) {
     const PoolUse& use = op.pools[k];
     if (use.pool < 0 || use.pool >= static_cast<int>(t.pools.size())) {
@@ -171,33 +167,59 @@ Status validate_op(const Target& t, const Op& op, int v) {
       return range_error(ppath, "count", use.count, 1, pool.capacity);
     }
   }
-  if (op.store_bytes != 0) {
-    const std::optional<int> sp = t.storage_pool();
-    if (!sp) {
-      return Status::InvalidInput(path + ".store_bytes: target " + t.name +
-                                  " has no storage pool");
-    }
-    const Pool& pool = t.pools[*sp];
-    if (op.store_bytes < 0) {
-      return range_error(path + ".store_bytes", "store_bytes", op.store_bytes, 0, pool.capacity);
-    }
-    if (op.store_bytes > pool.capacity) {
-      return Status::InvalidInput(path + ".store_bytes: a buffer of " +
-                                  std::to_string(op.store_bytes) +
-                                  " bytes is larger than the whole " + pool.name +
-                                  " budget of " + std::to_string(pool.capacity));
-    }
+  return Status::Ok();
+}
+
+// An op's buffer: only on a target with a storage pool, and no larger than it.
+Status validate_store_bytes(const Target& t, const Op& op, const std::string& path) {
+  if (op.store_bytes == 0) return Status::Ok();
+  const std::optional<int> sp = t.storage_pool();
+  if (!sp) {
+    return Status::InvalidInput(path + ".store_bytes: target " + t.name + " has no storage pool");
   }
-  auto check_opt = [&](const std::optional<int64_t>& value, const char* field,
-                       int64_t hi) -> Status {
-    if (value && (*value < 0 || *value > hi)) {
-      return range_error(path + "." + field, field, *value, 0, hi);
-    }
-    return Status::Ok();
-  };
-  if (Status s = check_opt(op.gid, "gid", limits::kMaxGroupId); !s.ok()) return s;
-  if (Status s = check_opt(op.leader_gid, "leader_gid", limits::kMaxGroupId); !s.ok()) return s;
-  if (Status s = check_opt(op.max_depth, "max_depth", limits::kMaxMaxDepth); !s.ok()) return s;
+  const Pool& pool = t.pools[*sp];
+  if (op.store_bytes < 0) {
+    return range_error(path + ".store_bytes", "store_bytes", op.store_bytes, 0, pool.capacity);
+  }
+  if (op.store_bytes > pool.capacity) {
+    return Status::InvalidInput(path + ".store_bytes: a buffer of " +
+                                std::to_string(op.store_bytes) + " bytes is larger than the whole " +
+                                pool.name + " budget of " + std::to_string(pool.capacity));
+  }
+  return Status::Ok();
+}
+
+// An optional field `field` of the op at `path`: absent, or in [0, hi].
+Status validate_optional(const std::string& path, const char* field,
+                         const std::optional<int64_t>& value, int64_t hi) {
+  if (value && (*value < 0 || *value > hi)) {
+    return range_error(path + "." + field, field, *value, 0, hi);
+  }
+  return Status::Ok();
+}
+
+Status validate_op(const Target& t, const Op& op, int v) {
+  const std::string path = path_of_op(v);
+  if (op.name.empty() || op.name.size() > static_cast<size_t>(limits::kMaxNameLength)) {
+    return Status::InvalidInput(path + ".id: op id must have 1.." +
+                                std::to_string(limits::kMaxNameLength) + " characters");
+  }
+  if (!jsonio::is_utf8(op.name)) {  // the JSON writer could not write it readably
+    return Status::InvalidInput(path + ".id: op id " + jsonio::quote(op.name) + " is not UTF-8 text");
+  }
+  if (t.find_kind(op.kind) == nullptr) {
+    return Status::InvalidInput(path + ".kind: unknown kind '" + op.kind + "' for target " +
+                                t.name);
+  }
+  if (op.latency < 0 || op.latency > limits::kMaxLatency) {
+    return range_error(path + ".latency", "latency", op.latency, 0, limits::kMaxLatency);
+  }
+  TS_RETURN_IF_ERROR(validate_triples(t, op, path));
+  TS_RETURN_IF_ERROR(validate_pool_uses(t, op, path));
+  TS_RETURN_IF_ERROR(validate_store_bytes(t, op, path));
+  TS_RETURN_IF_ERROR(validate_optional(path, "gid", op.gid, limits::kMaxGroupId));
+  TS_RETURN_IF_ERROR(validate_optional(path, "leader_gid", op.leader_gid, limits::kMaxGroupId));
+  TS_RETURN_IF_ERROR(validate_optional(path, "max_depth", op.max_depth, limits::kMaxMaxDepth));
   if (op.registers < 0 || op.registers > limits::kMaxRegisters) {
     return range_error(path + ".registers", "registers", op.registers, 0, limits::kMaxRegisters);
   }
@@ -302,7 +324,7 @@ StatusOr<Graph> GraphBuilder::build() const {
     if (pending_latency_[e]) {
       edge.latency = *pending_latency_[e];
     } else if (edge.from >= 0 && edge.from < g.op_count()) {
-      edge.latency = g.ops[edge.from].latency;  // SPEC.md: source op's latency
+      edge.latency = g.ops[edge.from].latency;  // the source op's latency (docs/FORMATS.md)
     }
   }
   if (Status s = validate_graph(g); !s.ok()) return s;

@@ -1,5 +1,5 @@
-// Reading and writing loop graphs in tilesched.loop/1 (SPEC.md section 4;
-// docs/FORMATS.md is the field-by-field reference). The reader checks every
+// Reading and writing loop graphs in tilesched.loop/1 (docs/FORMATS.md is
+// the field-by-field reference). The reader checks every
 // field where it stands, so each message names the JSON path of the
 // offending value, then hands the whole graph to validate_graph for the
 // checks that need all of it (zero-distance cycles, the storage budget).
@@ -390,18 +390,8 @@ Json edge_json(const Graph& g, const Edge& e) {
 }  // namespace
 
 StatusOr<Graph> parse_graph_json(std::string_view text, std::string_view source) {
-  try {
-    StatusOr<Json> doc = jsonio::parse_json_text(text);
-    if (!doc.ok()) return jsonio::with_source(doc.status(), source);
-    GraphReader reader;
-    StatusOr<Graph> g = reader.read(Cursor(*doc, "$"));
-    if (!g.ok()) return jsonio::with_source(g.status(), source);
-    return g;
-  } catch (const std::exception& e) {
-    // Typed access is checked before use; this is a last line of defence.
-    return Status::InvalidInput(jsonio::one_line(source) +
-                                ": $: cannot read: " + jsonio::one_line(e.what()));
-  }
+  return jsonio::read_document<Graph>(text, source,
+                                      [](const Cursor& root) { return GraphReader().read(root); });
 }
 
 StatusOr<Graph> read_graph_file(const std::string& path) {

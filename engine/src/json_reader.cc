@@ -396,6 +396,10 @@ Status with_source(const Status& s, std::string_view source) {
                                           : Status::InvalidInput(std::move(msg));
 }
 
+Status cannot_read(std::string_view source, const std::exception& e) {
+  return Status::InvalidInput(one_line(source) + ": $: cannot read: " + one_line(e.what()));
+}
+
 std::string member_path(const std::string& path, std::string_view key) {
   if (is_identifier(key)) return path + "." + std::string(key);
   return path + "[" + quote(key) + "]";

@@ -3,7 +3,7 @@
 // and knows its JSON path ("$.ops[3].resources[0].slot"), and the one text
 // layout both writers use. Messages produced here have the shape
 // "$.json.path: problem" and are always one line; the callers put the
-// source name in front (SPEC.md section 4).
+// source name in front (docs/FORMATS.md, "Error messages").
 //
 // Nothing here throws: nlohmann exceptions are caught and turned into
 // Status values at parse_json_text, and the cursor checks types before
@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -137,6 +138,26 @@ class Fields {
 // is not the string `expected`. Run it before Fields::open on the root, so
 // that a file of the other format says so instead of naming a field.
 Status check_format(const Cursor& root, std::string_view expected);
+
+// "SOURCE: $: cannot read: what" (read_document's last line of defence).
+Status cannot_read(std::string_view source, const std::exception& e);
+
+// Reads one whole document: parses `text`, hands its root ("$") to
+// `read` (a callable returning StatusOr<T>) and puts `source` in front of
+// every message. Typed access is checked before use; an exception that
+// still escapes becomes an InvalidInput value, a last line of defence.
+template <class T, class Read>
+StatusOr<T> read_document(std::string_view text, std::string_view source, Read&& read) {
+  try {
+    StatusOr<Json> doc = parse_json_text(text);
+    if (!doc.ok()) return with_source(doc.status(), source);
+    StatusOr<T> out = read(Cursor(*doc, "$"));
+    if (!out.ok()) return with_source(out.status(), source);
+    return out;
+  } catch (const std::exception& e) {
+    return cannot_read(source, e);
+  }
+}
 
 // Text layout of the writers: the top-level object one field per line;
 // arrays of objects one element per line; other containers on one line

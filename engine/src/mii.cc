@@ -1,5 +1,5 @@
-// The four lower bounds on II (seed 004 "Scheduling Model"; SPEC.md
-// section 2): ResMII over singleton slots, FineMII over pooled slots and
+// The four lower bounds on II (seed 004 "Scheduling Model"; docs/CONTRACT.md,
+// "Lower bounds"): ResMII over singleton slots, FineMII over pooled slots and
 // rate pools, the exact RecMII over dependence cycles, and DepMII from
 // max_depth. docs/BOUNDS.md gives the formulas and the RecMII algorithm.
 #include "tilesched/mii.h"

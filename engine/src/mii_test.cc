@@ -18,7 +18,8 @@ Graph build(const GraphBuilder& b) {
   return std::move(g).value();
 }
 
-// Seed 000's worked example with the SPEC.md edges.
+// Seed 000's worked example with the edges of
+// engine/examples/spec_example.loop.json (docs/DECISIONS.md).
 Graph worked_example() {
   GraphBuilder b(blackwell_target(), "worked");
   const OpId load = b.op("load", "tiled_tma_load");

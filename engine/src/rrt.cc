@@ -1,5 +1,5 @@
 // The modulo resource reservation table (seed 002 "Apply-Side Lowering",
-// seed 004 "Resource Reservation Table"; SPEC.md L2 and L3).
+// seed 004 "Resource Reservation Table"; rules L2 and L3 of docs/CONTRACT.md).
 //
 // Singleton slots are bits of a 64-bit word per modulo row, probed with one
 // AND per footprint cycle. Pooled slots and rate pools are counters per
@@ -21,16 +21,6 @@ namespace {
 // The modulo row after `r`, without a division.
 inline int64_t next_row(int64_t r, int64_t ii) { return r + 1 == ii ? 0 : r + 1; }
 
-// How many of the cycles [0, d) of a footprint land on the i-th row from
-// its start (0 <= i < II): floor(d / II), plus one for the first d mod II.
-struct Hits {
-  Hits(int64_t d, int64_t ii) : whole(d / ii), extra(d % ii), touched(std::min(d, ii)) {}
-  int64_t at(int64_t i) const { return whole + (i < extra ? 1 : 0); }
-  int64_t whole;
-  int64_t extra;
-  int64_t touched;  // rows the footprint reaches: min(d, II)
-};
-
 std::string hex_row(uint64_t row) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%016" PRIx64, row);
@@ -38,6 +28,16 @@ std::string hex_row(uint64_t row) {
 }
 
 }  // namespace
+
+// How many of the cycles [0, d) of a footprint land on the i-th row from
+// its start (0 <= i < II): floor(d / II), plus one for the first d mod II.
+struct ModuloRrt::Hits {
+  Hits(int64_t d, int64_t ii) : whole(d / ii), extra(d % ii), touched(std::min(d, ii)) {}
+  int64_t at(int64_t i) const { return whole + (i < extra ? 1 : 0); }
+  int64_t whole;
+  int64_t extra;
+  int64_t touched;  // rows the footprint reaches: min(d, II)
+};
 
 NodeRrt NodeRrt::lower(const Op& op, const Target& target) {
   NodeRrt n;
@@ -164,6 +164,16 @@ int64_t ModuloRrt::first_fit(const NodeRrt& node, int64_t lo, int64_t hi) const 
   return -1;
 }
 
+inline int64_t ModuloRrt::first_overload(int c, int64_t units, const Hits& h, int64_t base) const {
+  const int64_t cap = capacity_[c];
+  int64_t r = base;
+  for (int64_t i = 0; i < h.touched; ++i) {
+    if (counters_of(r)[c] + units * h.at(i) > cap) return i;
+    r = next_row(r, ii_);
+  }
+  return -1;
+}
+
 bool ModuloRrt::probe_fast(const NodeRrt& node, int64_t base) const {
   // Self-overlap: cycles k and k + II of the footprint share a modulo row.
   // The rows are nested (each triple starts at cycle 0), so rows[k + II]
@@ -177,87 +187,74 @@ bool ModuloRrt::probe_fast(const NodeRrt& node, int64_t base) const {
   }
   for (const Triple& t : node.pooled) {
     const int c = counter_of_slot_[t.slot - 1];
-    const int64_t cap = capacity_[c];
-    const Hits h(t.duration, ii_);
-    r = base;
-    for (int64_t i = 0; i < h.touched; ++i) {
-      if (counters_of(r)[c] + t.occupancy * h.at(i) > cap) return false;
-      r = next_row(r, ii_);
-    }
+    if (first_overload(c, t.occupancy, Hits(t.duration, ii_), base) >= 0) return false;
   }
   const Hits h(node.footprint, ii_);
   for (const PoolUse& p : node.pools) {
-    const int c = counter_of_pool_[p.pool];
-    const int64_t cap = capacity_[c];
-    r = base;
-    for (int64_t i = 0; i < h.touched; ++i) {
-      if (counters_of(r)[c] + p.count * h.at(i) > cap) return false;
-      r = next_row(r, ii_);
-    }
+    if (first_overload(counter_of_pool_[p.pool], p.count, h, base) >= 0) return false;
   }
   return true;
 }
 
 void ModuloRrt::find_conflict(const NodeRrt& node, int64_t base, RrtConflict& why) const {
-  // A counter (pooled slot or rate pool) holding `units` for `duration`
-  // cycles from `base`: the first row it would overload, recorded in why.
-  auto overloaded = [&](int c, int64_t units, int64_t duration, RrtConflict::Kind kind) {
-    const Hits h(duration, ii_);
-    int64_t r = base;
-    for (int64_t i = 0; i < h.touched; ++i) {
-      const int64_t used = counters_of(r)[c];
-      const int64_t requested = units * h.at(i);
-      if (used + requested > capacity_[c]) {
-        why.kind = kind;
-        why.row = r;
-        why.global_row = rows_[r];
-        why.used = used;
-        why.requested = requested;
-        why.capacity = capacity_[c];
-        return true;
-      }
-      r = next_row(r, ii_);
-    }
-    return false;
-  };
   why = RrtConflict{};
   for (int ti = 0; ti < static_cast<int>(node.triples.size()); ++ti) {
     const Triple& t = node.triples[ti];
     why.triple = ti;
     why.slot = t.slot;
     const int c = counter_of_slot_[t.slot - 1];
-    int64_t r = base;
-    if (c == kNoCounter) {
-      if (t.duration > ii_) {
-        // Cycles 0 and II of this triple both land on row `base`.
-        why.kind = RrtConflict::Kind::kSelfOverlap;
-        why.row = base;
-        why.global_row = rows_[base];
-        return;
-      }
-      const uint64_t bit = slot_bit(t.slot);
-      for (int64_t k = 0; k < t.duration; ++k) {
-        if ((rows_[r] & bit) != 0) {
-          why.kind = RrtConflict::Kind::kSingletonRow;
-          why.row = r;
-          why.global_row = rows_[r];
-          return;
-        }
-        r = next_row(r, ii_);
-      }
-      continue;
+    if (c == kNoCounter ? singleton_conflict(t, base, why)
+                        : counter_conflict(c, t.occupancy, Hits(t.duration, ii_), base,
+                                           RrtConflict::Kind::kPooledSlot, why)) {
+      return;
     }
-    if (overloaded(c, t.occupancy, t.duration, RrtConflict::Kind::kPooledSlot)) return;
   }
+  const Hits h(node.footprint, ii_);
   for (const PoolUse& p : node.pools) {
     why = RrtConflict{};
     why.pool = p.pool;
-    if (overloaded(counter_of_pool_[p.pool], p.count, node.footprint,
-                   RrtConflict::Kind::kRatePool)) {
+    if (counter_conflict(counter_of_pool_[p.pool], p.count, h, base, RrtConflict::Kind::kRatePool,
+                         why)) {
       return;
     }
   }
   assert(false && "probe_fast failed but no conflict was found");
+}
+
+bool ModuloRrt::singleton_conflict(const Triple& t, int64_t base, RrtConflict& why) const {
+  if (t.duration > ii_) {
+    // Cycles 0 and II of this triple both land on row `base`.
+    why.kind = RrtConflict::Kind::kSelfOverlap;
+    why.row = base;
+    why.global_row = rows_[base];
+    return true;
+  }
+  const uint64_t bit = slot_bit(t.slot);
+  int64_t r = base;
+  for (int64_t k = 0; k < t.duration; ++k) {
+    if ((rows_[r] & bit) != 0) {
+      why.kind = RrtConflict::Kind::kSingletonRow;
+      why.row = r;
+      why.global_row = rows_[r];
+      return true;
+    }
+    r = next_row(r, ii_);
+  }
+  return false;
+}
+
+bool ModuloRrt::counter_conflict(int c, int64_t units, const Hits& h, int64_t base,
+                                 RrtConflict::Kind kind, RrtConflict& why) const {
+  const int64_t i = first_overload(c, units, h, base);
+  if (i < 0) return false;
+  const int64_t r = (base + i) % ii_;
+  why.kind = kind;
+  why.row = r;
+  why.global_row = rows_[r];
+  why.used = counters_of(r)[c];
+  why.requested = units * h.at(i);
+  why.capacity = capacity_[c];
+  return true;
 }
 
 void ModuloRrt::commit(const NodeRrt& node, int64_t start) {
@@ -283,29 +280,22 @@ void ModuloRrt::release(const NodeRrt& node, int64_t start) {
   apply_counters(node, base, -1);
 }
 
+inline void ModuloRrt::add_units(int c, int64_t units, const Hits& h, int64_t base) {
+  int64_t r = base;
+  for (int64_t i = 0; i < h.touched; ++i) {
+    int64_t& used = counters_of(r)[c];
+    used += units * h.at(i);
+    assert(used >= 0 && "release of units not held");
+    r = next_row(r, ii_);
+  }
+}
+
 void ModuloRrt::apply_counters(const NodeRrt& node, int64_t base, int64_t sign) {
   for (const Triple& t : node.pooled) {
-    const int c = counter_of_slot_[t.slot - 1];
-    const Hits h(t.duration, ii_);
-    int64_t r = base;
-    for (int64_t i = 0; i < h.touched; ++i) {
-      int64_t& used = counters_of(r)[c];
-      used += sign * t.occupancy * h.at(i);
-      assert(used >= 0 && "release of units not held");
-      r = next_row(r, ii_);
-    }
+    add_units(counter_of_slot_[t.slot - 1], sign * t.occupancy, Hits(t.duration, ii_), base);
   }
   const Hits h(node.footprint, ii_);
-  for (const PoolUse& p : node.pools) {
-    const int c = counter_of_pool_[p.pool];
-    int64_t r = base;
-    for (int64_t i = 0; i < h.touched; ++i) {
-      int64_t& used = counters_of(r)[c];
-      used += sign * p.count * h.at(i);
-      assert(used >= 0 && "release of units not held");
-      r = next_row(r, ii_);
-    }
-  }
+  for (const PoolUse& p : node.pools) add_units(counter_of_pool_[p.pool], sign * p.count, h, base);
 }
 
 }  // namespace tilesched

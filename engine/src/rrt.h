@@ -1,6 +1,6 @@
-// The resource reservation table (seeds 002 and 004; SPEC.md L2/L3): per-op
-// footprints lowered from resource vectors, and the global modulo table with
-// probe-before-commit and release.
+// The resource reservation table (seeds 002 and 004; rules L2/L3 of
+// docs/CONTRACT.md): per-op footprints lowered from resource vectors, and
+// the global modulo table with probe-before-commit and release.
 //
 // Singleton slots (capacity 1) are bits of one 64-bit row per cycle; pooled
 // slots (capacity > 1) and rate pools are occupancy counters per modulo row,
@@ -96,9 +96,21 @@ class ModuloRrt {
 
  private:
   static constexpr int kNoCounter = -1;
+  struct Hits;  // how often a hold of d cycles lands on each row (rrt.cc)
 
   bool probe_fast(const NodeRrt& node, int64_t base) const;
   void find_conflict(const NodeRrt& node, int64_t base, RrtConflict& why) const;
+  // The first singleton conflict of triple `t` from row `base`, into why.
+  bool singleton_conflict(const Triple& t, int64_t base, RrtConflict& why) const;
+  // The first row from `base` where `units` more on counter c, held as `h`
+  // says, exceed its capacity: that row's offset from base, or -1. Inline
+  // (defined in rrt.cc, its only caller): probe_fast runs it per counter.
+  inline int64_t first_overload(int c, int64_t units, const Hits& h, int64_t base) const;
+  // The first overload of counter c (first_overload) as `kind`, into why.
+  bool counter_conflict(int c, int64_t units, const Hits& h, int64_t base,
+                        RrtConflict::Kind kind, RrtConflict& why) const;
+  // Adds `units` (negative to release) to counter c, held as `h` says.
+  inline void add_units(int c, int64_t units, const Hits& h, int64_t base);
   // Adds `sign` (+1 or -1) times the node's counter usage from row `base`.
   void apply_counters(const NodeRrt& node, int64_t base, int64_t sign);
   const int64_t* counters_of(int64_t row) const {

@@ -1,6 +1,6 @@
-// Derived schedule values (SPEC.md section 2): stage = floor(start / II),
-// order = rank inside the stage by (start, program index), stage_count =
-// 1 + the largest stage.
+// Derived schedule values (docs/CONTRACT.md, "Legal schedules"): stage =
+// floor(start / II), order = rank inside the stage by (start, program index),
+// stage_count = 1 + the largest stage.
 #include "tilesched/schedule.h"
 
 #include <algorithm>

@@ -1,11 +1,12 @@
-// Reading and writing schedules in tilesched.schedule/1 (SPEC.md section 4;
-// docs/FORMATS.md). A schedule is read against its graph: every op of the
-// graph appears exactly once, by its JSON id, with a start cycle; stage and
-// order fall back to their derived values (derive_stage_order). Everything
-// the writer emits is read back, so parse(write(s)) == s for any schedule a
-// generator produces, feasible or not; the Pipe_/Mutex_ values are read as
-// written and the graph edges each one carries (not in the JSON) derived.
+// Reading and writing schedules in tilesched.schedule/1 (docs/FORMATS.md). A
+// schedule is read against its graph: every op of the graph appears exactly
+// once, by its JSON id, with a start cycle; stage and order fall back to
+// their derived values (derive_stage_order). Everything the writer emits is
+// read back, so parse(write(s)) == s for any schedule a generator produces,
+// feasible or not; the Pipe_/Mutex_ values are read as written and the graph
+// edges each one carries (not in the JSON) derived.
 #include <map>
+#include <span>
 #include <utility>
 
 #include "json_reader.h"
@@ -54,7 +55,9 @@ class ScheduleReader {
   Status read_proof(const Fields& top);
   Status read_ops(const Cursor& c, const Fields& top);
   Status read_pipes(const Cursor& c);
+  StatusOr<Pipe> read_pipe(const Fields& f) const;
   Status read_mutexes(const Cursor& c);
+  StatusOr<Mutex> read_mutex(const Fields& f) const;
   StatusOr<OpId> read_op_id(const Cursor& c) const;
   StatusOr<OpId> read_op_field(const Fields& f, std::string_view key) const;
   StatusOr<std::vector<std::string>> read_strings(const Cursor& c) const;
@@ -228,42 +231,57 @@ StatusOr<OpId> ScheduleReader::read_op_field(const Fields& f, std::string_view k
   return read_op_id(c);
 }
 
-// "pipes": each {id, producers, consumer, owner, depth}; whether they are
-// the right ones is the verifier's question (check_materialization).
-Status ScheduleReader::read_pipes(const Cursor& c) {
-  TS_ASSIGN_OR_RETURN(size_t n, c.array(limits::kMaxEdges, "pipes"));
+// An array of at most limits::kMaxEdges objects with the fields `known`,
+// each read into `out` by `read_one` (Fields -> StatusOr<T>).
+template <class T, class ReadOne>
+Status read_value_array(const Cursor& c, std::string_view what,
+                        std::span<const std::string_view> known, ReadOne read_one,
+                        std::vector<T>& out) {
+  TS_ASSIGN_OR_RETURN(size_t n, c.array(limits::kMaxEdges, what));
   for (size_t i = 0; i < n; ++i) {
-    TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c.element(i), kPipeFields));
-    Pipe p;
-    TS_ASSIGN_OR_RETURN(p.id, f.required_string("id", 1, limits::kMaxNameLength));
-    TS_ASSIGN_OR_RETURN(Cursor producers, f.required("producers"));
-    TS_ASSIGN_OR_RETURN(size_t k, producers.array(limits::kMaxOps, "producers"));
-    for (size_t j = 0; j < k; ++j) {
-      TS_ASSIGN_OR_RETURN(OpId u, read_op_id(producers.element(j)));
-      p.producers.push_back(u);
-    }
-    TS_ASSIGN_OR_RETURN(p.consumer, read_op_field(f, "consumer"));
-    TS_ASSIGN_OR_RETURN(p.owner, read_op_field(f, "owner"));
-    TS_ASSIGN_OR_RETURN(p.depth, f.required_integer("depth", 0, kMaxBound));
-    s_.pipes.push_back(std::move(p));
+    TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c.element(i), known));
+    TS_ASSIGN_OR_RETURN(T value, read_one(f));
+    out.push_back(std::move(value));
   }
   return Status::Ok();
 }
 
+// "pipes": each {id, producers, consumer, owner, depth}; whether they are
+// the right ones is the verifier's question (check_materialization).
+Status ScheduleReader::read_pipes(const Cursor& c) {
+  return read_value_array(c, "pipes", kPipeFields, [&](const Fields& f) { return read_pipe(f); },
+                          s_.pipes);
+}
+
+StatusOr<Pipe> ScheduleReader::read_pipe(const Fields& f) const {
+  Pipe p;
+  TS_ASSIGN_OR_RETURN(p.id, f.required_string("id", 1, limits::kMaxNameLength));
+  TS_ASSIGN_OR_RETURN(Cursor producers, f.required("producers"));
+  TS_ASSIGN_OR_RETURN(size_t k, producers.array(limits::kMaxOps, "producers"));
+  for (size_t j = 0; j < k; ++j) {
+    TS_ASSIGN_OR_RETURN(OpId u, read_op_id(producers.element(j)));
+    p.producers.push_back(u);
+  }
+  TS_ASSIGN_OR_RETURN(p.consumer, read_op_field(f, "consumer"));
+  TS_ASSIGN_OR_RETURN(p.owner, read_op_field(f, "owner"));
+  TS_ASSIGN_OR_RETURN(p.depth, f.required_integer("depth", 0, kMaxBound));
+  return p;
+}
+
 // "mutexes": each {id, releaser, acquirer, owner, depth}.
 Status ScheduleReader::read_mutexes(const Cursor& c) {
-  TS_ASSIGN_OR_RETURN(size_t n, c.array(limits::kMaxEdges, "mutexes"));
-  for (size_t i = 0; i < n; ++i) {
-    TS_ASSIGN_OR_RETURN(Fields f, Fields::open(c.element(i), kMutexFields));
-    Mutex m;
-    TS_ASSIGN_OR_RETURN(m.id, f.required_string("id", 1, limits::kMaxNameLength));
-    TS_ASSIGN_OR_RETURN(m.releaser, read_op_field(f, "releaser"));
-    TS_ASSIGN_OR_RETURN(m.acquirer, read_op_field(f, "acquirer"));
-    TS_ASSIGN_OR_RETURN(m.owner, read_op_field(f, "owner"));
-    TS_ASSIGN_OR_RETURN(m.depth, f.required_integer("depth", 0, kMaxBound));
-    s_.mutexes.push_back(std::move(m));
-  }
-  return Status::Ok();
+  return read_value_array(c, "mutexes", kMutexFields,
+                          [&](const Fields& f) { return read_mutex(f); }, s_.mutexes);
+}
+
+StatusOr<Mutex> ScheduleReader::read_mutex(const Fields& f) const {
+  Mutex m;
+  TS_ASSIGN_OR_RETURN(m.id, f.required_string("id", 1, limits::kMaxNameLength));
+  TS_ASSIGN_OR_RETURN(m.releaser, read_op_field(f, "releaser"));
+  TS_ASSIGN_OR_RETURN(m.acquirer, read_op_field(f, "acquirer"));
+  TS_ASSIGN_OR_RETURN(m.owner, read_op_field(f, "owner"));
+  TS_ASSIGN_OR_RETURN(m.depth, f.required_integer("depth", 0, kMaxBound));
+  return m;
 }
 
 StatusOr<std::vector<std::string>> ScheduleReader::read_strings(const Cursor& c) const {
@@ -282,22 +300,72 @@ int64_t at_or_zero(const std::vector<T>& v, size_t i) {
   return i < v.size() ? static_cast<int64_t>(v[i]) : 0;
 }
 
+// An op by its JSON id. REQUIRES: inside the graph; a stray index is
+// written as a number.
+Json op_ref(const Graph& g, OpId v) {
+  return v >= 0 && static_cast<size_t>(v) < g.ops.size() ? Json(g.ops[v].name) : Json(v);
+}
+
+// Key-value pairs (options, stats) as one JSON object, in their order.
+template <typename Pairs>
+Json object_of(const Pairs& pairs) {
+  Json out = Json::object();
+  for (const auto& [key, value] : pairs) out[key] = value;
+  return out;
+}
+
+Json mii_json(const MiiBounds& m) {
+  return Json{{"resource", m.resource},
+              {"recurrence", m.recurrence},
+              {"fine_density", m.fine_density},
+              {"dependency", m.dependency},
+              {"max", m.max()}};
+}
+
+// REQUIRES: one start per graph op.
+Json ops_json(const Graph& g, const Schedule& s) {
+  Json ops = Json::array();
+  for (size_t v = 0; v < s.start.size(); ++v) {
+    ops.push_back(Json{{"id", op_ref(g, static_cast<OpId>(v))},
+                       {"start", s.start[v]},
+                       {"stage", at_or_zero(s.stage, v)},
+                       {"order", at_or_zero(s.order, v)}});
+  }
+  return ops;
+}
+
+Json pipes_json(const Graph& g, const std::vector<Pipe>& pipes) {
+  Json out = Json::array();
+  for (const Pipe& p : pipes) {
+    Json producers = Json::array();
+    for (OpId u : p.producers) producers.push_back(op_ref(g, u));
+    out.push_back(Json{{"id", p.id},
+                       {"producers", std::move(producers)},
+                       {"consumer", op_ref(g, p.consumer)},
+                       {"owner", op_ref(g, p.owner)},
+                       {"depth", p.depth}});
+  }
+  return out;
+}
+
+Json mutexes_json(const Graph& g, const std::vector<Mutex>& mutexes) {
+  Json out = Json::array();
+  for (const Mutex& m : mutexes) {
+    out.push_back(Json{{"id", m.id},
+                       {"releaser", op_ref(g, m.releaser)},
+                       {"acquirer", op_ref(g, m.acquirer)},
+                       {"owner", op_ref(g, m.owner)},
+                       {"depth", m.depth}});
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<Schedule> parse_schedule_json(std::string_view text, std::string_view source,
                                        const Graph& g) {
-  try {
-    StatusOr<Json> doc = jsonio::parse_json_text(text);
-    if (!doc.ok()) return jsonio::with_source(doc.status(), source);
-    ScheduleReader reader(g);
-    StatusOr<Schedule> s = reader.read(Cursor(*doc, "$"));
-    if (!s.ok()) return jsonio::with_source(s.status(), source);
-    return s;
-  } catch (const std::exception& e) {
-    // Typed access is checked before use; this is a last line of defence.
-    return Status::InvalidInput(jsonio::one_line(source) +
-                                ": $: cannot read: " + jsonio::one_line(e.what()));
-  }
+  return jsonio::read_document<Schedule>(
+      text, source, [&](const Cursor& root) { return ScheduleReader(g).read(root); });
 }
 
 StatusOr<Schedule> read_schedule_file(const std::string& path, const Graph& g) {
@@ -311,60 +379,19 @@ std::string write_schedule_json(const Graph& g, const Schedule& s) {
   doc["format"] = std::string(kScheduleFormat);
   doc["graph"] = s.graph;
   doc["generator"] = s.generator;
-  Json options = Json::object();
-  for (const auto& [key, value] : s.options) options[key] = value;
-  doc["options"] = std::move(options);
+  doc["options"] = object_of(s.options);
   doc["selection"] = s.selection;
   doc["feasible"] = s.feasible;
   if (!s.feasible) doc["failure"] = std::string(failure_reason_name(s.failure));
   doc["ii"] = s.ii;
-  doc["mii"] = Json{{"resource", s.mii.resource},
-                    {"recurrence", s.mii.recurrence},
-                    {"fine_density", s.mii.fine_density},
-                    {"dependency", s.mii.dependency},
-                    {"max", s.mii.max()}};
+  doc["mii"] = mii_json(s.mii);
   doc["stage_count"] = s.stage_count;
-  Json ops = Json::array();
-  for (size_t v = 0; v < s.start.size(); ++v) {
-    // REQUIRES: one start per graph op; a stray index is written as a number.
-    const Json id = v < g.ops.size() ? Json(g.ops[v].name) : Json(v);
-    ops.push_back(Json{{"id", id},
-                       {"start", s.start[v]},
-                       {"stage", at_or_zero(s.stage, v)},
-                       {"order", at_or_zero(s.order, v)}});
-  }
-  doc["ops"] = std::move(ops);
-  // REQUIRES: op references inside the graph; a stray index is written as a number.
-  auto op_name = [&](OpId v) {
-    return v >= 0 && static_cast<size_t>(v) < g.ops.size() ? Json(g.ops[v].name) : Json(v);
-  };
-  Json pipes = Json::array();
-  for (const Pipe& p : s.pipes) {
-    Json producers = Json::array();
-    for (OpId u : p.producers) producers.push_back(op_name(u));
-    pipes.push_back(Json{{"id", p.id},
-                         {"producers", std::move(producers)},
-                         {"consumer", op_name(p.consumer)},
-                         {"owner", op_name(p.owner)},
-                         {"depth", p.depth}});
-  }
-  doc["pipes"] = std::move(pipes);
-  Json mutexes = Json::array();
-  for (const Mutex& m : s.mutexes) {
-    mutexes.push_back(Json{{"id", m.id},
-                           {"releaser", op_name(m.releaser)},
-                           {"acquirer", op_name(m.acquirer)},
-                           {"owner", op_name(m.owner)},
-                           {"depth", m.depth}});
-  }
-  doc["mutexes"] = std::move(mutexes);
+  doc["ops"] = ops_json(g, s);
+  doc["pipes"] = pipes_json(g, s.pipes);
+  doc["mutexes"] = mutexes_json(g, s.mutexes);
   doc["flags"] = s.flags;
   doc["diagnostics"] = s.diagnostics;
-  if (!s.stats.empty()) {
-    Json stats = Json::object();
-    for (const auto& [key, value] : s.stats) stats[key] = value;
-    doc["stats"] = std::move(stats);
-  }
+  if (!s.stats.empty()) doc["stats"] = object_of(s.stats);
   doc["time_ns"] = s.time_ns;
   if (s.lower_bound) {
     doc["lower_bound"] = *s.lower_bound;

@@ -1,7 +1,7 @@
 // tilesched.schedule/1: the writer's exact text and key order, reading
 // back with derived stage/order, parse(write(s)) == s for feasible and
 // infeasible schedules (with materialized pipes and mutexes too), pipes and
-// mutexes in SPEC.md section 4's shape with their edges derived on reading,
+// mutexes in docs/FORMATS.md's shape with their edges derived on reading,
 // and every file of engine/testdata/bad_schedules refused at its JSON path
 // against engine/testdata/small.loop.json.
 #include <gtest/gtest.h>

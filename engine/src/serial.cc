@@ -1,4 +1,5 @@
-// The serial generator (seed 001, "Serial Generator"; SPEC.md section 2).
+// The serial generator (seed 001, "Serial Generator"; docs/CONTRACT.md,
+// "The schedule generators").
 //
 // 1. Kahn's walk over the distance-0 edges; the ready set pops the lowest
 //    program index, so the order is bitwise deterministic. A walk that
@@ -9,7 +10,7 @@
 //    reservation table. An op issued in the same cycle as its walk
 //    predecessor must also come later in program order, else it waits a
 //    cycle: that keeps order = position in the walk (seed 001) equal to the
-//    rank by (start, program index) that SPEC.md derives.
+//    rank by (start, program index) that docs/CONTRACT.md derives.
 // 3. II = max(makespan, ceil((s_u + lambda - s_v) / delta) over
 //    loop-carried edges). Every footprint ends inside [0, II), so the
 //    modulo table equals the plain one and L2/L3/L5/L6/L7 hold; L4 is
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "graph_algo.h"
@@ -104,9 +106,11 @@ class InOrderTable {
   std::vector<std::vector<Hold>> pool_active_;  // rate pools, by pool index
 };
 
-}  // namespace
+using Clock = std::chrono::steady_clock;
 
-namespace {
+int64_t elapsed_ns(Clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count();
+}
 
 std::string list_ops(const Graph& g, const std::vector<OpId>& ops, size_t limit) {
   std::string out;
@@ -118,44 +122,27 @@ std::string list_ops(const Graph& g, const std::vector<OpId>& ops, size_t limit)
   return out;
 }
 
-}  // namespace
+bool has_group_or_depth(const Graph& g) {
+  return std::any_of(g.ops.begin(), g.ops.end(),
+                     [](const Op& op) { return op.leader_gid || op.max_depth; });
+}
 
-Schedule generate_serial(const Graph& g) {
-  Schedule s;
-  s.graph = g.name;
-  s.generator = "serial";
-  s.mii = compute_mii(g);  // reported beside the schedule; not part of time_ns
-
-  const auto t0 = std::chrono::steady_clock::now();
-  const Adjacency adj = Adjacency::build(g);
+// The diagnostic for a walk that left ops behind (step 1).
+std::string unordered_ops(const Graph& g, const std::vector<OpId>& walk) {
   const int n = g.op_count();
-
-  for (const Op& op : g.ops) {
-    if (op.leader_gid || op.max_depth) {
-      s.diagnostics.push_back(
-          "serial generator ignores leader_gid groups and max_depth (seed 001 quirk); "
-          "with every op in stage 0 they hold trivially");
-      break;
-    }
+  std::vector<char> seen(n, 0);
+  for (OpId v : walk) seen[v] = 1;
+  std::vector<OpId> left;
+  for (OpId v = 0; v < n; ++v) {
+    if (!seen[v]) left.push_back(v);
   }
+  return "dependence cycle over zero-distance edges: Kahn's walk cannot order " +
+         list_ops(g, left, 8);
+}
 
-  const std::vector<OpId> walk = zero_distance_walk(g, adj);
-  if (static_cast<int>(walk.size()) < n) {
-    std::vector<char> seen(n, 0);
-    for (OpId v : walk) seen[v] = 1;
-    std::vector<OpId> left;
-    for (OpId v = 0; v < n; ++v) {
-      if (!seen[v]) left.push_back(v);
-    }
-    s.failure = FailureReason::kDependenceCycle;
-    s.diagnostics.push_back("dependence cycle over zero-distance edges: Kahn's walk cannot "
-                            "order " + list_ops(g, left, 8));
-    s.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    std::chrono::steady_clock::now() - t0).count();
-    return s;
-  }
-
-  std::vector<int64_t> start(n, 0);
+// Step 2: the start of every op, issued in walk order; returns the makespan.
+int64_t issue_in_order(const Graph& g, const Adjacency& adj, const std::vector<OpId>& walk,
+                       std::vector<int64_t>& start) {
   InOrderTable table(g.target);
   int64_t makespan = 1;
   for (size_t i = 0; i < walk.size(); ++i) {
@@ -174,26 +161,64 @@ Schedule generate_serial(const Graph& g) {
     table.hold(g.ops[v], at);
     makespan = std::max(makespan, at + footprint_duration(g.ops[v]));
   }
+  return makespan;
+}
 
+// Step 3: the makespan, or more where a loop-carried edge needs it.
+int64_t serial_ii(const Graph& g, const std::vector<int64_t>& start, int64_t makespan) {
   int64_t ii = makespan;
   for (const Edge& e : g.edges) {
     if (e.distance == 0) continue;
     const int64_t need = start[e.from] + e.latency - start[e.to];
     if (need > 0) ii = std::max(ii, (need + e.distance - 1) / e.distance);
   }
+  return ii;
+}
 
-  if (std::optional<int> sp = g.target.storage_pool()) {
-    const int64_t cap = g.target.pools[*sp].capacity;
-    const int64_t need = storage_bytes_needed(g, adj, start, ii, cap);
-    if (need > cap) {
-      s.failure = FailureReason::kStorageBudget;
-      s.diagnostics.push_back("the serial schedule needs more than " + std::to_string(cap) +
-                              " bytes of " + g.target.pools[*sp].name +
-                              " (L4); no larger II lowers it");
-      s.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now() - t0).count();
-      return s;
-    }
+// The L4 diagnostic when the schedule needs more storage than the target
+// has; nothing when it fits.
+std::optional<std::string> storage_overflow(const Graph& g, const Adjacency& adj,
+                                            const std::vector<int64_t>& start, int64_t ii) {
+  const std::optional<int> sp = g.target.storage_pool();
+  if (!sp) return std::nullopt;
+  const int64_t cap = g.target.pools[*sp].capacity;
+  if (storage_bytes_needed(g, adj, start, ii, cap) <= cap) return std::nullopt;
+  return "the serial schedule needs more than " + std::to_string(cap) + " bytes of " +
+         g.target.pools[*sp].name + " (L4); no larger II lowers it";
+}
+
+}  // namespace
+
+Schedule generate_serial(const Graph& g) {
+  Schedule s;
+  s.graph = g.name;
+  s.generator = "serial";
+  s.mii = compute_mii(g);  // reported beside the schedule; not part of time_ns
+
+  const Clock::time_point t0 = Clock::now();
+  const Adjacency adj = Adjacency::build(g);
+  const int n = g.op_count();
+  if (has_group_or_depth(g)) {
+    s.diagnostics.push_back(
+        "serial generator ignores leader_gid groups and max_depth (seed 001 quirk); "
+        "with every op in stage 0 they hold trivially");
+  }
+
+  const std::vector<OpId> walk = zero_distance_walk(g, adj);
+  if (static_cast<int>(walk.size()) < n) {
+    s.failure = FailureReason::kDependenceCycle;
+    s.diagnostics.push_back(unordered_ops(g, walk));
+    s.time_ns = elapsed_ns(t0);
+    return s;
+  }
+  std::vector<int64_t> start(n, 0);
+  const int64_t makespan = issue_in_order(g, adj, walk, start);
+  const int64_t ii = serial_ii(g, start, makespan);
+  if (std::optional<std::string> overflow = storage_overflow(g, adj, start, ii)) {
+    s.failure = FailureReason::kStorageBudget;
+    s.diagnostics.push_back(std::move(*overflow));
+    s.time_ns = elapsed_ns(t0);
+    return s;
   }
 
   s.feasible = true;
@@ -203,8 +228,7 @@ Schedule generate_serial(const Graph& g) {
   s.order.assign(n, 0);
   for (size_t i = 0; i < walk.size(); ++i) s.order[walk[i]] = static_cast<int64_t>(i);
   s.stage_count = 1;
-  s.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::steady_clock::now() - t0).count();
+  s.time_ns = elapsed_ns(t0);
   return s;
 }
 

@@ -1,4 +1,5 @@
-// Exit status of the command line per status code (SPEC.md section 4).
+// Exit status of the command line per status code (docs/CONTRACT.md,
+// "Exit status").
 #include "tilesched/status.h"
 
 namespace tilesched {

@@ -1,6 +1,7 @@
 // Tests of the verifier (verify.h): legal schedules pass, and every rule of
-// the contract (docs/CONTRACT.md) rejects a minimal schedule that breaks it, naming the
-// rule and exactly the ops involved. docs/VERIFIER.md lists the formulas.
+// docs/CONTRACT.md ("Legal schedules") rejects a minimal schedule that breaks
+// it, naming the rule and exactly the ops involved. docs/VERIFIER.md lists
+// the formulas.
 #include "tilesched/verify.h"
 
 #include <gtest/gtest.h>

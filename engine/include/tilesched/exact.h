@@ -1,4 +1,4 @@
-// The exact oracle (issue 9; SPEC.md section 2, "exact oracle"): proves the
+// The exact oracle (docs/CONTRACT.md, "The schedule generators"): proves the
 // optimal II of a graph under L1-L7 with Z3, then minimises the stage count
 // at that II. One satisfiability question per candidate II, from the MII up
 // to the heuristic's II (cost-based, else serial), in an integer model with

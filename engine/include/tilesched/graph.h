@@ -1,6 +1,7 @@
-// The loop graph: ops, dependence edges and region attributes (SPEC.md
-// section 2). Ops and edges are dense integer ids: an op's id is its program
-// index, its position in `ops`. Every derived view iterates in id order.
+// The loop graph: ops, dependence edges and region attributes
+// (docs/CONTRACT.md, "Loop graphs"). Ops and edges are dense integer ids: an
+// op's id is its program index, its position in `ops`. Every derived view
+// iterates in id order.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +61,7 @@ struct Graph {
 };
 
 // Footprint duration D_v: the longest triple, and at least 1 (every op
-// holds its pools for at least its issue cycle). SPEC.md L3/L4 use it.
+// holds its pools for at least its issue cycle). Rules L3/L4 use it.
 int64_t footprint_duration(const Op& op);
 
 // Edges by endpoint in compressed form; edge ids ascend within each list.

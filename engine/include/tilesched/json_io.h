@@ -1,4 +1,4 @@
-// Reading and writing the two file formats of SPEC.md section 4:
+// Reading and writing the two file formats of docs/FORMATS.md:
 // tilesched.loop/1 (loop graphs) and tilesched.schedule/1 (schedules).
 // Readers refuse malformed input with one message "FILE: $.json.path:
 // problem"; writers produce output that the readers give back unchanged.

@@ -61,7 +61,7 @@ void attach_materialization(Schedule& s, const Materialization& m);
 // and `tilesched schedule --emit region` work from.
 Materialization carried_materialization(const Graph& g, const Schedule& s);
 
-// Every violated postcondition of issue 4, item 5, one line each (empty:
+// Every violated postcondition (docs/MATERIALIZE.md), one line each (empty:
 // all hold). Checked from the definitions above, not by re-running the
 // solve: each pipe-needing edge is carried by exactly one pipe and each
 // order edge by exactly one mutex; no pipe or mutex carries nothing it

@@ -1,4 +1,4 @@
-// Lower bounds on the initiation interval (seed 004, SPEC.md section 2):
+// Lower bounds on the initiation interval (seed 004; docs/CONTRACT.md):
 // MII = max(ResMII, RecMII, FineMII, DepMII), each at least 1. All four
 // assume a graph that passed validate_graph (no zero-distance positive
 // cycle, counts within capacities). docs/BOUNDS.md has the formulas and

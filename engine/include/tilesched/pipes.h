@@ -1,7 +1,7 @@
 // The Pipe_ and Mutex_ coordination values that MaterializeSchedule emits
-// (seed 000, "Pipe and Mutex Emission"; issue 4). They are plain values so
+// (seed 000, "Pipe and Mutex Emission"). They are plain values so
 // that the schedule can carry them (schedule.h) and the schedule JSON can
-// write and read them (SPEC.md section 4); tilesched/materialize.h computes
+// write and read them (docs/FORMATS.md); tilesched/materialize.h computes
 // them and states their postconditions. docs/MATERIALIZE.md explains them.
 #pragma once
 

@@ -3,7 +3,7 @@
 // with our own range and shuffle helpers. std::uniform_int_distribution and
 // std::shuffle differ between standard libraries; these give the same
 // sequence on every compiler, so generated graphs and sweep rows reproduce
-// byte for byte (SPEC.md section 4, STYLE.md).
+// byte for byte (docs/CONTRACT.md, "Files").
 #pragma once
 
 #include <cassert>

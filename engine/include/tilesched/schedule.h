@@ -1,6 +1,7 @@
 // The plain schedule: the only thing generators publish, and the only input
 // of materialization and of the verifier (seed 003, "analysis handoff";
-// SPEC.md section 2 for the derived stage, order and stage count).
+// docs/CONTRACT.md, "Legal schedules", for the derived stage, order and
+// stage count).
 #pragma once
 
 #include <cstdint>
@@ -67,7 +68,7 @@ struct Schedule {
   friend bool operator==(const Schedule&, const Schedule&) = default;
 };
 
-// Fills stage, order and stage_count from ii and start (SPEC.md section 2).
+// Fills stage, order and stage_count from ii and start (docs/CONTRACT.md).
 // REQUIRES: s.ii >= 1 and s.start.size() == number of ops.
 void derive_stage_order(Schedule& s);
 

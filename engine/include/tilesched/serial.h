@@ -1,4 +1,4 @@
-// The serial generator (seed 001, "Serial Generator"; SPEC.md section 2):
+// The serial generator (seed 001, "Serial Generator"; docs/CONTRACT.md):
 // Kahn's walk over the distance-0 edges with program-order tie-break, every
 // op in stage 0, order = position in the walk. For comparison on one scale
 // it also issues the ops in that order at the earliest cycle meeting their

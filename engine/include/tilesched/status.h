@@ -35,7 +35,7 @@ class Status {
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
 
-  // Exit status of the command line for this status (SPEC.md section 4).
+  // Exit status of the command line for this status (docs/CONTRACT.md).
   int exit_code() const;
 
  private:

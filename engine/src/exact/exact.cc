@@ -1,4 +1,4 @@
-// The exact oracle (issue 9; docs/EXACT.md): one Z3 satisfiability check
+// The exact oracle (docs/EXACT.md): one Z3 satisfiability check
 // per candidate II from the MII up, below the heuristic's II; then, at the
 // first feasible II, the stage count and the sum of starts are pinned down
 // by descent. Every II below the reported one that was proven infeasible
@@ -80,11 +80,33 @@ class Oracle {
   ExactResult run();
 
  private:
+  void record_options();
+  // The II search: decide every II from `lower` to `last` until one is
+  // feasible or the budget is spent. Raises proven_below_.
+  std::optional<int64_t> search(int64_t lower, int64_t last);
+  // No II below the heuristic's was feasible: publish the heuristic's
+  // schedule, with fewer stages when the solver finds them at its II.
+  void adopt_heuristic(const Schedule& heuristic);
+  // Never publishes an illegal schedule as proven: falls back to the
+  // heuristic (or to infeasible) when the verifier refuses the model's.
+  void verify_result(const std::optional<Schedule>& heuristic, int64_t lower);
+  void report_failure(int64_t lower, int64_t last);
+  void record_stats(const std::optional<Schedule>& heuristic);
+
   // One check at ii on a fresh model; `descent`: a step of the stage/start
   // descent, so under its resource budget.
   IiOutcome decide(int64_t ii, bool descent = false);
   z3::check_result check_in_descent(IiModel& model, int64_t limit_ms);
+  // One descent check under the time budget.
+  z3::check_result ask(IiModel& model);
   void pin_down(IiModel& model, std::vector<int64_t>& start);
+  // Lowers measure(start) from its value towards `lo` by bisection: each
+  // step bounds the model at the midpoint (`bound`) in a scope, keeps the
+  // starts on sat, raises lo on unsat, stops on unknown. Returns the
+  // measure reached.
+  template <class Bound, class Measure>
+  int64_t bisect(IiModel& model, int64_t lo, std::vector<int64_t>& start, Bound bound,
+                 Measure measure);
 
   const Graph& g_;
   const ExactOptions& opts_;
@@ -100,6 +122,8 @@ class Oracle {
   std::optional<int64_t> proof_us_;  // when the lower bound met the II
   bool descent_cut_ = false;        // by the time limit: may differ run to run
   bool descent_rlimit_hit_ = false;  // by descent_rlimit: the same on every run
+  int64_t proven_below_ = 0;  // every II in [lower, proven_below_) is infeasible
+  int counts_[4] = {0, 0, 0, 0};  // decided IIs by IiOutcome
 };
 
 IiOutcome Oracle::decide(int64_t ii, bool descent) {
@@ -136,6 +160,39 @@ z3::check_result Oracle::check_in_descent(IiModel& model, int64_t limit_ms) {
   return r;
 }
 
+z3::check_result Oracle::ask(IiModel& model) {
+  const int64_t limit = budget_.next_check_ms();
+  if (limit <= 0) {
+    descent_cut_ = true;
+    return z3::unknown;
+  }
+  const Clock::time_point t = Clock::now();
+  const z3::check_result r = check_in_descent(model, limit);
+  solver_us_ += elapsed_us(t);
+  return r;
+}
+
+template <class Bound, class Measure>
+int64_t Oracle::bisect(IiModel& model, int64_t lo, std::vector<int64_t>& start, Bound bound,
+                       Measure measure) {
+  int64_t hi = measure(start);
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    model.push();
+    bound(mid);
+    const z3::check_result r = ask(model);
+    if (r == z3::sat) {
+      start = model.starts();
+      hi = measure(start);
+    } else if (r == z3::unsat) {
+      lo = mid + 1;
+    }
+    model.pop();
+    if (r == z3::unknown) break;
+  }
+  return hi;
+}
+
 // At the chosen II: the least largest stage, then (minimise_start_sum)
 // the least sum of starts by bisection; each step a scoped bound on the
 // same solver, all under the descent's resource budget.
@@ -146,147 +203,41 @@ void Oracle::pin_down(IiModel& model, std::vector<int64_t>& start) {
     for (int64_t x : s) m = std::max(m, x / ii);
     return m;
   };
-  auto ask = [&]() {
-    const int64_t limit = budget_.next_check_ms();
-    if (limit <= 0) {
-      descent_cut_ = true;
-      return z3::unknown;
-    }
-    const Clock::time_point t = Clock::now();
-    const z3::check_result r = check_in_descent(model, limit);
-    solver_us_ += elapsed_us(t);
-    return r;
+  auto sum = [](const std::vector<int64_t>& s) {
+    return std::accumulate(s.begin(), s.end(), int64_t{0});
   };
-  // Bisection on the largest stage: no op can sit below its ASAP stage.
+  // No op can sit below its ASAP stage, nor the sum of starts below theirs.
   const std::vector<int64_t> asap = *exact_internal::longest_paths(g_, ii, false);
-  int64_t lo = 0;
-  for (int64_t a : asap) lo = std::max(lo, a / ii);
-  int64_t stages = max_stage(start);
-  while (lo < stages) {
-    const int64_t mid = lo + (stages - lo) / 2;
-    model.push();
-    model.limit_max_stage(mid);
-    const z3::check_result r = ask();
-    if (r == z3::sat) {
-      start = model.starts();
-      stages = max_stage(start);
-    } else if (r == z3::unsat) {
-      lo = mid + 1;
-    }
-    model.pop();
-    if (r == z3::unknown) break;
-  }
+  const int64_t stages = bisect(model, max_stage(asap), start,
+                                [&](int64_t mid) { model.limit_max_stage(mid); }, max_stage);
   if (!opts_.minimise_start_sum) return;
   model.limit_max_stage(stages);
-  int64_t hi = std::accumulate(start.begin(), start.end(), int64_t{0});
-  lo = std::accumulate(asap.begin(), asap.end(), int64_t{0});  // the sum is >= lo
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    model.push();
-    model.limit_start_sum(mid);
-    const z3::check_result r = ask();
-    if (r == z3::sat) {
-      start = model.starts();
-      hi = std::accumulate(start.begin(), start.end(), int64_t{0});
-    } else if (r == z3::unsat) {
-      lo = mid + 1;
-    }
-    model.pop();
-    if (r == z3::unknown) break;
-  }
+  bisect(model, sum(asap), start, [&](int64_t mid) { model.limit_start_sum(mid); }, sum);
 }
 
 ExactResult Oracle::run() {
   Schedule& s = result_.schedule;
-  s.graph = g_.name;
-  s.generator = "exact";
-  s.options = {{"time_limit_ms", std::to_string(opts_.time_limit_ms)},
-               {"per_check_limit_ms", std::to_string(opts_.per_check_limit_ms)},
-               {"minimise_stages", opts_.minimise_stages ? "true" : "false"},
-               {"minimise_start_sum", opts_.minimise_start_sum ? "true" : "false"},
-               {"descent_rlimit", std::to_string(opts_.descent_rlimit)}};
+  record_options();
   s.mii = compute_mii(g_);
   const int64_t lower = s.mii.max();
   const std::optional<Schedule> heuristic = heuristic_schedule(g_);
   const int64_t last = heuristic ? heuristic->ii - 1 : sequential_ii_cap(g_, lower);
 
-  int64_t proven_below = lower;  // every II in [lower, proven_below) is infeasible
-  std::optional<int64_t> found;
-  int counts[4] = {0, 0, 0, 0};
-  for (int64_t ii = lower; ii <= last && !found; ++ii) {
-    IiAttempt a;
-    a.ii = ii;
-    const Clock::time_point t = Clock::now();
-    a.outcome = decide(ii);
-    a.solver_us = elapsed_us(t);
-    ++counts[static_cast<int>(a.outcome)];
-    if (a.outcome == IiOutcome::kInfeasible && proven_below == ii) proven_below = ii + 1;
-    if (a.outcome == IiOutcome::kFeasible) found = ii;
-    s.diagnostics.push_back("II " + std::to_string(ii) + ": " +
-                            std::string(ii_outcome_name(a.outcome)) + " (" +
-                            std::to_string(a.solver_us / 1000) + " ms)");
-    result_.attempts.push_back(a);
-    if (a.outcome == IiOutcome::kSkipped) break;  // the budget is spent
-  }
-
+  const std::optional<int64_t> found = search(lower, last);
   const int64_t reached = found ? *found : heuristic ? heuristic->ii : 0;
-  if (proven_below == reached) proof_us_ = elapsed_us(t0_);
+  if (proven_below_ == reached) proof_us_ = elapsed_us(t0_);
   if (found) {
     s.feasible = true;
     s.ii = *found;
     if (opts_.minimise_stages) pin_down(*model_, found_start_);
     s.start = found_start_;
   } else if (heuristic) {
-    s.feasible = true;
-    s.ii = heuristic->ii;
-    s.start = heuristic->start;
-    s.diagnostics.push_back("II " + std::to_string(s.ii) + ": the " + heuristic->generator +
-                            " schedule (the upper bound)");
-    // Its stage count is the heuristic's; the solver may lower it.
-    const IiOutcome at_upper =
-        opts_.minimise_stages ? decide(s.ii, true) : IiOutcome::kSkipped;
-    if (at_upper == IiOutcome::kInfeasible) {  // the heuristic's schedule is legal there
-      s.diagnostics.push_back("exact: the model calls the heuristic's II " +
-                              std::to_string(s.ii) + " infeasible: a bug in the model");
-    }
-    if (at_upper == IiOutcome::kFeasible) {
-      pin_down(*model_, found_start_);
-      Schedule a = s, b = s;
-      a.start = found_start_;
-      derive_stage_order(a);
-      derive_stage_order(b);
-      if (a.stage_count <= b.stage_count) s.start = found_start_;
-    }
+    adopt_heuristic(*heuristic);
   }
-  if (s.feasible) {
-    derive_stage_order(s);
-    const VerifyReport report = verify_schedule(g_, s);
-    if (!report.legal()) {
-      // A bug in the model: never publish an illegal schedule as proven.
-      s.diagnostics.push_back("exact: the model's schedule at II " + std::to_string(s.ii) +
-                              " fails the verifier (" + report.violations.front().message +
-                              "); reported as not proven");
-      if (heuristic) {
-        s.ii = heuristic->ii;
-        s.start = heuristic->start;
-        derive_stage_order(s);
-      } else {
-        s.feasible = false;
-      }
-      proven_below = lower;
-    }
-  }
-  s.lower_bound = s.feasible ? std::min(proven_below, s.ii) : proven_below;
-  s.proven_optimal = s.feasible && proven_below == s.ii;
-  if (!s.feasible) {
-    s.failure = counts[static_cast<int>(IiOutcome::kUnknown)] > 0 ||
-                        counts[static_cast<int>(IiOutcome::kSkipped)] > 0
-                    ? FailureReason::kBudgetExhausted
-                    : FailureReason::kIiCapReached;
-    s.diagnostics.push_back("exact: no legal schedule for II " + std::to_string(lower) + " to " +
-                            std::to_string(last) + "; lower bound " +
-                            std::to_string(proven_below));
-  }
+  if (s.feasible) verify_result(heuristic, lower);
+  s.lower_bound = s.feasible ? std::min(proven_below_, s.ii) : proven_below_;
+  s.proven_optimal = s.feasible && proven_below_ == s.ii;
+  if (!s.feasible) report_failure(lower, last);
   if (descent_rlimit_hit_) {
     s.diagnostics.push_back("exact: the stage/start tie-break stopped at its resource limit "
                             "(descent_rlimit); the schedule is optimal in II, perhaps not in "
@@ -296,19 +247,108 @@ ExactResult Oracle::run() {
     s.diagnostics.push_back("exact: the time limit cut the stage/start tie-break short; the "
                             "starts may differ from run to run (the II and bounds do not)");
   }
-  s.stats = {{"exact.ii_infeasible", counts[static_cast<int>(IiOutcome::kInfeasible)]},
-             {"exact.ii_feasible", counts[static_cast<int>(IiOutcome::kFeasible)]},
-             {"exact.ii_unknown", counts[static_cast<int>(IiOutcome::kUnknown)]},
-             {"exact.ii_skipped", counts[static_cast<int>(IiOutcome::kSkipped)]},
+  record_stats(heuristic);
+  s.time_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count();
+  return std::move(result_);
+}
+
+void Oracle::record_options() {
+  Schedule& s = result_.schedule;
+  s.graph = g_.name;
+  s.generator = "exact";
+  s.options = {{"time_limit_ms", std::to_string(opts_.time_limit_ms)},
+               {"per_check_limit_ms", std::to_string(opts_.per_check_limit_ms)},
+               {"minimise_stages", opts_.minimise_stages ? "true" : "false"},
+               {"minimise_start_sum", opts_.minimise_start_sum ? "true" : "false"},
+               {"descent_rlimit", std::to_string(opts_.descent_rlimit)}};
+}
+
+std::optional<int64_t> Oracle::search(int64_t lower, int64_t last) {
+  proven_below_ = lower;
+  for (int64_t ii = lower; ii <= last; ++ii) {
+    IiAttempt a;
+    a.ii = ii;
+    const Clock::time_point t = Clock::now();
+    a.outcome = decide(ii);
+    a.solver_us = elapsed_us(t);
+    ++counts_[static_cast<int>(a.outcome)];
+    if (a.outcome == IiOutcome::kInfeasible && proven_below_ == ii) proven_below_ = ii + 1;
+    result_.schedule.diagnostics.push_back("II " + std::to_string(ii) + ": " +
+                                           std::string(ii_outcome_name(a.outcome)) + " (" +
+                                           std::to_string(a.solver_us / 1000) + " ms)");
+    result_.attempts.push_back(a);
+    if (a.outcome == IiOutcome::kFeasible) return ii;
+    if (a.outcome == IiOutcome::kSkipped) break;  // the budget is spent
+  }
+  return std::nullopt;
+}
+
+void Oracle::adopt_heuristic(const Schedule& heuristic) {
+  Schedule& s = result_.schedule;
+  s.feasible = true;
+  s.ii = heuristic.ii;
+  s.start = heuristic.start;
+  s.diagnostics.push_back("II " + std::to_string(s.ii) + ": the " + heuristic.generator +
+                          " schedule (the upper bound)");
+  // Its stage count is the heuristic's; the solver may lower it.
+  const IiOutcome at_upper = opts_.minimise_stages ? decide(s.ii, true) : IiOutcome::kSkipped;
+  if (at_upper == IiOutcome::kInfeasible) {  // the heuristic's schedule is legal there
+    s.diagnostics.push_back("exact: the model calls the heuristic's II " + std::to_string(s.ii) +
+                            " infeasible: a bug in the model");
+  }
+  if (at_upper == IiOutcome::kFeasible) {
+    pin_down(*model_, found_start_);
+    Schedule a = s, b = s;
+    a.start = found_start_;
+    derive_stage_order(a);
+    derive_stage_order(b);
+    if (a.stage_count <= b.stage_count) s.start = found_start_;
+  }
+}
+
+void Oracle::verify_result(const std::optional<Schedule>& heuristic, int64_t lower) {
+  Schedule& s = result_.schedule;
+  derive_stage_order(s);
+  const VerifyReport report = verify_schedule(g_, s);
+  if (report.legal()) return;
+  // A bug in the model: never publish an illegal schedule as proven.
+  s.diagnostics.push_back("exact: the model's schedule at II " + std::to_string(s.ii) +
+                          " fails the verifier (" + report.violations.front().message +
+                          "); reported as not proven");
+  if (heuristic) {
+    s.ii = heuristic->ii;
+    s.start = heuristic->start;
+    derive_stage_order(s);
+  } else {
+    s.feasible = false;
+  }
+  proven_below_ = lower;
+}
+
+void Oracle::report_failure(int64_t lower, int64_t last) {
+  Schedule& s = result_.schedule;
+  s.failure = counts_[static_cast<int>(IiOutcome::kUnknown)] > 0 ||
+                      counts_[static_cast<int>(IiOutcome::kSkipped)] > 0
+                  ? FailureReason::kBudgetExhausted
+                  : FailureReason::kIiCapReached;
+  s.diagnostics.push_back("exact: no legal schedule for II " + std::to_string(lower) + " to " +
+                          std::to_string(last) + "; lower bound " +
+                          std::to_string(proven_below_));
+}
+
+void Oracle::record_stats(const std::optional<Schedule>& heuristic) {
+  Schedule& s = result_.schedule;
+  s.stats = {{"exact.ii_infeasible", counts_[static_cast<int>(IiOutcome::kInfeasible)]},
+             {"exact.ii_feasible", counts_[static_cast<int>(IiOutcome::kFeasible)]},
+             {"exact.ii_unknown", counts_[static_cast<int>(IiOutcome::kUnknown)]},
+             {"exact.ii_skipped", counts_[static_cast<int>(IiOutcome::kSkipped)]},
              {"exact.heuristic_ii", heuristic ? heuristic->ii : 0},
              {"exact.stage_bound", result_.stage_bound},
              {"exact.descent_checks", descent_checks_},
              {"exact.descent_units", descent_units_},
              {"exact.solver_us", solver_us_}};
   if (s.proven_optimal && proof_us_) s.stats.emplace_back("exact.proof_us", *proof_us_);
-  s.time_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count();
-  return std::move(result_);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The postconditions of MaterializeSchedule (issue 4, item 5), checked
+// The postconditions of MaterializeSchedule (docs/MATERIALIZE.md), checked
 // after every materialization and by the verifier on a schedule that
 // carries pipes or mutexes. Each property is checked from its definition
 // in tilesched/materialize.h -- coverage, grouping, owners, depths, ids,
@@ -37,11 +37,25 @@ class Checker {
   std::string mutex_text(size_t x) const;
   std::string edge_list(const std::vector<int>& edges) const;
 
+  template <class Values, class Which>
+  std::string id_list(const Values& values, const Which& which) const;
+
   bool check_references();
   void check_pipe(size_t p);
+  void check_pipe_order(size_t p, const std::string& who);
+  void check_pipe_depth(size_t p, const std::string& who);
+  void check_pipe_producers(size_t p, const std::string& who);
+  void check_owner(const std::string& who, OpId owner, OpId earliest);
+  void check_recorded_edges(const std::string& who, const std::vector<int>& recorded,
+                            const std::vector<int>& carried);
   void check_coverage();
   void check_mutexes();
   void check_region();
+  struct RegionTally;
+  void region_op(const RegionStep& step, RegionTally& tally);
+  void region_acquire(size_t i, RegionTally& tally);
+  void region_produce_or_release(size_t i, RegionTally& tally);
+  void check_region_counts(const RegionTally& tally);
   void check_flag();
   void add(std::string message) { out_.push_back(std::move(message)); }
 
@@ -81,6 +95,28 @@ std::string Checker::edge_list(const std::vector<int>& edges) const {
   return t + "]";
 }
 
+// The ids of the pipes or mutexes `which`, comma-separated.
+template <class Values, class Which>
+std::string Checker::id_list(const Values& values, const Which& which) const {
+  std::string list;
+  for (size_t x : which) list += (list.empty() ? "" : ", ") + values[x].id;
+  return list;
+}
+
+void Checker::check_owner(const std::string& who, OpId owner, OpId earliest) {
+  if (owner != earliest) {
+    add(who + ": owner " + name(owner) + " is not the earliest by (stage, order); expected " +
+        name(earliest));
+  }
+}
+
+void Checker::check_recorded_edges(const std::string& who, const std::vector<int>& recorded,
+                                   const std::vector<int>& carried) {
+  if (recorded != carried) {
+    add(who + ": records edges " + edge_list(recorded) + " but carries " + edge_list(carried));
+  }
+}
+
 // Ids in sequence and every op reference inside the graph; the later
 // checks index with them, so they run only when this passes.
 bool Checker::check_references() {
@@ -113,9 +149,16 @@ bool Checker::check_references() {
 }
 
 void Checker::check_pipe(size_t p) {
-  const Pipe& pipe = m_.pipes[p];
   const std::string who = pipe_text(p);
-  const std::vector<int>& carried = carried_[p];
+  check_pipe_order(p, who);
+  check_recorded_edges(who, m_.pipes[p].edges, carried_[p]);
+  check_pipe_depth(p, who);
+  check_pipe_producers(p, who);
+}
+
+// Producers once each in (stage, order); the owner the earliest of them.
+void Checker::check_pipe_order(size_t p, const std::string& who) {
+  const Pipe& pipe = m_.pipes[p];
   for (size_t i = 1; i < pipe.producers.size(); ++i) {
     if (!before(s_, pipe.producers[i - 1], pipe.producers[i])) {
       add(who + ": producers are not listed once each in (stage, order)");
@@ -129,13 +172,13 @@ void Checker::check_pipe(size_t p) {
       if (before(s_, u, earliest)) earliest = u;
     }
   }
-  if (pipe.owner != earliest) {
-    add(who + ": owner " + name(pipe.owner) + " is not the earliest by (stage, order); expected " +
-        name(earliest));
-  }
-  if (pipe.edges != carried) {
-    add(who + ": records edges " + edge_list(pipe.edges) + " but carries " + edge_list(carried));
-  }
+  check_owner(who, pipe.owner, earliest);
+}
+
+// At least 1; the deepest carried edge's depth (1 for a consumer-only pipe).
+void Checker::check_pipe_depth(size_t p, const std::string& who) {
+  const Pipe& pipe = m_.pipes[p];
+  const std::vector<int>& carried = carried_[p];
   if (pipe.depth < 1) add(who + ": depth " + str(pipe.depth) + " is below 1");
   int64_t expected = 1;
   if (!pipe.producers.empty()) {
@@ -148,6 +191,15 @@ void Checker::check_pipe(size_t p) {
         (pipe.producers.empty() ? " (a consumer-only pipe)"
                                 : " (max of stage(consumer) - stage(producer) + distance + 1)"));
   }
+}
+
+// Every producer feeds the consumer through a carried edge, some carried
+// edge needs a pipe, and producers share a pipe only as asynchronous
+// same-iteration arrivals at the consumer (any other group joins ops with
+// nothing in common).
+void Checker::check_pipe_producers(size_t p, const std::string& who) {
+  const Pipe& pipe = m_.pipes[p];
+  const std::vector<int>& carried = carried_[p];
   std::vector<OpId> feeding, arriving;  // sources of carried edges; of arrivals among them
   for (int e : carried) {
     feeding.push_back(g_.edges[e].from);
@@ -165,16 +217,13 @@ void Checker::check_pipe(size_t p) {
   if (std::none_of(carried.begin(), carried.end(), [&](int e) { return maps_.needs[e] != 0; })) {
     add(who + ": carries no edge that needs a pipe");
   }
-  // Producers share an origin value only as async same-iteration arrivals
-  // at the consumer; any other group joins ops with nothing in common.
-  if (pipe.producers.size() >= 2) {
-    for (OpId u : pipe.producers) {
-      if (!std::binary_search(arriving.begin(), arriving.end(), u)) {
-        add(who + ": groups " + name(u) +
-            ", which shares no origin value with the other producers (not an asynchronous "
-            "same-iteration arrival at " +
-            name(pipe.consumer) + ")");
-      }
+  if (pipe.producers.size() < 2) return;
+  for (OpId u : pipe.producers) {
+    if (!std::binary_search(arriving.begin(), arriving.end(), u)) {
+      add(who + ": groups " + name(u) +
+          ", which shares no origin value with the other producers (not an asynchronous "
+          "same-iteration arrival at " +
+          name(pipe.consumer) + ")");
     }
   }
 }
@@ -189,10 +238,8 @@ void Checker::check_coverage() {
     if (maps_.needs[e] && pipes.empty()) {
       add(edge_text(e) + " needs a pipe and no pipe carries it");
     } else if (pipes.size() > 1) {
-      std::string list;
-      for (size_t p : pipes) list += (list.empty() ? "" : ", ") + m_.pipes[p].id;
       add(edge_text(e) + " is carried by " + str(static_cast<int64_t>(pipes.size())) + " pipes (" +
-          list + "), not one");
+          id_list(m_.pipes, pipes) + "), not one");
     }
   }
   // The async same-iteration producers of a consumer share its barrier:
@@ -205,10 +252,8 @@ void Checker::check_coverage() {
       }
     }
     if (pipes.size() > 1) {
-      std::string list;
-      for (size_t p : pipes) list += (list.empty() ? "" : ", ") + m_.pipes[p].id;
-      add("the asynchronous producers arriving at " + name(c) + " are split across " + list +
-          " (they share one origin value)");
+      add("the asynchronous producers arriving at " + name(c) + " are split across " +
+          id_list(m_.pipes, pipes) + " (they share one origin value)");
     }
   }
   std::map<std::pair<OpId, std::set<OpId>>, size_t> groups;
@@ -241,14 +286,8 @@ void Checker::check_mutexes() {
       add(who + ": no order edge runs from " + name(mx.releaser) + " to " + name(mx.acquirer));
       continue;
     }
-    if (mx.edges != carried) {
-      add(who + ": records edges " + edge_list(mx.edges) + " but carries " + edge_list(carried));
-    }
-    const OpId earliest = before(s_, mx.acquirer, mx.releaser) ? mx.acquirer : mx.releaser;
-    if (mx.owner != earliest) {
-      add(who + ": owner " + name(mx.owner) + " is not the earliest by (stage, order); expected " +
-          name(earliest));
-    }
+    check_recorded_edges(who, mx.edges, carried);
+    check_owner(who, mx.owner, before(s_, mx.acquirer, mx.releaser) ? mx.acquirer : mx.releaser);
     int64_t expected = 0;
     for (int e : carried) expected = std::max(expected, maps_.depth[e]);
     if (mx.depth < 1) add(who + ": depth " + str(mx.depth) + " is below 1");
@@ -261,98 +300,123 @@ void Checker::check_mutexes() {
     if (g_.edges[e].kind != EdgeKind::kOrder) continue;
     if (by_edge[e].empty()) add(edge_text(e) + " needs a mutex and no mutex carries it");
     if (by_edge[e].size() > 1) {
-      std::string list;
-      for (size_t x : by_edge[e]) list += (list.empty() ? "" : ", ") + m_.mutexes[x].id;
       add(edge_text(e) + " is carried by " + str(static_cast<int64_t>(by_edge[e].size())) +
-          " mutexes (" + list + "), not one");
+          " mutexes (" + id_list(m_.mutexes, by_edge[e]) + "), not one");
     }
   }
 }
+
+// What one pass over the region found (check_region).
+struct Checker::RegionTally {
+  std::vector<int> seen;                            // by op
+  std::vector<int> acquired, released;              // by mutex
+  std::map<std::pair<size_t, OpId>, int> produced;  // by (pipe, producer)
+  std::vector<std::vector<OpId>> producer_sets;     // by pipe: its producers, ascending id
+  OpId previous = -1;                               // the last op step
+  bool in_order = true;
+};
 
 // Every op once, in (stage, order); each mutex acquired right before its
 // acquirer and released right after its releaser, once each; each pipe
 // produced into right after each of its producers, once each.
 void Checker::check_region() {
-  const int n = g_.op_count();
-  std::vector<int> seen(n, 0);
-  std::vector<int> acquired(m_.mutexes.size(), 0), released(m_.mutexes.size(), 0);
-  std::map<std::pair<size_t, OpId>, int> produced;
-  std::vector<std::vector<OpId>> producer_sets;  // each pipe's producers, ascending id
+  RegionTally tally;
+  tally.seen.assign(static_cast<size_t>(g_.op_count()), 0);
+  tally.acquired.assign(m_.mutexes.size(), 0);
+  tally.released.assign(m_.mutexes.size(), 0);
   for (const Pipe& p : m_.pipes) {
-    producer_sets.push_back(p.producers);
-    std::sort(producer_sets.back().begin(), producer_sets.back().end());
+    tally.producer_sets.push_back(p.producers);
+    std::sort(tally.producer_sets.back().begin(), tally.producer_sets.back().end());
   }
-  OpId previous = -1;  // the last op step
-  bool in_order = true;
-  const std::vector<RegionStep>& r = m_.region;
-  for (size_t i = 0; i < r.size(); ++i) {
-    const RegionStep& step = r[i];
+  for (size_t i = 0; i < m_.region.size(); ++i) {
+    const RegionStep& step = m_.region[i];
     if (!in_range(step.op)) {
       add("region step " + str(static_cast<int64_t>(i)) + " names an op outside the graph");
       return;
     }
     switch (step.kind) {
       case RegionStep::Kind::kOp:
-        ++seen[step.op];
-        if (previous >= 0 && in_order && !before(s_, previous, step.op)) {
-          add("region: " + name(step.op) + " follows " + name(previous) +
-              ", against (stage, order)");
-          in_order = false;
-        }
-        previous = step.op;
+        region_op(step, tally);
         break;
-      case RegionStep::Kind::kAcquire: {
-        const bool ok_value = step.value >= 0 && step.value < static_cast<int>(m_.mutexes.size());
-        size_t next = i + 1;
-        while (next < r.size() && r[next].kind == RegionStep::Kind::kAcquire) ++next;
-        if (!ok_value || m_.mutexes[step.value].acquirer != step.op || next == r.size() ||
-            r[next].kind != RegionStep::Kind::kOp || r[next].op != step.op) {
-          add("region step " + str(static_cast<int64_t>(i)) +
-              ": an acquire that does not sit right before its mutex's acquirer");
-        } else {
-          ++acquired[step.value];
-        }
+      case RegionStep::Kind::kAcquire:
+        region_acquire(i, tally);
         break;
-      }
       case RegionStep::Kind::kProduce:
-      case RegionStep::Kind::kRelease: {
-        const bool produce = step.kind == RegionStep::Kind::kProduce;
-        const size_t values = produce ? m_.pipes.size() : m_.mutexes.size();
-        const bool ok_value = step.value >= 0 && static_cast<size_t>(step.value) < values;
-        bool belongs = false;
-        if (ok_value && produce) {
-          const std::vector<OpId>& prods = producer_sets[step.value];
-          belongs = std::binary_search(prods.begin(), prods.end(), step.op);
-        } else if (ok_value) {
-          belongs = m_.mutexes[step.value].releaser == step.op;
-        }
-        if (!belongs || previous != step.op) {
-          add("region step " + str(static_cast<int64_t>(i)) + ": a " +
-              (produce ? "produce" : "release") + " that does not follow its own op");
-        } else if (produce) {
-          ++produced[{static_cast<size_t>(step.value), step.op}];
-        } else {
-          ++released[step.value];
-        }
+      case RegionStep::Kind::kRelease:
+        region_produce_or_release(i, tally);
         break;
-      }
     }
   }
-  for (OpId v = 0; v < n; ++v) {
-    if (seen[v] != 1) {
-      add("region lists " + name(v) + " " + str(seen[v]) + " times, not once");
+  check_region_counts(tally);
+}
+
+void Checker::region_op(const RegionStep& step, RegionTally& tally) {
+  ++tally.seen[step.op];
+  if (tally.previous >= 0 && tally.in_order && !before(s_, tally.previous, step.op)) {
+    add("region: " + name(step.op) + " follows " + name(tally.previous) +
+        ", against (stage, order)");
+    tally.in_order = false;
+  }
+  tally.previous = step.op;
+}
+
+// An acquire sits right before its mutex's acquirer, after at most other
+// acquires.
+void Checker::region_acquire(size_t i, RegionTally& tally) {
+  const std::vector<RegionStep>& r = m_.region;
+  const RegionStep& step = r[i];
+  const bool ok_value = step.value >= 0 && step.value < static_cast<int>(m_.mutexes.size());
+  size_t next = i + 1;
+  while (next < r.size() && r[next].kind == RegionStep::Kind::kAcquire) ++next;
+  if (!ok_value || m_.mutexes[step.value].acquirer != step.op || next == r.size() ||
+      r[next].kind != RegionStep::Kind::kOp || r[next].op != step.op) {
+    add("region step " + str(static_cast<int64_t>(i)) +
+        ": an acquire that does not sit right before its mutex's acquirer");
+  } else {
+    ++tally.acquired[step.value];
+  }
+}
+
+// A produce or a release follows its own op: a producer of the pipe, the
+// releaser of the mutex.
+void Checker::region_produce_or_release(size_t i, RegionTally& tally) {
+  const RegionStep& step = m_.region[i];
+  const bool produce = step.kind == RegionStep::Kind::kProduce;
+  const size_t values = produce ? m_.pipes.size() : m_.mutexes.size();
+  const bool ok_value = step.value >= 0 && static_cast<size_t>(step.value) < values;
+  bool belongs = false;
+  if (ok_value && produce) {
+    const std::vector<OpId>& prods = tally.producer_sets[step.value];
+    belongs = std::binary_search(prods.begin(), prods.end(), step.op);
+  } else if (ok_value) {
+    belongs = m_.mutexes[step.value].releaser == step.op;
+  }
+  if (!belongs || tally.previous != step.op) {
+    add("region step " + str(static_cast<int64_t>(i)) + ": a " +
+        (produce ? "produce" : "release") + " that does not follow its own op");
+  } else if (produce) {
+    ++tally.produced[{static_cast<size_t>(step.value), step.op}];
+  } else {
+    ++tally.released[step.value];
+  }
+}
+
+void Checker::check_region_counts(const RegionTally& tally) {
+  for (OpId v = 0; v < g_.op_count(); ++v) {
+    if (tally.seen[v] != 1) {
+      add("region lists " + name(v) + " " + str(tally.seen[v]) + " times, not once");
     }
   }
   for (size_t x = 0; x < m_.mutexes.size(); ++x) {
-    if (acquired[x] != 1 || released[x] != 1) {
-      add("region acquires " + m_.mutexes[x].id + " " + str(acquired[x]) +
-          " times and releases it " + str(released[x]) + " times, not once each");
+    if (tally.acquired[x] != 1 || tally.released[x] != 1) {
+      add("region acquires " + m_.mutexes[x].id + " " + str(tally.acquired[x]) +
+          " times and releases it " + str(tally.released[x]) + " times, not once each");
     }
   }
   for (size_t p = 0; p < m_.pipes.size(); ++p) {
     for (OpId u : m_.pipes[p].producers) {
-      auto it = produced.find({p, u});
-      const int count = it == produced.end() ? 0 : it->second;
+      auto it = tally.produced.find({p, u});
+      const int count = it == tally.produced.end() ? 0 : it->second;
       if (count != 1) {
         add("region: " + name(u) + " produces into " + m_.pipes[p].id + " " + str(count) +
             " times, not once");

@@ -1,4 +1,4 @@
-// The postconditions (issue 4, item 5): they hold on every schedule both
+// The postconditions (docs/MATERIALIZE.md): they hold on every schedule both
 // generators (serial; cost-based under both arm policies) produce for every
 // bundled graph and for random graphs, and each one fails, with its own
 // message, when a correct materialization is broken in the one way it

@@ -1,8 +1,8 @@
-// The rebuilt region as MLIR-like text (issue 4, item 6): what the
-// pipeline looks like once the values are spliced in. Values are declared
-// first; then one block per stage, its ops in order, each op preceded by
-// the mutexes it acquires, followed by the pipes it produces into and the
-// mutexes it releases, and reading the pipes that carry its operands.
+// The rebuilt region as MLIR-like text (docs/MATERIALIZE.md, "Region dump"):
+// what the pipeline looks like once the values are spliced in. Values are
+// declared first; then one block per stage, its ops in order, each op
+// preceded by the mutexes it acquires, followed by the pipes it produces into
+// and the mutexes it releases, and reading the pipes that carry its operands.
 // docs/MATERIALIZE.md, "Region dump", shows and explains an example.
 #include <algorithm>
 #include <set>

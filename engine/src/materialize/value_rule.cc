@@ -1,5 +1,5 @@
-// Which edges need a value, what it carries and how deep it is (issue 4,
-// item 4; docs/MATERIALIZE.md, "Which edges need values" and "Origins").
+// Which edges need a value, what it carries and how deep it is
+// (docs/MATERIALIZE.md, "Which edges need values" and "Origins").
 #include <algorithm>
 #include <cassert>
 

@@ -25,10 +25,11 @@ bool is_async(const Graph& g, OpId v);
 // or u comes strictly before v in (stage, order).
 bool live_at_consumer(const Schedule& s, const Edge& e);
 
-// Issue 4, item 4, plus one case: a data edge u -> v needs a Pipe_ when u
-// is asynchronous, when stage(u) != stage(v), when it is loop-carried, or
-// when it is not live at v (only a zero-latency edge between ops started
-// in the same cycle can be). Order edges need a Mutex_ instead.
+// The rule of docs/MATERIALIZE.md, "Which edges need values": a data edge
+// u -> v needs a Pipe_ when u is asynchronous, when stage(u) != stage(v),
+// when it is loop-carried, or when it is not live at v (only a zero-latency
+// edge between ops started in the same cycle can be). Order edges need a
+// Mutex_ instead.
 bool needs_pipe(const Graph& g, const Schedule& s, int edge);
 
 // Buffers in flight along an edge: stage(v) - stage(u) + distance + 1.

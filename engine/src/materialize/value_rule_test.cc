@@ -1,4 +1,4 @@
-// The edge rule of issue 4, item 4 (and its one extra case), the depth
+// The edge rule of docs/MATERIALIZE.md (and its one extra case), the depth
 // formula, the raw value each edge carries, and the edges a pipe or mutex
 // carries.
 #include <gtest/gtest.h>
