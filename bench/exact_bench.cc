@@ -10,10 +10,10 @@
 //   examples    the bundled engine/examples/*.loop.json
 //   layered     random layered graphs of 8 to 48 ops, SEEDS_PER_SIZE seeds each
 //   mixed       graphs of 6 to 28 ops that carry every rule (below)
-//   structured  every structured family of the registry (gen/families.h)
+//   structured  every structured family of the registry (graphgen/families.h)
 //               at its min_ops, about 2x and 3x min_ops (capped at 48
 //               ops and at its max_ops), seed 1, default parameters
-//   hls         every HatScheT instance (gen/hatschet.h) under HLS_DIR,
+//   hls         every HatScheT instance (graphgen/hatschet.h) under HLS_DIR,
 //               found by walking the directory, in sorted path order;
 //               skipped with a message when the directory is absent
 //
@@ -34,9 +34,9 @@
 
 #include "tilesched/cost_based.h"
 #include "tilesched/exact.h"
-#include "tilesched/gen/families.h"
-#include "tilesched/gen/hatschet.h"
-#include "tilesched/gen/random_layered.h"
+#include "tilesched/graphgen/families.h"
+#include "tilesched/graphgen/hatschet.h"
+#include "tilesched/graphgen/random_layered.h"
 #include "tilesched/json_io.h"
 #include "tilesched/rng.h"
 #include "tilesched/verify.h"
@@ -202,11 +202,11 @@ bool run_examples(int64_t limit_ms, std::vector<Row>& rows) {
 bool run_layered(int seeds, int64_t limit_ms, std::vector<Row>& rows) {
   for (int ops : {8, 16, 24, 32, 48}) {
     for (int seed = 1; seed <= seeds; ++seed) {
-      tilesched::gen::LayeredParams p;
+      tilesched::graphgen::LayeredParams p;
       p.ops = ops;
       p.seed = static_cast<uint64_t>(seed);
       p.back_edge_per_mille = 200;
-      tilesched::StatusOr<Graph> g = tilesched::gen::random_layered(p);
+      tilesched::StatusOr<Graph> g = tilesched::graphgen::random_layered(p);
       if (!g.ok()) return false;
       rows.push_back(run_one("layered", *g, limit_ms));
     }
@@ -224,8 +224,8 @@ void run_mixed(int seeds, int64_t limit_ms, std::vector<Row>& rows) {
 
 bool run_structured(int64_t limit_ms, std::vector<Row>& rows) {
   constexpr int kCap = 48;
-  for (const tilesched::gen::Family& f : tilesched::gen::families()) {
-    if (f.kind != tilesched::gen::FamilyKind::kStructured) continue;
+  for (const tilesched::graphgen::Family& f : tilesched::graphgen::families()) {
+    if (f.kind != tilesched::graphgen::FamilyKind::kStructured) continue;
     std::vector<int> sizes;
     for (int factor = 1; factor <= 3; ++factor) {
       const int ops = std::min({f.min_ops * factor, kCap, f.max_ops});
@@ -234,7 +234,7 @@ bool run_structured(int64_t limit_ms, std::vector<Row>& rows) {
       }
     }
     for (int ops : sizes) {
-      if (!run_built("structured", tilesched::gen::generate(f.name, ops, 1, {}), limit_ms, rows)) {
+      if (!run_built("structured", tilesched::graphgen::generate(f.name, ops, 1, {}), limit_ms, rows)) {
         return false;
       }
     }
@@ -255,7 +255,7 @@ bool run_hls(const std::string& hls_dir, int64_t limit_ms, std::vector<Row>& row
   }
   std::sort(files.begin(), files.end());
   for (const std::filesystem::path& f : files) {
-    if (!run_built("hls", tilesched::gen::import_hatschet(f.string(), rm_for(f)), limit_ms, rows)) {
+    if (!run_built("hls", tilesched::graphgen::import_hatschet(f.string(), rm_for(f)), limit_ms, rows)) {
       return false;
     }
   }

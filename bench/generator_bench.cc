@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "tilesched/cost_based.h"
-#include "tilesched/gen/families.h"
-#include "tilesched/gen/random_layered.h"
+#include "tilesched/graphgen/families.h"
+#include "tilesched/graphgen/random_layered.h"
 #include "tilesched/json_io.h"
 #include "tilesched/serial.h"
 
@@ -23,10 +23,10 @@ const Graph& layered(int ops, uint64_t seed) {
   static std::map<std::pair<int, uint64_t>, Graph> cache;
   auto it = cache.find({ops, seed});
   if (it == cache.end()) {
-    gen::LayeredParams p;
+    graphgen::LayeredParams p;
     p.ops = ops;
     p.seed = seed;
-    StatusOr<Graph> g = gen::random_layered(p);
+    StatusOr<Graph> g = graphgen::random_layered(p);
     if (!g.ok()) std::abort();
     it = cache.emplace(std::make_pair(ops, seed), std::move(g).value()).first;
   }
@@ -97,12 +97,12 @@ void CostSizes(benchmark::internal::Benchmark* b) {
   }
 }
 
-// Every family of the registry (tilesched/gen/families.h, the sweep's
+// Every family of the registry (tilesched/graphgen/families.h, the sweep's
 // families) at its default parameters, 16 to 1024 ops, seed 1: the serial
 // and the cost-based generator (first-success, linear). Named
 // BM_Family/<generator>/<family>/<ops>.
 void BM_Family(benchmark::State& state, std::string family, bool cost_based) {
-  StatusOr<Graph> g = gen::generate(family, static_cast<int>(state.range(0)), 1, {});
+  StatusOr<Graph> g = graphgen::generate(family, static_cast<int>(state.range(0)), 1, {});
   if (!g.ok()) {
     state.SkipWithError(g.status().message().c_str());
     return;
@@ -116,7 +116,7 @@ void BM_Family(benchmark::State& state, std::string family, bool cost_based) {
 }
 
 [[maybe_unused]] const bool kFamiliesRegistered = [] {
-  for (const gen::Family& family : gen::families()) {
+  for (const graphgen::Family& family : graphgen::families()) {
     const std::string f(family.name);
     for (bool cb : {false, true}) {
       benchmark::RegisterBenchmark(

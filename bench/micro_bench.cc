@@ -3,7 +3,7 @@
 // longest zero-distance paths, the structural distance closure, Kahn's
 // walk, the serial generator and each placement arm of the cost-based
 // generator (through its internal driver, engine/src/cost_based/driver.h),
-// on random layered graphs (tilesched::generators).
+// on random layered graphs (tilesched::graphgen).
 // bench/README.md has the numbers measured on the development machine.
 #include <benchmark/benchmark.h>
 
@@ -19,7 +19,7 @@
 #include "cost_based/driver.h"
 #include "tilesched/cost_based.h"
 #include "distance.h"
-#include "tilesched/gen/random_layered.h"
+#include "tilesched/graphgen/random_layered.h"
 #include "graph_algo.h"
 #include "tilesched/mii.h"
 #include "rrt.h"
@@ -34,11 +34,11 @@ const Graph& layered(int ops, int back = 100) {
   static std::map<std::pair<int, int>, Graph> cache;
   auto it = cache.find({ops, back});
   if (it == cache.end()) {
-    gen::LayeredParams p;
+    graphgen::LayeredParams p;
     p.ops = ops;
     p.back_edge_per_mille = back;
     p.seed = 1;
-    StatusOr<Graph> g = gen::random_layered(p);
+    StatusOr<Graph> g = graphgen::random_layered(p);
     if (!g.ok()) std::abort();
     it = cache.emplace(std::make_pair(ops, back), std::move(g).value()).first;
   }

@@ -1,12 +1,12 @@
 // `tilesched generate`: list the loop-graph families, or write one graph
-// of a family (generators/include/tilesched/gen/families.h) as
+// of a family (generators/include/tilesched/graphgen/families.h) as
 // tilesched.loop/1 JSON. Same family, size, parameters and seed give the
 // same bytes on every machine.
 #include <charconv>
 #include <iostream>
 
 #include "commands.h"
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;
@@ -15,13 +15,13 @@ namespace tilesched::cli {
 namespace {
 
 void print_families() {
-  for (const gen::Family& f : gen::families()) {
-    std::cout << f.name << "\t" << gen::family_kind_name(f.kind) << "\t" << f.description << "\n";
+  for (const graphgen::Family& f : graphgen::families()) {
+    std::cout << f.name << "\t" << graphgen::family_kind_name(f.kind) << "\t" << f.description << "\n";
   }
 }
 
-void print_params(const gen::Family& family) {
-  for (const gen::ParamSpec& p : family.params) {
+void print_params(const graphgen::Family& family) {
+  for (const graphgen::ParamSpec& p : family.params) {
     std::cout << p.name << "\t" << p.default_value << "\t" << p.min << ".." << p.max << "\t"
               << p.doc << "\n";
   }
@@ -70,12 +70,12 @@ int run_generate(const Args& args) {
   }
   if (!vm.count("family")) {
     return fail("generate", Status::InvalidInput("--family is required (families: " +
-                                                 gen::family_names() + ")"));
+                                                 graphgen::family_names() + ")"));
   }
-  const gen::Family* family = gen::find_family(family_name);
+  const graphgen::Family* family = graphgen::find_family(family_name);
   if (!family) {
     return fail("generate", Status::InvalidInput("unknown family '" + family_name +
-                                                 "' (families: " + gen::family_names() + ")"));
+                                                 "' (families: " + graphgen::family_names() + ")"));
   }
   if (vm.count("list-params")) {
     print_params(*family);
@@ -84,9 +84,9 @@ int run_generate(const Args& args) {
   if (!vm.count("ops")) return fail("generate", Status::InvalidInput("--ops is required"));
   StatusOr<uint64_t> seed = parse_seed(seed_text);
   if (!seed.ok()) return fail("generate", seed.status());
-  StatusOr<gen::ParamMap> given = gen::parse_params(*family, params);
+  StatusOr<graphgen::ParamMap> given = graphgen::parse_params(*family, params);
   if (!given.ok()) return fail("generate", given.status());
-  StatusOr<Graph> graph = gen::generate(family_name, ops, *seed, *given);
+  StatusOr<Graph> graph = graphgen::generate(family_name, ops, *seed, *given);
   if (!graph.ok()) return fail("generate", graph.status());
 
   std::optional<std::string> out;

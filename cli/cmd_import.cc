@@ -1,10 +1,10 @@
 // `tilesched import --from hatschet GRAPH.graphml --resources RM.xml`:
 // convert a loop graph from another tool into tilesched.loop/1 JSON
-// (generators/include/tilesched/gen/hatschet.h describes the mapping).
+// (generators/include/tilesched/graphgen/hatschet.h describes the mapping).
 #include <iostream>
 
 #include "commands.h"
-#include "tilesched/gen/hatschet.h"
+#include "tilesched/graphgen/hatschet.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;
@@ -36,7 +36,7 @@ int run_import(const Args& args) {
     return fail("import", Status::InvalidInput("--from: unknown format '" + from +
                                                "' (hatschet)"));
   }
-  StatusOr<Graph> graph = gen::import_hatschet(graph_path, resources_path);
+  StatusOr<Graph> graph = graphgen::import_hatschet(graph_path, resources_path);
   if (!graph.ok()) return fail("import", graph.status());
   std::optional<std::string> out;
   if (vm.count("output")) out = vm["output"].as<std::string>();

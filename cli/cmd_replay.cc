@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "sweep/csv.h"
 #include "sweep/row.h"
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;
@@ -131,7 +131,7 @@ int run_replay(const Args& args) {
   StatusOr<RowRun> recorded = row_run(row, where);
   if (!recorded.ok()) return fail("replay", recorded.status());
   const sweep::GraphKey& key = recorded->key;
-  StatusOr<Graph> g = gen::generate(key.family, key.ops, key.seed, {});
+  StatusOr<Graph> g = graphgen::generate(key.family, key.ops, key.seed, {});
   if (!g.ok()) return fail("replay", Status::InvalidInput(where + ": " + g.status().message()));
   if (vm.count("graph-out")) {
     if (Status s = write_file_atomic(vm["graph-out"].as<std::string>(), write_graph_json(*g));

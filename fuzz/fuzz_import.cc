@@ -1,5 +1,5 @@
 // fuzz_import: bytes -> the HatScheT GraphML/XML importer
-// (tilesched/gen/hatschet.h). The input is the GraphML text, a NUL byte,
+// (tilesched/graphgen/hatschet.h). The input is the GraphML text, a NUL byte,
 // then the resource-model XML (no NUL: an empty resource model). Checks:
 // the importer never crashes; it accepts or refuses with one line naming
 // one of the two sources; an accepted graph passes validate_graph and
@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "fuzz_support.h"
-#include "tilesched/gen/hatschet.h"
+#include "tilesched/graphgen/hatschet.h"
 #include "tilesched/json_io.h"
 
 using namespace tilesched;
@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t nul = bytes.find('\0');
   const std::string_view graphml = bytes.substr(0, nul);
   const std::string_view rm = nul == std::string_view::npos ? "" : bytes.substr(nul + 1);
-  StatusOr<Graph> g = gen::import_hatschet_text(graphml, "g.graphml", rm, "rm.xml", "fuzz");
+  StatusOr<Graph> g = graphgen::import_hatschet_text(graphml, "g.graphml", rm, "rm.xml", "fuzz");
   if (!g.ok()) {
     const std::string& msg = g.status().message();
     FUZZ_CHECK(g.status().code() == StatusCode::kInvalidInput, "refusal is not InvalidInput", msg);

@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
 #include "tilesched/mii.h"
@@ -129,7 +129,7 @@ void fill_optimal(std::vector<ConfigRun>& runs) {
 
 std::vector<SweepRow> run_graph(const GraphKey& key, const std::vector<GeneratorConfig>& configs) {
   std::vector<SweepRow> rows;
-  StatusOr<Graph> g = gen::generate(key.family, key.ops, key.seed, {});
+  StatusOr<Graph> g = graphgen::generate(key.family, key.ops, key.seed, {});
   if (!g.ok()) {
     for (const GeneratorConfig& c : configs) {
       SweepRow r = base_row(key, c);

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 
 namespace tilesched::sweep {
 namespace {
@@ -20,7 +20,7 @@ TEST(SweepRow, RowsAreDeterministicAndVerified) {
       {GeneratorKind::kSerial, std::nullopt},
       {GeneratorKind::kCostBased, ArmPolicy::kFirstSuccess},
       {GeneratorKind::kCostBased, ArmPolicy::kBestCost}};
-  for (const gen::Family& f : gen::families()) {
+  for (const graphgen::Family& f : graphgen::families()) {
     const GraphKey key{std::string(f.name), 24, 7};
     const std::vector<SweepRow> a = run_graph(key, configs);
     const std::vector<SweepRow> b = run_graph(key, configs);
@@ -42,10 +42,10 @@ TEST(SweepRow, RowsAreDeterministicAndVerified) {
 }
 
 TEST(SweepRow, GraphHashIsFnv1aOfTheCanonicalJsonAndTellsGraphsApart) {
-  StatusOr<Graph> g1 = gen::generate("random_layered", 16, 1, {});
-  StatusOr<Graph> g2 = gen::generate("random_layered", 16, 2, {});
+  StatusOr<Graph> g1 = graphgen::generate("random_layered", 16, 1, {});
+  StatusOr<Graph> g2 = graphgen::generate("random_layered", 16, 2, {});
   ASSERT_TRUE(g1.ok() && g2.ok());
-  EXPECT_EQ(graph_hash(*g1), graph_hash(*gen::generate("random_layered", 16, 1, {})));
+  EXPECT_EQ(graph_hash(*g1), graph_hash(*graphgen::generate("random_layered", 16, 1, {})));
   EXPECT_NE(graph_hash(*g1), graph_hash(*g2));
   Graph empty_name = *g1;
   empty_name.name = "";

@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 
 namespace tilesched::sweep {
 namespace {
@@ -106,13 +106,13 @@ StatusOr<std::vector<int64_t>> parse_int_list(std::string_view text, std::string
 StatusOr<std::vector<std::string>> parse_families(std::string_view text) {
   std::vector<std::string> out;
   if (text == "all") {
-    for (const gen::Family& f : gen::families()) out.emplace_back(f.name);
+    for (const graphgen::Family& f : graphgen::families()) out.emplace_back(f.name);
     return out;
   }
   for (std::string_view item : split(text, ',')) {
-    if (!gen::find_family(item)) {
+    if (!graphgen::find_family(item)) {
       return Status::InvalidInput("--families: unknown family '" + std::string(item) +
-                                  "' (all, " + gen::family_names() + ")");
+                                  "' (all, " + graphgen::family_names() + ")");
     }
     bool dup = false;
     for (const std::string& o : out) dup = dup || o == item;
@@ -176,7 +176,7 @@ std::vector<GraphKey> expand_graphs(const SweepSpec& spec) {
   out.reserve(spec.families.size() * spec.ops.size() * spec.seeds.size());
   for (const std::string& f : spec.families) {
     for (int ops : spec.ops) {
-      const gen::Family* family = gen::find_family(f);
+      const graphgen::Family* family = graphgen::find_family(f);
       if (!family || !family->builds(ops)) continue;  // below a structured family's smallest size
       for (uint64_t seed : spec.seeds) out.push_back({f, ops, seed});
     }

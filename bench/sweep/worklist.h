@@ -55,7 +55,7 @@ struct SweepSpec {
 StatusOr<std::vector<int64_t>> parse_int_list(std::string_view text, std::string_view what,
                                               int64_t lo, int64_t hi);
 
-// "A,B" or "all" (every family of the registry, tilesched/gen/families.h,
+// "A,B" or "all" (every family of the registry, tilesched/graphgen/families.h,
 // in its order).
 StatusOr<std::vector<std::string>> parse_families(std::string_view text);
 

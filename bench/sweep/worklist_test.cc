@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 
 namespace tilesched::sweep {
 namespace {
@@ -39,8 +39,8 @@ TEST(WorkList, BadListsAreRefusedWithTheOptionName) {
 TEST(WorkList, FamiliesAndGenerators) {
   StatusOr<std::vector<std::string>> all = parse_families("all");
   ASSERT_TRUE(all.ok());
-  ASSERT_EQ(all->size(), gen::families().size());
-  for (size_t i = 0; i < all->size(); ++i) EXPECT_EQ((*all)[i], gen::families()[i].name);
+  ASSERT_EQ(all->size(), graphgen::families().size());
+  for (size_t i = 0; i < all->size(); ++i) EXPECT_EQ((*all)[i], graphgen::families()[i].name);
   EXPECT_FALSE(parse_families("random_layered,nope").ok());
   StatusOr<std::vector<GeneratorConfig>> g =
       parse_generators("serial,cost-based,exact", "first-success,best-cost");
@@ -73,7 +73,7 @@ TEST(WorkList, ShardsAreDisjointAndTheirUnionIsTheFullList) {
   const std::vector<GraphKey> all = expand_graphs(spec);
   size_t builds = 0;  // (family, ops) pairs the families build
   for (const std::string& f : spec.families) {
-    for (int ops : spec.ops) builds += gen::find_family(f)->builds(ops) ? 1 : 0;
+    for (int ops : spec.ops) builds += graphgen::find_family(f)->builds(ops) ? 1 : 0;
   }
   ASSERT_GT(builds, 2 * spec.families.size());
   ASSERT_EQ(all.size(), builds * 7);

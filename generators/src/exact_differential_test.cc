@@ -13,7 +13,7 @@
 
 #include "tilesched/cost_based.h"
 #include "tilesched/exact.h"
-#include "tilesched/gen/random_layered.h"
+#include "tilesched/graphgen/random_layered.h"
 #include "tilesched/mii.h"
 #include "tilesched/rng.h"
 #include "tilesched/serial.h"
@@ -30,11 +30,11 @@ TEST(ExactDifferential, RandomLayeredGraphs) {
   int proven = 0, graphs = 0, above_mii = 0, below_heuristic = 0;
   for (uint64_t seed = TILESCHED_EXACT_FIRST_SEED;
        seed < TILESCHED_EXACT_FIRST_SEED + TILESCHED_EXACT_GRAPHS; ++seed) {
-    gen::LayeredParams p;
+    graphgen::LayeredParams p;
     p.ops = 6 + static_cast<int>(seed % 9);  // 6..14
     p.seed = seed;
     p.back_edge_per_mille = 200;
-    StatusOr<Graph> g = gen::random_layered(p);
+    StatusOr<Graph> g = graphgen::random_layered(p);
     ASSERT_TRUE(g.ok()) << g.status().message();
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(p.ops) + " ops");
     ++graphs;

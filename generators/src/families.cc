@@ -1,7 +1,7 @@
 // The family registry (families.h): the table of families with their
 // documented parameters, parameter parsing and range checks, the graph's
 // recorded name, and the SMEM fit that keeps every serial schedule legal.
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,7 +10,7 @@
 #include "family_util.h"
 #include "tilesched/limits.h"
 
-namespace tilesched::gen {
+namespace tilesched::graphgen {
 
 namespace detail {
 
@@ -325,4 +325,4 @@ int64_t serial_storage_bytes(const Graph& g) {
   return total;
 }
 
-}  // namespace tilesched::gen
+}  // namespace tilesched::graphgen

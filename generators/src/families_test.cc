@@ -2,7 +2,7 @@
 // names, determinism (a golden hash per family), distinct seeds, the op
 // count tolerance, and validity (every family at several sizes and seeds
 // gets serial and cost-based schedules that the verifier accepts).
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
 
-namespace tilesched::gen {
+namespace tilesched::graphgen {
 namespace {
 
 Graph make(std::string_view family, int ops, uint64_t seed, const ParamMap& params = {}) {
@@ -244,4 +244,4 @@ TEST(FamiliesSlow, LargeGraphsScheduleAndVerify) {
 }
 
 }  // namespace
-}  // namespace tilesched::gen
+}  // namespace tilesched::graphgen

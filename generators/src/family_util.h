@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 #include "tilesched/rng.h"
 
-namespace tilesched::gen::detail {
+namespace tilesched::graphgen::detail {
 
 // A resolved parameter. REQUIRES: `name` is a parameter of the family.
 int64_t param(const ParamMap& params, std::string_view name);
@@ -80,4 +80,4 @@ StatusOr<Graph> build_grouped_gemm(int ops, uint64_t seed, const ParamMap& p);
 StatusOr<Graph> build_implicit_conv(int ops, uint64_t seed, const ParamMap& p);
 StatusOr<Graph> build_warp_specialized(int ops, uint64_t seed, const ParamMap& p);
 
-}  // namespace tilesched::gen::detail
+}  // namespace tilesched::graphgen::detail

@@ -1,6 +1,6 @@
 // The HatScheT GraphML + resource-model importer (hatschet.h), with pugixml.
 // Every refusal is one line: "FILE: <element> N (id ...): attribute 'x': problem".
-#include "tilesched/gen/hatschet.h"
+#include "tilesched/graphgen/hatschet.h"
 
 #include <charconv>
 #include <filesystem>
@@ -13,7 +13,7 @@
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
 
-namespace tilesched::gen {
+namespace tilesched::graphgen {
 
 namespace {
 
@@ -323,4 +323,4 @@ StatusOr<Graph> import_hatschet(const std::string& graphml_path, const std::stri
   return import_hatschet_text(*graphml, graphml_path, *rm, rm_path, std::move(name));
 }
 
-}  // namespace tilesched::gen
+}  // namespace tilesched::graphgen

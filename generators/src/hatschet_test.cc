@@ -2,7 +2,7 @@
 // one-line refusals of malformed input, and every
 // shared HLS instance importing, scheduling and verifying (skipped when
 // TILESCHED_HLS_DIR is absent).
-#include "tilesched/gen/hatschet.h"
+#include "tilesched/graphgen/hatschet.h"
 #include "tilesched/limits.h"
 
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
 
-namespace tilesched::gen {
+namespace tilesched::graphgen {
 namespace {
 
 namespace fs = std::filesystem;
@@ -248,4 +248,4 @@ TEST(Hatschet, AllHlsInstances) {
 }
 
 }  // namespace
-}  // namespace tilesched::gen
+}  // namespace tilesched::graphgen

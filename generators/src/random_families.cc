@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "family_util.h"
-#include "tilesched/gen/random_layered.h"
+#include "tilesched/graphgen/random_layered.h"
 
-namespace tilesched::gen::detail {
+namespace tilesched::graphgen::detail {
 
 namespace {
 
@@ -287,4 +287,4 @@ StatusOr<Graph> build_constraint_heavy(int ops, uint64_t seed, const ParamMap& p
   return b.build();
 }
 
-}  // namespace tilesched::gen::detail
+}  // namespace tilesched::graphgen::detail

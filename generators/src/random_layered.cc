@@ -1,5 +1,5 @@
 // The random layered loop-graph family (see random_layered.h).
-#include "tilesched/gen/random_layered.h"
+#include "tilesched/graphgen/random_layered.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include "tilesched/rng.h"
 #include "family_util.h"
 
-namespace tilesched::gen {
+namespace tilesched::graphgen {
 
 namespace {
 
@@ -145,4 +145,4 @@ StatusOr<Graph> random_layered(const LayeredParams& p) {
   return b.build();
 }
 
-}  // namespace tilesched::gen
+}  // namespace tilesched::graphgen

@@ -2,7 +2,7 @@
 // sizes with the promised structure (forward zero-distance edges,
 // loop-carried distances 1..3, SMEM within budget), determinism, and
 // parameter checks.
-#include "tilesched/gen/random_layered.h"
+#include "tilesched/graphgen/random_layered.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
 
-namespace tilesched::gen {
+namespace tilesched::graphgen {
 namespace {
 
 Graph make(const LayeredParams& p) {
@@ -191,4 +191,4 @@ TEST(RandomLayered, RejectsBadParameters) {
 }
 
 }  // namespace
-}  // namespace tilesched::gen
+}  // namespace tilesched::graphgen

@@ -15,7 +15,7 @@
 
 #include "family_util.h"
 
-namespace tilesched::gen::detail {
+namespace tilesched::graphgen::detail {
 
 namespace {
 
@@ -511,4 +511,4 @@ StatusOr<Graph> build_warp_specialized(int ops, uint64_t, const ParamMap& p) {
   return k.build("stages_unrolled=" + std::to_string(*units));
 }
 
-}  // namespace tilesched::gen::detail
+}  // namespace tilesched::graphgen::detail

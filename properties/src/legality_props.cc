@@ -3,7 +3,7 @@
 // by the independent checkers of checkers.h, never by the engine's verifier.
 #include "prop_util.h"
 
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 
 namespace tilesched::props {
 namespace {

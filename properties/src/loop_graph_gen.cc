@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "tilesched/generate.h"
-#include "tilesched/gen/families.h"
+#include "tilesched/graphgen/families.h"
 #include "tilesched/json_io.h"
 
 namespace tilesched::props {
 
-namespace fam = ::tilesched::gen;
+namespace fam = ::tilesched::graphgen;
 namespace rcg = ::rc::gen;
 
 void showValue(const LoopGraph& g, std::ostream& os) {

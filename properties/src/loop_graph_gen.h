@@ -3,7 +3,7 @@
 // Two graph generators, both shrinkable:
 //  - family_graph(): a family of generators/ (every random and structured
 //    one), an op count, a seed and a few parameter overrides, all drawn by
-//    RapidCheck, then built by the deterministic gen::generate. Shrinking
+//    RapidCheck, then built by the deterministic graphgen::generate. Shrinking
 //    moves toward the first family, its smallest size, seed 0 and default
 //    parameters.
 //  - structural_graph(): ops and edges drawn element by element on the

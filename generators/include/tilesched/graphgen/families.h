@@ -20,7 +20,7 @@
 #include "tilesched/graph.h"
 #include "tilesched/status.h"
 
-namespace tilesched::gen {
+namespace tilesched::graphgen {
 
 // Parameter values by name. A resolved map holds every parameter of its
 // family, defaults included.
@@ -87,4 +87,4 @@ StatusOr<Graph> generate(std::string_view name, int ops, uint64_t seed, const Pa
 // SMEM a serial schedule of `g` holds at most (rule L4, docs/CONTRACT.md).
 int64_t serial_storage_bytes(const Graph& g);
 
-}  // namespace tilesched::gen
+}  // namespace tilesched::graphgen

@@ -18,7 +18,7 @@
 #include "tilesched/graph.h"
 #include "tilesched/status.h"
 
-namespace tilesched::gen {
+namespace tilesched::graphgen {
 
 struct LayeredParams {
   int ops = 64;                   // 1 .. limits::kMaxOps
@@ -33,4 +33,4 @@ struct LayeredParams {
 // 0..1000, max_fan_in < 1, negative layers) or a graph beyond the limits.
 StatusOr<Graph> random_layered(const LayeredParams& params);
 
-}  // namespace tilesched::gen
+}  // namespace tilesched::graphgen

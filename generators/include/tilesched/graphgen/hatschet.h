@@ -28,7 +28,7 @@
 #include "tilesched/graph.h"
 #include "tilesched/status.h"
 
-namespace tilesched::gen {
+namespace tilesched::graphgen {
 
 // Reads both files. The graph is named "hatschet/DIR/STEM" after the
 // GraphML file's directory and stem (e.g. hatschet/sort_radix/graph1), so
@@ -40,4 +40,4 @@ StatusOr<Graph> import_hatschet_text(std::string_view graphml, std::string_view 
                                      std::string_view rm, std::string_view rm_source,
                                      std::string graph_name);
 
-}  // namespace tilesched::gen
+}  // namespace tilesched::graphgen
