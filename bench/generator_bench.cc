@@ -1,8 +1,8 @@
 // Whole-generator benchmarks: the serial and the cost-based generator (both
 // arm policies, both II searches) on random layered graphs of 16 to 1024
 // ops and on the bundled examples. Counters report the schedule's II, MII,
-// II/MII and stage count, so a run also records quality. bench/README.md
-// and README.md carry the numbers measured on the development machine.
+// II/MII and stage count, so a run also records quality. results/records/
+// holds dated measurements (bench/README.md says how to run it).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>

@@ -4,7 +4,7 @@
 // walk, the serial generator and each placement arm of the cost-based
 // generator (through its internal driver, engine/src/cost_based/driver.h),
 // on random layered graphs (tilesched::graphgen).
-// bench/README.md has the numbers measured on the development machine.
+// results/records/ holds dated measurements (bench/README.md says how to run).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

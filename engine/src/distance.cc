@@ -220,7 +220,8 @@ bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
 
 DistanceMatrix::SccMethod DistanceMatrix::choose_method(int c) const {
   if (method_ != SccMethod::kAuto) return method_;
-  // Rough step counts; the weights are measured (bench/README.md).
+  // Rough step counts; the weights are measured with micro_bench
+  // (results/records/2026-11-23-building-blocks.md).
   // Floyd-Warshall and the head closure do tight row updates; Dijkstra's
   // heap steps cost several times more.
   const int begin = comp_begin_[c];

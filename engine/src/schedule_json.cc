@@ -247,7 +247,7 @@ Status read_value_array(const Cursor& c, std::string_view what,
 }
 
 // "pipes": each {id, producers, consumer, owner, depth}; whether they are
-// the right ones is the verifier's question (check_materialization).
+// the right ones is the verifier's question (docs/VERIFIER.md).
 Status ScheduleReader::read_pipes(const Cursor& c) {
   return read_value_array(c, "pipes", kPipeFields, [&](const Fields& f) { return read_pipe(f); },
                           s_.pipes);

@@ -57,8 +57,9 @@ StatusOr<Materialization> materialize(const Graph& g, const Schedule& s);
 void attach_materialization(Schedule& s, const Materialization& m);
 
 // The materialization a schedule carries (its pipes, mutexes and flags),
-// with the region rebuilt from them; no solve records. What the verifier
-// and `tilesched schedule --emit region` work from.
+// with the region rebuilt from them; no solve records. What
+// `tilesched schedule --emit region` works from (the verifier derives the
+// values on its own: docs/VERIFIER.md).
 Materialization carried_materialization(const Graph& g, const Schedule& s);
 
 // Every violated postcondition (docs/MATERIALIZE.md), one line each (empty:

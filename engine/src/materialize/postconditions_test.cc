@@ -350,7 +350,8 @@ TEST(MaterializePostconditions, TrivialFallbackFlag) {
   ExpectViolation(flagged, "the trivial-fallback flag is set but no consumer-only pipe exists");
 }
 
-// The verifier runs the same checks on the values a schedule carries.
+// The verifier, with its own rule (verify_values.cc), reports broken values
+// under its materialization rule too.
 TEST(MaterializePostconditions, VerifierReportsThemUnderMaterialization) {
   EXPECT_EQ(rule_name(Rule::kMaterialization), "materialization");
   const Case c = Fixture();
