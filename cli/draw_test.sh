@@ -69,6 +69,30 @@ EOF
 done
 command -v dot >/dev/null || echo "note: Graphviz dot not installed, DOT files not rendered"
 
+# The critical recurrence: gemm_mainloop's II equals its recurrence bound,
+# met by the two MMAs' cycle with no slack.
+expect 0 "$py" "$draw" "$examples/gemm_mainloop.loop.json" "$work/gemm_mainloop.schedule.json" \
+  --out "$work/pics" --tilesched "$bin"
+grep -qx 'gemm_mainloop: critical recurrence mma0 -> mma1 -> mma0 (latency 32, distance 1, slack 0 at II 32)' \
+  "$work/out" || fail "gemm_mainloop: critical recurrence not found: $(cat "$work/out")"
+
+# Agent lanes: ops that carry "agent" get one lane per agent.
+"$py" - "$work/attention_forward.schedule.json" "$work/agents.schedule.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1], encoding="utf-8"))
+for op in s["ops"]:
+    op["agent"] = "producer" if op["id"].startswith(("load", "wait")) else "consumer"
+json.dump(s, open(sys.argv[2], "w", encoding="utf-8"))
+EOF
+expect 0 "$py" -W error "$draw" "$examples/attention_forward.loop.json" "$work/agents.schedule.json" \
+  --out "$work/agents" --tilesched "$bin"
+[[ -s $work/err ]] && fail "agents: draw.py wrote to stderr: $(head -c 300 "$work/err")"
+grep -qx 'attention_forward: agent lanes consumer, producer' "$work/out" ||
+  fail "agent lanes not reported: $(cat "$work/out")"
+check_svg "$work/agents/attention_forward.gantt.svg"
+cmp -s "$work/agents/attention_forward.gantt.svg" "$work/pics/attention_forward.gantt.svg" &&
+  fail "the Gantt chart with agents is the one without"
+
 # PNG as well, for one example.
 graph=$examples/gemm_mainloop.loop.json
 expect 0 "$py" -W error "$draw" "$graph" "$work/gemm_mainloop.schedule.json" --out "$work/png" \

@@ -390,6 +390,16 @@ def main():
         plt.close(fig)
     for path in written:
         print(path)
+    if critical:
+        ring, lam, dist = critical
+        names = [g["edges"][k]["from"] for k in ring] + [g["edges"][ring[0]]["from"]]
+        print(f"{name}: critical recurrence {' -> '.join(names)} (latency {lam}, distance "
+              f"{dist}, slack {s['ii'] * dist - lam} at II {s['ii']})")
+    else:
+        print(f"{name}: no critical recurrence drawn")
+    lanes = sorted({a for a in s["agent"] if a is not None})
+    if lanes:
+        print(f"{name}: agent lanes {', '.join(lanes)}")
 
 
 if __name__ == "__main__":
