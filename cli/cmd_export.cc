@@ -40,7 +40,7 @@ std::string to_dot(const Graph& g) {
   out += "  graph [label=" +
          dot_quote(g.name + " (" + g.target.name + "): " + std::to_string(g.op_count()) +
                    " ops, " + std::to_string(g.edge_count()) + " edges") +
-         ", labelloc=t];\n";
+         ", labelloc=t, fontname=\"Helvetica\"];\n";
   out += "  node [shape=box, fontname=\"Helvetica\"];\n";
   out += "  edge [fontname=\"Helvetica\", fontsize=10];\n";
   for (OpId v = 0; v < g.op_count(); ++v) {
