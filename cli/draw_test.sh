@@ -110,6 +110,8 @@ expect 2 "$py" "$draw" "$bad/unknown_field.loop.json" "$work/gemm_mainloop.sched
 [[ -e $work/bad ]] && fail "draw.py wrote output for bad input"
 expect 2 "$py" "$draw" "$examples/spec_example.loop.json" "$work/gemm_mainloop.schedule.json" \
   --out "$work/bad" --tilesched "$bin"
+expect 0 "$bin" export --help
+grep -q -- "--dot" "$work/out" || fail "export --help does not list --dot"
 expect 2 "$bin" export "$graph"
 expect 2 "$bin" export "$graph" --dot --resolved
 for f in "$bad"/*.json; do

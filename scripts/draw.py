@@ -32,7 +32,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_CRITICAL_OPS = 600  # above this the O(n^3) recurrence search is skipped
-ANNOTATE_MAX_CELLS = 1600  # MRT cells with text only below this many
+ANNOTATE_MAX_CELLS = 800  # MRT cells with text only below this many
 
 
 def die(msg, code=2):
@@ -171,6 +171,15 @@ def bar_width(latency):
     return latency if latency > 0 else 0.3  # a zero-latency op still shows
 
 
+def add_bars(ax, bars, height, lw):
+    """Draws (x, width, y, colour) bars as one collection (fast on big graphs)."""
+    from matplotlib.collections import PolyCollection
+    h = height / 2
+    verts = [[(x, y - h), (x + w, y - h), (x + w, y + h), (x, y + h)] for x, w, y, _ in bars]
+    ax.add_collection(PolyCollection(verts, facecolors=[c for *_, c in bars], edgecolors="black",
+                                     linewidths=lw, zorder=3))
+
+
 def title_line(g, s):
     mii = f", MII {s['mii']}" if s["mii"] is not None else ""
     gen = f" ({s['generator']})" if s["generator"] else ""
@@ -203,20 +212,31 @@ def draw_gantt(plt, patches, g, s, critical):
             ax.axhline(lo, color="0.5", lw=0.6, zorder=1)
             ax.text(1.005, (lo + hi) / 2, f"agent {lane}", transform=ax.get_yaxis_transform(),
                     va="center", ha="left", fontsize=8, style="italic")
-    for v in range(n):
-        ax.barh(row[v], bar_width(ops[v]["latency"]), left=s["start"][v], height=0.6,
-                color=stage_color(plt, s["stage"][v]), edgecolor="black", lw=0.5, zorder=3)
+    add_bars(ax, [(s["start"][v], bar_width(ops[v]["latency"]), row[v],
+                   stage_color(plt, s["stage"][v])) for v in range(n)], 0.6, 0.5)
+    from matplotlib.collections import LineCollection
+    plain, styles, ticks = [], [], {False: ([], []), True: ([], [])}
     for k, e in enumerate(edges):
         u, v = g["index"][e["from"]], g["index"][e["to"]]
         x0, x1 = s["start"][u] + e["latency"], s["start"][v] + e["distance"] * ii
         hot = k in crit
-        ax.annotate("", xy=(x1, row[v]), xytext=(x0, row[u]), zorder=5 if hot else 2,
-                    arrowprops=dict(arrowstyle="->", lw=1.6 if hot else 0.6,
-                                    color="red" if hot else "0.55",
-                                    ls="--" if e["distance"] > 0 else "-",
-                                    shrinkA=0, shrinkB=2))
+        if hot:  # few: full arrows
+            ax.annotate("", xy=(x1, row[v]), xytext=(x0, row[u]), zorder=5,
+                        arrowprops=dict(arrowstyle="->", lw=1.6, color="red",
+                                        ls="--" if e["distance"] > 0 else "-",
+                                        shrinkA=0, shrinkB=2))
+        else:
+            plain.append([(x0, row[u]), (x1, row[v])])
+            styles.append("--" if e["distance"] > 0 else "-")
         if e["distance"] > 0:
-            ax.plot([x1], [row[v]], marker="|", ms=9, color="red" if hot else "0.55", zorder=4)
+            ticks[hot][0].append(x1)
+            ticks[hot][1].append(row[v])
+    if plain:
+        ax.add_collection(LineCollection(plain, colors="0.55", linewidths=0.6, linestyles=styles,
+                                         zorder=2))
+    for hot, (xs, ys) in ticks.items():
+        if xs:
+            ax.plot(xs, ys, ls="none", marker="|", ms=9, color="red" if hot else "0.55", zorder=4)
     for k in range(1, s["stage_count"] + 1):
         ax.axvline(k * ii, color="0.3", lw=0.7, ls=":", zorder=1)
     ax.set_yticks(range(n))
@@ -290,20 +310,22 @@ def draw_mrt(plt, g, s):
         for r in range(ii):
             frac[r, j] = c["used"][r] / c["capacity"]
     ax.imshow(frac, cmap="Blues", vmin=0, vmax=1.25, aspect="auto", interpolation="nearest")
-    full = 0
+    full, over = [], []
     annotate = ii * ncol <= ANNOTATE_MAX_CELLS
     for j, c in enumerate(cols):
         for r in range(ii):
             used, cap = c["used"][r], c["capacity"]
             if used >= cap:
-                full += 1
-                ax.add_patch(plt.Rectangle((j - 0.5, r - 0.5), 1, 1, fill=False,
-                                           edgecolor="red" if used > cap else "black",
-                                           hatch="//", lw=1.2 if used > cap else 0.8))
+                (over if used > cap else full).append(plt.Rectangle((j - 0.5, r - 0.5), 1, 1))
             if annotate and used:
                 text = c["ops"][r][0] if cap == 1 and used == 1 else f"{used}/{cap}"
                 ax.text(j, r, text[:12], ha="center", va="center", fontsize=6.5,
                         color="white" if used / cap > 0.6 else "black")
+    from matplotlib.collections import PatchCollection
+    for cells, colour, lw in ((full, "black", 0.8), (over, "red", 1.2)):
+        if cells:
+            ax.add_collection(PatchCollection(cells, facecolors="none", edgecolors=colour,
+                                              hatch="//", linewidths=lw, zorder=2))
     ax.set_xticks(range(len(cols)))
     ax.set_xticklabels([f"{c['label']}\n(cap {c['capacity']})" for c in cols], rotation=30,
                        ha="right", fontsize=7)
@@ -311,7 +333,7 @@ def draw_mrt(plt, g, s):
     ax.set_yticks(range(0, ii, step))
     ax.set_ylabel("modulo row (cycle mod II)")
     ax.set_title(f"Modulo reservation table: {title_line(g, s)}\n{len(cols)} slot/pool columns in "
-                 f"use, {full} cell(s) at capacity (hatched)", fontsize=9)
+                 f"use, {len(full) + len(over)} cell(s) at capacity (hatched)", fontsize=9)
     if not cols:
         ax.text(0, (ii - 1) / 2, "no op holds a slot or rate pool", ha="center", va="center")
     return fig
@@ -330,11 +352,10 @@ def draw_steady(plt, patches, g, s):
         part = "prologue" if w < stages - 1 else "epilogue" if w >= iters else "kernel"
         ax.axvspan(w * ii, (w + 1) * ii, color=shade[part], zorder=0, lw=0)
         ax.text((w + 0.5) * ii, -1.2, part, ha="center", va="bottom", fontsize=7)
+    add_bars(ax, [(s["start"][v] + k * ii, bar_width(ops[v]["latency"]), k * rows_per + r,
+                   stage_color(plt, s["stage"][v]))
+                  for k in range(iters) for r, v in enumerate(order)], 0.7, 0.4)
     for k in range(iters):
-        for r, v in enumerate(order):
-            y = k * rows_per + r
-            ax.barh(y, bar_width(ops[v]["latency"]), left=s["start"][v] + k * ii, height=0.7,
-                    color=stage_color(plt, s["stage"][v]), edgecolor="black", lw=0.4, zorder=3)
         ax.text(-0.01, k * rows_per + (n - 1) / 2, f"iteration {k}", transform=ax.get_yaxis_transform(),
                 ha="right", va="center", fontsize=8)
         if k:
