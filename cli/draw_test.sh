@@ -76,21 +76,32 @@ expect 0 "$py" "$draw" "$examples/gemm_mainloop.loop.json" "$work/gemm_mainloop.
 grep -qx 'gemm_mainloop: critical recurrence mma0 -> mma1 -> mma0 (latency 32, distance 1, slack 0 at II 32)' \
   "$work/out" || fail "gemm_mainloop: critical recurrence not found: $(cat "$work/out")"
 
-# Agent lanes: ops that carry "agent" get one lane per agent.
-"$py" - "$work/attention_forward.schedule.json" "$work/agents.schedule.json" <<'EOF'
+# Agent lanes: ops that carry "agent" get one lane per agent (the same
+# schedule without agents, whatever the generator wrote, draws one lane).
+"$py" - "$work/attention_forward.schedule.json" "$work/agents.schedule.json" \
+  "$work/no_agents.schedule.json" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1], encoding="utf-8"))
 for op in s["ops"]:
     op["agent"] = "producer" if op["id"].startswith(("load", "wait")) else "consumer"
 json.dump(s, open(sys.argv[2], "w", encoding="utf-8"))
+for op in s["ops"]:
+    del op["agent"]
+for pipe in s.get("pipes", []):
+    pipe.pop("producer_agent", None)
+    pipe.pop("consumer_agent", None)
+json.dump(s, open(sys.argv[3], "w", encoding="utf-8"))
 EOF
+expect 0 "$py" -W error "$draw" "$examples/attention_forward.loop.json" \
+  "$work/no_agents.schedule.json" --out "$work/no_agents" --tilesched "$bin"
+grep -q 'agent lanes' "$work/out" && fail "agent lanes reported for a schedule without agents"
 expect 0 "$py" -W error "$draw" "$examples/attention_forward.loop.json" "$work/agents.schedule.json" \
   --out "$work/agents" --tilesched "$bin"
 [[ -s $work/err ]] && fail "agents: draw.py wrote to stderr: $(head -c 300 "$work/err")"
 grep -qx 'attention_forward: agent lanes consumer, producer' "$work/out" ||
   fail "agent lanes not reported: $(cat "$work/out")"
 check_svg "$work/agents/attention_forward.gantt.svg"
-cmp -s "$work/agents/attention_forward.gantt.svg" "$work/pics/attention_forward.gantt.svg" &&
+cmp -s "$work/agents/attention_forward.gantt.svg" "$work/no_agents/attention_forward.gantt.svg" &&
   fail "the Gantt chart with agents is the one without"
 
 # PNG as well, for one example.

@@ -91,7 +91,11 @@ def load_schedule(path, g):
             die(f"{path}: $.ops[{k}].start: expected a non-negative integer")
         start[v] = t
         stage[v] = op.get("stage", t // ii)
+        if not isinstance(stage[v], int) or stage[v] < 0:
+            die(f"{path}: $.ops[{k}].stage: expected a non-negative integer")
         agent[v] = op.get("agent")
+        if agent[v] is not None and not isinstance(agent[v], str):
+            die(f"{path}: $.ops[{k}].agent: expected a string")
     missing = [g["ops"][v]["id"] for v in range(n) if start[v] is None]
     if missing:
         die(f"{path}: $.ops: missing op {missing[0]!r}")
