@@ -192,7 +192,8 @@ bool Placer::place_op(OpId v, AttemptFailure* failure) {
 }
 
 bool Placer::place_group(int group, AttemptFailure* failure) {
-  // Members by asap, then id: a topological order of their distance-0 edges.
+  // Members by asap, then id: a member comes after those with a path of
+  // positive latency to it (the windows order the rest as they are seated).
   std::vector<OpId> members = groups_.members[group];
   std::sort(members.begin(), members.end(), [&](OpId a, OpId b) {
     return std::make_pair(timing_->asap[a], a) < std::make_pair(timing_->asap[b], b);
