@@ -272,6 +272,22 @@ TEST(Sms, StorageIsCheckedAfterPlacementAndRetried) {
   EXPECT_EQ(over.failure, FailureReason::kStorageBudget);
 }
 
+TEST(Sms, DiagnosticsNameTheOrderAndTruncateIt) {
+  // A 40-op chain: the order names the first 32 ops, then a count.
+  GraphBuilder bld(make_generic_target("chain", {Slot{"X", 1}}, {}), "chain");
+  OpId prev = bld.generic("c0", 1);
+  for (int i = 1; i < 40; ++i) {
+    const OpId next = bld.generic("c" + std::to_string(i), 1);
+    bld.edge(prev, next);
+    prev = next;
+  }
+  const Schedule s = Sms(Build(bld));
+  ASSERT_TRUE(s.feasible);
+  ASSERT_FALSE(s.diagnostics.empty());
+  EXPECT_TRUE(s.diagnostics.front().starts_with("swing order at II 1: c39, c38, "));
+  EXPECT_TRUE(s.diagnostics.front().ends_with(", ... (8 more)")) << s.diagnostics.front();
+}
+
 TEST(Sms, IiCapIsHonoured) {
   const Textbook t = MakeTextbook();
   SmsOptions opts;
