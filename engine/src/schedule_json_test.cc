@@ -104,9 +104,9 @@ TEST(ScheduleJson, WritesPipesAndMutexesInTheSpecShape) {
   const Graph g = SmallGraph();
   const std::string text = write_schedule_json(g, SmallMaterialized(g));
   EXPECT_NE(text.find(R"(  "pipes": [
-    {"id": "Pipe_0", "producers": ["load"], "consumer": "mma", "owner": "load", "depth": 1},
-    {"id": "Pipe_1", "producers": ["mma"], "consumer": "mma", "owner": "mma", "depth": 2},
-    {"id": "Pipe_2", "producers": ["mma"], "consumer": "store", "owner": "mma", "depth": 2}
+    {"id": "Pipe_0", "producers": ["load"], "consumer": "mma", "owner": "load", "depth": 1, "producer_agent": "producer", "consumer_agent": "consumer"},
+    {"id": "Pipe_1", "producers": ["mma"], "consumer": "mma", "owner": "mma", "depth": 2, "producer_agent": "consumer", "consumer_agent": "consumer"},
+    {"id": "Pipe_2", "producers": ["mma"], "consumer": "store", "owner": "mma", "depth": 2, "producer_agent": "consumer", "consumer_agent": "consumer"}
   ],
   "mutexes": [
     {"id": "Mutex_0", "releaser": "store", "acquirer": "load", "owner": "load", "depth": 1}
@@ -297,7 +297,8 @@ const std::map<std::string, BadCase>& BadSchedules() {
       {"pipe_missing_owner", {"$.pipes[0]", "missing required field \"owner\""}},
       {"pipe_unknown_field",
        {"$.pipes[0].edges",
-        "unknown field (expected one of: id, producers, consumer, owner, depth)"}},
+        "unknown field (expected one of: id, producers, consumer, owner, depth, producer_agent, "
+        "consumer_agent)"}},
       {"pipe_unknown_op",
        {"$.pipes[0].producers[0]", "unknown op id \"nope\" (not in graph \"small\")"}},
       {"pipes_not_array", {"$.pipes", "expected an array, got object"}},
@@ -306,7 +307,7 @@ const std::map<std::string, BadCase>& BadSchedules() {
       {"unknown_field", {"$.extra", "unknown field"}},
       {"unknown_op", {"$.ops[2].id", "unknown op id \"epilogue\" (not in graph \"small\")"}},
       {"unknown_op_field",
-       {"$.ops[0].cycle", "unknown field (expected one of: id, start, stage, order)"}},
+       {"$.ops[0].cycle", "unknown field (expected one of: id, start, stage, order, agent)"}},
       {"wrong_format", {"$.format", "expected \"tilesched.schedule/1\", got \"tilesched.loop/1\""}},
   };
   return cases;

@@ -1,4 +1,7 @@
-// The region dump: golden text for every bundled graph (the schedule
+// The region dump: golden text for every bundled graph and for one graph
+// of each warp-specialized family (engine/testdata/regions/graphs: made by
+// `tilesched generate --family F --ops 24`, and a ping-pong variant of
+// warp_specialized whose two consumer warp groups are named agents) (the schedule
 // `tilesched schedule G` produces, generator chosen by the selector), the
 // GEMM mainloop's TMA pipes and loop-carried accumulator under both
 // generators, symbol quoting, and the infeasible case.
@@ -44,8 +47,10 @@ TEST(MaterializeRegion, GoldenDumps) {
   const fs::path dir = fs::path(TILESCHED_TESTDATA_DIR) / "regions";
   int compared = 0;
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
-    if (entry.path().string().ends_with(".loop.json")) files.push_back(entry.path());
+  for (const fs::path& from : {fs::path(TILESCHED_EXAMPLES_DIR), dir / "graphs"}) {
+    for (const auto& entry : fs::directory_iterator(from)) {
+      if (entry.path().string().ends_with(".loop.json")) files.push_back(entry.path());
+    }
   }
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
@@ -64,7 +69,7 @@ TEST(MaterializeRegion, GoldenDumps) {
     ++compared;
   }
   if (!update) {
-    EXPECT_GE(compared, 7);
+    EXPECT_GE(compared, 12);
   }
 }
 
@@ -114,10 +119,12 @@ TEST(MaterializeRegion, GemmMainloopShowsTmaPipesAndTheAccumulator) {
   }
 }
 
+// One agent (the load is put in the consumer's): no agent_switch.
 TEST(MaterializeRegion, StagesAreBlocksAndValuesAreSplicedIn) {
   GraphBuilder b(blackwell_target(), "two stages");
   const OpId l = b.op("l", "tiled_tma_load");
   const OpId r = b.op("my read", "smem_read");
+  b.at(l).agent = "consumer";
   b.edge(l, r);
   b.edge(r, l, 0, 1, EdgeKind::kOrder);
   const Graph g = std::move(b.build()).value();
@@ -141,6 +148,55 @@ tileas.scheduled_region @"two stages" {ii = 10, stage_count = 2} {
   ^stage1:  // cycles [10, 20)
     %"my read" = tileas.smem_read(%Pipe_0) {start = 12, order = 0}
     tileas.mutex.release %Mutex_0
+}
+)");
+}
+
+// Two agents: each stage is an agent_switch with one case per agent that
+// runs an op there; the values name the agents they join.
+TEST(MaterializeRegion, AgentSwitchPartitionsEachStage) {
+  GraphBuilder b(blackwell_target(), "ws");
+  const OpId l = b.op("l", "tiled_tma_load");
+  const OpId w = b.op("w", "mbarrier_wait");
+  const OpId x = b.op("x", "alu");
+  const OpId f = b.op("f", "mbarrier_arrive");
+  b.edge(l, w);
+  b.edge(w, x);
+  b.edge(x, f);
+  b.edge(f, l, 0, 1, EdgeKind::kOrder);
+  const Graph g = std::move(b.build()).value();
+  Schedule s;
+  s.feasible = true;
+  s.generator = "hand";
+  s.ii = 10;
+  s.start = {0, 8, 12, 16};
+  derive_stage_order(s);
+  StatusOr<Materialization> m = materialize(g, s);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(dump_region(g, s, *m), R"(// graph ws, generator hand
+// II 10, 2 stages, 4 ops, 2 pipes, 1 mutex
+// 2 agents: producer, consumer
+tileas.scheduled_region @ws {ii = 10, stage_count = 2} {
+  %Mutex_0 = tileas.mutex releaser(@f) acquirer(@l) {owner = @l, depth = 1, agents = consumer -> producer}
+  %Pipe_0 = tileas.pipe producers(@l) consumer(@w) {owner = @l, depth = 1, agents = producer -> consumer}  // async
+  %Pipe_1 = tileas.pipe producers(@w) consumer(@x) {owner = @w, depth = 2, agents = consumer -> consumer}  // stage 0 -> 1
+  ^stage0:  // cycles [0, 10)
+    cute_nvgpu.arch.agent_switch {
+    ^agent_producer:  // 1 op
+      tileas.mutex.acquire %Mutex_0
+      %l = tileas.tiled_tma_load() {start = 0, order = 0}
+      tileas.pipe.produce %Pipe_0, %l
+    ^agent_consumer:  // 1 op
+      %w = tileas.mbarrier_wait(%Pipe_0) {start = 8, order = 1}
+      tileas.pipe.produce %Pipe_1, %w
+    }
+  ^stage1:  // cycles [10, 20)
+    cute_nvgpu.arch.agent_switch {
+    ^agent_consumer:  // 2 ops
+      %x = tileas.alu(%Pipe_1) {start = 12, order = 0}
+      %f = tileas.mbarrier_arrive(%x) {start = 16, order = 1}
+      tileas.mutex.release %Mutex_0
+    }
 }
 )");
 }
