@@ -116,7 +116,7 @@ void RegionPrinter::declare_values() {
 
 // Why the pipe exists, from the edges it carries (the rule of
 // needs_pipe): an asynchronous producer, a stage crossing, a loop-carried
-// value, or the consumer-only fallback.
+// value, a crossing between agents, or the consumer-only fallback.
 std::string RegionPrinter::reasons(const Pipe& p) const {
   if (p.producers.empty()) return "trivial fallback: no producer is live here";
   bool async = false;
@@ -135,6 +135,7 @@ std::string RegionPrinter::reasons(const Pipe& p) const {
     parts.push_back("stage " + str(first_stage) + " -> " + str(s_.stage[p.consumer]));
   }
   if (max_distance > 0) parts.push_back("loop-carried from i-" + str(max_distance));
+  if (p.producer_agent != p.consumer_agent) parts.push_back("across agents");
   std::string out;
   for (const std::string& part : parts) out += (out.empty() ? "" : ", ") + part;
   return out.empty() ? "stage " + str(s_.stage[p.consumer]) : out;

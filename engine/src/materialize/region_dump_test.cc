@@ -178,7 +178,7 @@ TEST(MaterializeRegion, AgentSwitchPartitionsEachStage) {
 // 2 agents: producer, consumer
 tileas.scheduled_region @ws {ii = 10, stage_count = 2} {
   %Mutex_0 = tileas.mutex releaser(@f) acquirer(@l) {owner = @l, depth = 1, agents = consumer -> producer}
-  %Pipe_0 = tileas.pipe producers(@l) consumer(@w) {owner = @l, depth = 1, agents = producer -> consumer}  // async
+  %Pipe_0 = tileas.pipe producers(@l) consumer(@w) {owner = @l, depth = 1, agents = producer -> consumer}  // async, across agents
   %Pipe_1 = tileas.pipe producers(@w) consumer(@x) {owner = @w, depth = 2, agents = consumer -> consumer}  // stage 0 -> 1
   ^stage0:  // cycles [0, 10)
     cute_nvgpu.arch.agent_switch {
