@@ -138,6 +138,39 @@ TEST(ScheduleJson, ReadsPipesAndDerivesTheirEdges) {
   EXPECT_TRUE(s->mutexes[0].edges.empty());  // small.loop.json has no order edge
 }
 
+// Agents: on every op or on none (a file from before agents), read as
+// written; a pipe's two agents likewise.
+TEST(ScheduleJson, ReadsAgentsOnEveryOpOrNone) {
+  const Graph g = SmallGraph();
+  StatusOr<Schedule> s = parse_schedule_json(R"({"format": "tilesched.schedule/1", "ii": 16,
+      "ops": [{"id": "load", "start": 0, "agent": "producer"},
+              {"id": "mma", "start": 8, "agent": "consumer"},
+              {"id": "store", "start": 24, "agent": "elsewhere"}],
+      "pipes": [{"id": "Pipe_0", "producers": ["mma"], "consumer": "mma", "owner": "mma",
+                 "depth": 2, "producer_agent": "consumer", "consumer_agent": "x"}]})",
+                                             "a.json", g);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->agents, (std::vector<std::string>{"producer", "consumer", "elsewhere"}));
+  EXPECT_EQ(s->pipes[0].producer_agent, "consumer");
+  EXPECT_EQ(s->pipes[0].consumer_agent, "x");  // read as written; the verifier judges
+
+  StatusOr<Schedule> none = parse_schedule_json(R"({"format": "tilesched.schedule/1", "ii": 16,
+      "ops": [{"id": "load", "start": 0}, {"id": "mma", "start": 8}, {"id": "store", "start": 24}]})",
+                                                "none.json", g);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_TRUE(none->agents.empty());
+
+  StatusOr<Schedule> some = parse_schedule_json(R"({"format": "tilesched.schedule/1", "ii": 16,
+      "ops": [{"id": "load", "start": 0, "agent": "producer"}, {"id": "mma", "start": 8},
+              {"id": "store", "start": 24}]})",
+                                                "some.json", g);
+  ASSERT_FALSE(some.ok());
+  EXPECT_NE(some.status().message().find(
+                "$.ops: either every op or none names its \"agent\" (1 of 3 do)"),
+            std::string::npos)
+      << some.status().message();
+}
+
 TEST(ScheduleJson, WritesInfeasibleSchedulesWithTheirReason) {
   const Graph g = SmallGraph();
   Schedule s;
