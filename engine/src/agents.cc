@@ -1,6 +1,8 @@
 // The agent (warp-role) assignment of docs/MATERIALIZE.md, "Agents".
 #include "tilesched/agents.h"
 
+#include <functional>
+#include <map>
 #include <optional>
 
 namespace tilesched {
@@ -61,11 +63,11 @@ AgentAssignment assign_agents(const Graph& g) {
   }
   AgentAssignment a;
   a.of_op.resize(n);
+  std::map<std::string, int, std::less<>> index;  // name -> position in a.names
   for (OpId v = 0; v < n; ++v) {
-    int index = 0;
-    while (index < a.count() && a.names[index] != agent[v]) ++index;
-    if (index == a.count()) a.names.push_back(agent[v]);
-    a.of_op[v] = index;
+    const auto [it, fresh] = index.try_emplace(agent[v], a.count());
+    if (fresh) a.names.push_back(agent[v]);
+    a.of_op[v] = it->second;
   }
   return a;
 }

@@ -61,8 +61,9 @@ class RegionPrinter {
       }
     }
     if (m.agents.size() == g.ops.size()) {
+      std::set<std::string> seen;
       for (const std::string& a : m.agents) {
-        if (std::find(agents_.begin(), agents_.end(), a) == agents_.end()) agents_.push_back(a);
+        if (seen.insert(a).second) agents_.push_back(a);
       }
     }
     if (agents_.size() < 2) agents_.clear();  // one agent: no partition to show
