@@ -8,6 +8,7 @@
 // records the agents it joins.
 // docs/MATERIALIZE.md, "Region dump", shows and explains an example.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
@@ -61,9 +62,11 @@ class RegionPrinter {
       }
     }
     if (m.agents.size() == g.ops.size()) {
-      std::set<std::string> seen;
+      std::map<std::string, int> seen;
       for (const std::string& a : m.agents) {
-        if (seen.insert(a).second) agents_.push_back(a);
+        const auto [it, fresh] = seen.try_emplace(a, static_cast<int>(agents_.size()));
+        if (fresh) agents_.push_back(a);
+        agent_index_.push_back(it->second);
       }
     }
     if (agents_.size() < 2) agents_.clear();  // one agent: no partition to show
@@ -89,6 +92,7 @@ class RegionPrinter {
   const Adjacency adj_;
   std::vector<int> carrier_;  // per edge: the pipe carrying it, or -1
   std::vector<std::string> agents_;  // in order of first use; empty with one agent
+  std::vector<int> agent_index_;     // per op: its agent's position in agents_
   std::string out_;
 };
 
@@ -223,17 +227,23 @@ void RegionPrinter::print_stage(int64_t stage, const std::vector<RegionStep>& st
     for (const RegionStep& step : steps) print_step(step, "    ");
     return;
   }
+  // The steps grouped by agent, in order inside each group.
+  std::vector<RegionStep> by_agent = steps;
+  std::stable_sort(by_agent.begin(), by_agent.end(), [&](const RegionStep& a, const RegionStep& b) {
+    return agent_index_[a.op] < agent_index_[b.op];
+  });
   out_ += "    cute_nvgpu.arch.agent_switch {\n";
-  for (const std::string& agent : agents_) {
-    const auto mine = [&](const RegionStep& step) { return agent_of(step.op) == agent; };
-    const auto ops = std::count_if(steps.begin(), steps.end(), [&](const RegionStep& step) {
-      return mine(step) && step.kind == RegionStep::Kind::kOp;
-    });
-    if (ops == 0) continue;
-    out_ += "    ^agent_" + symbol(agent) + ":  // " + str(ops) + (ops == 1 ? " op" : " ops") + "\n";
-    for (const RegionStep& step : steps) {
-      if (mine(step)) print_step(step, "      ");
+  for (size_t begin = 0; begin < by_agent.size();) {
+    const int agent = agent_index_[by_agent[begin].op];
+    size_t end = begin;
+    int64_t ops = 0;
+    for (; end < by_agent.size() && agent_index_[by_agent[end].op] == agent; ++end) {
+      ops += by_agent[end].kind == RegionStep::Kind::kOp ? 1 : 0;
     }
+    out_ += "    ^agent_" + symbol(agents_[agent]) + ":  // " + str(ops) +
+            (ops == 1 ? " op" : " ops") + "\n";
+    for (size_t i = begin; i < end; ++i) print_step(by_agent[i], "      ");
+    begin = end;
   }
   out_ += "    }\n";
 }
