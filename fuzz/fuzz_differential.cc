@@ -92,8 +92,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Schedule serial = run_checked(*g, configs[0], mii);  // configs[0] is serial
   int64_t best_heuristic = -1;  // the smallest cost-based or ims II, -1: none feasible
   for (size_t c = 1; c < configs.size(); ++c) {
+    // The heuristics: every configuration but serial, auto and the oracle.
     const GeneratorKind kind = configs[c].options.generator;
-    if (kind != GeneratorKind::kCostBased && kind != GeneratorKind::kIms) continue;
+    if (kind == GeneratorKind::kSerial || kind == GeneratorKind::kAuto ||
+        kind == GeneratorKind::kExact) {
+      continue;
+    }
     const Schedule s = run_checked(*g, configs[c], mii);
     if (serial.feasible) {
       FUZZ_CHECK(s.feasible, configs[c].name + " is infeasible where serial is legal",
