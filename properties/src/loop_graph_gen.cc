@@ -271,13 +271,19 @@ std::string scheduler_name(Scheduler s) {
     case Scheduler::kSerial: return "serial";
     case Scheduler::kCostFirstSuccess: return "cost-based/first-success";
     case Scheduler::kCostBestCost: return "cost-based/best-cost";
+    case Scheduler::kIms: return "ims";
   }
   return "?";
 }
 
 Schedule run_scheduler(const Graph& g, Scheduler which) {
   GenerateOptions opts;
-  opts.generator = which == Scheduler::kSerial ? GeneratorKind::kSerial : GeneratorKind::kCostBased;
+  switch (which) {
+    case Scheduler::kSerial: opts.generator = GeneratorKind::kSerial; break;
+    case Scheduler::kCostFirstSuccess:
+    case Scheduler::kCostBestCost: opts.generator = GeneratorKind::kCostBased; break;
+    case Scheduler::kIms: opts.generator = GeneratorKind::kIms; break;
+  }
   opts.cost_based.arm_policy =
       which == Scheduler::kCostBestCost ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
   StatusOr<Schedule> s = generate_schedule(g, opts);
