@@ -14,6 +14,7 @@
 #include "tilesched/cost_based.h"
 #include "tilesched/generate.h"
 #include "tilesched/ims.h"
+#include "tilesched/sms.h"
 #include "tilesched/graphgen/families.h"
 #include "tilesched/graphgen/random_layered.h"
 #include "tilesched/json_io.h"
@@ -115,6 +116,7 @@ void BM_Family(benchmark::State& state, std::string family, GeneratorKind kind) 
     switch (kind) {
       case GeneratorKind::kCostBased: s = generate_cost_based(*g, {}).schedule; break;
       case GeneratorKind::kIms: s = generate_ims(*g, {}); break;
+      case GeneratorKind::kSms: s = generate_sms(*g, {}); break;
       default: s = generate_serial(*g); break;
     }
     benchmark::DoNotOptimize(s.ii);
@@ -131,6 +133,7 @@ constexpr FamilyGenerator kFamilyGenerators[] = {
     {GeneratorKind::kSerial, benchmark::kMicrosecond},
     {GeneratorKind::kCostBased, benchmark::kMillisecond},
     {GeneratorKind::kIms, benchmark::kMicrosecond},
+    {GeneratorKind::kSms, benchmark::kMicrosecond},
 };
 
 [[maybe_unused]] const bool kFamiliesRegistered = [] {

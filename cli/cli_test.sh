@@ -145,6 +145,17 @@ expect 2 "$bin" schedule "$examples/generic_dsp.loop.json" --generator ims --ims
 grep -q "ims" <("$bin" schedule "$examples/generic_dsp.loop.json" --generator greedy 2>&1) ||
   fail "an unknown generator's message does not list ims"
 
+# Swing modulo scheduling: every bundled example schedules and verifies.
+for g in "$examples"/*.loop.json; do
+  name=$(basename "$g" .loop.json)
+  expect 0 "$bin" schedule "$g" --generator sms -o "$work/$name.sms.json"
+  grep -q '"generator": "sms"' "$work/$name.sms.json" || fail "$name: generator is not sms"
+  expect 0 "$bin" verify "$g" "$work/$name.sms.json"
+  grep -q '^legal' "$work/out" || fail "$name: verify did not accept the sms schedule"
+done
+grep -q "sms" <("$bin" schedule "$examples/generic_dsp.loop.json" --generator greedy 2>&1) ||
+  fail "an unknown generator's message does not list sms"
+
 # Malformed schedules against a valid graph.
 # (They are written against small.loop.json; its own schedule verifies.)
 expect 0 "$bin" verify "$testdata/small.loop.json" "$testdata/small.schedule.json"

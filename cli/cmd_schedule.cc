@@ -27,7 +27,8 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
   visible.add_options()
       ("help,h", "show this help")
       ("generator,g", po::value(&f.generator)->default_value("auto"),
-       "auto | serial | cost-based | ims (Rau's iterative modulo scheduling) | exact (the Z3 "
+       "auto | serial | cost-based | ims (Rau's iterative modulo scheduling) | sms (swing "
+       "modulo scheduling) | exact (the Z3 "
        "oracle: the optimal II, proven when the time limit allows); auto applies seed 001's "
        "selector")
       ("arm-policy", po::value(&f.arm_policy)->default_value("first-success"),
@@ -37,7 +38,7 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
        "cost-based: linear (MII, MII+1, ...) or galloping (seed 000's exponential-then-binary "
        "driver)")
       ("ii-cap", po::value(&opts.cost_based.ii_cap)->default_value(0),
-       "cost-based, ims: largest II tried; 0 = the serial schedule's II")
+       "cost-based, ims, sms: largest II tried; 0 = the serial schedule's II")
       ("seed", po::value(&opts.cost_based.seed)->default_value(1),
        "cost-based: seed of the permute arm's sampling")
       ("max-constraint-iterations",
@@ -83,6 +84,7 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
     return Status::InvalidInput("--ii-cap must be >= 0 and --max-constraint-iterations >= 1");
   }
   opts.ims.ii_cap = opts.cost_based.ii_cap;
+  opts.sms.ii_cap = opts.cost_based.ii_cap;
   // NaN fails both comparisons.
   if (!(opts.ims.budget_ratio > 0.0 && opts.ims.budget_ratio <= 1000.0)) {
     return Status::InvalidInput("--ims-budget-ratio must be above 0 and at most 1000");

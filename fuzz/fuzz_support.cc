@@ -154,6 +154,9 @@ std::vector<GeneratorConfig> generator_configs(uint64_t seed) {
   GenerateOptions ims;
   ims.generator = GeneratorKind::kIms;
   configs.push_back({"ims", ims});
+  GenerateOptions sms;
+  sms.generator = GeneratorKind::kSms;
+  configs.push_back({"sms", sms});
   GenerateOptions automatic;
   automatic.generator = GeneratorKind::kAuto;
   automatic.cost_based.seed = seed;

@@ -7,6 +7,7 @@
 #include "tilesched/ims.h"
 #include "tilesched/materialize.h"
 #include "tilesched/serial.h"
+#include "tilesched/sms.h"
 
 namespace tilesched {
 
@@ -29,6 +30,9 @@ StatusOr<Schedule> run_cost_based(const Graph& g, const GenerateOptions& opts) {
 StatusOr<Schedule> run_ims(const Graph& g, const GenerateOptions& opts) {
   return generate_ims(g, opts.ims);
 }
+StatusOr<Schedule> run_sms(const Graph& g, const GenerateOptions& opts) {
+  return generate_sms(g, opts.sms);
+}
 StatusOr<Schedule> run_exact(const Graph& g, const GenerateOptions& opts) {
   StatusOr<ExactResult> r = generate_exact(g, opts.exact);
   if (!r.ok()) return r.status();
@@ -40,6 +44,7 @@ constexpr GeneratorEntry kGenerators[] = {
     {GeneratorKind::kSerial, "serial", run_serial},
     {GeneratorKind::kCostBased, "cost-based", run_cost_based},
     {GeneratorKind::kIms, "ims", run_ims},
+    {GeneratorKind::kSms, "sms", run_sms},
     {GeneratorKind::kExact, "exact", run_exact},
 };
 

@@ -29,7 +29,7 @@ void expect_schedules(const Graph& g) {
   const Schedule serial = generate_serial(g);
   ASSERT_TRUE(serial.feasible) << g.name;
   EXPECT_TRUE(verify_schedule(g, serial).legal()) << g.name;
-  for (GeneratorKind kind : {GeneratorKind::kCostBased, GeneratorKind::kIms}) {
+  for (GeneratorKind kind : {GeneratorKind::kCostBased, GeneratorKind::kIms, GeneratorKind::kSms}) {
     GenerateOptions opts;
     opts.generator = kind;
     StatusOr<Schedule> s = generate_schedule(g, opts);

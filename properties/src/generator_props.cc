@@ -59,6 +59,10 @@ RC_GTEST_PROP(Ims, NeverWorseThanSerial, (const LoopGraph& g)) {
   never_worse_than_serial(g, Scheduler::kIms);
 }
 
+RC_GTEST_PROP(Sms, NeverWorseThanSerial, (const LoopGraph& g)) {
+  never_worse_than_serial(g, Scheduler::kSms);
+}
+
 PROP_FOR_EACH_SCHEDULER(Determinism, SameGraphSameSchedule, deterministic)
 PROP_FOR_EACH_SCHEDULER(Materialization, PipesAndMutexesExactlyOnceOwnersEarliest, materialized)
 

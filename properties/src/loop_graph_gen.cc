@@ -272,6 +272,7 @@ std::string scheduler_name(Scheduler s) {
     case Scheduler::kCostFirstSuccess: return "cost-based/first-success";
     case Scheduler::kCostBestCost: return "cost-based/best-cost";
     case Scheduler::kIms: return "ims";
+    case Scheduler::kSms: return "sms";
   }
   return "?";
 }
@@ -283,6 +284,7 @@ Schedule run_scheduler(const Graph& g, Scheduler which) {
     case Scheduler::kCostFirstSuccess:
     case Scheduler::kCostBestCost: opts.generator = GeneratorKind::kCostBased; break;
     case Scheduler::kIms: opts.generator = GeneratorKind::kIms; break;
+    case Scheduler::kSms: opts.generator = GeneratorKind::kSms; break;
   }
   opts.cost_based.arm_policy =
       which == Scheduler::kCostBestCost ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;

@@ -57,7 +57,7 @@ struct CostSizedGraph : LoopGraph {};
 void showValue(const CostSizedGraph& g, std::ostream& os);
 
 // The schedulers under test.
-enum class Scheduler { kSerial, kCostFirstSuccess, kCostBestCost, kIms };
+enum class Scheduler { kSerial, kCostFirstSuccess, kCostBestCost, kIms, kSms };
 std::string scheduler_name(Scheduler s);
 void showValue(Scheduler s, std::ostream& os);  // its name, in a failing case
 
@@ -94,7 +94,8 @@ struct Arbitrary<tilesched::props::Scheduler> {
     return gen::element(tilesched::props::Scheduler::kSerial,
                         tilesched::props::Scheduler::kCostFirstSuccess,
                         tilesched::props::Scheduler::kCostBestCost,
-                        tilesched::props::Scheduler::kIms);
+                        tilesched::props::Scheduler::kIms,
+                        tilesched::props::Scheduler::kSms);
   }
 };
 }  // namespace rc

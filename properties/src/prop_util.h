@@ -34,7 +34,7 @@ inline Schedule feasible_schedule(const Graph& g, Scheduler which) {
 }  // namespace tilesched::props
 
 // PROP_FOR_EACH_SCHEDULER(Suite, Name, body): tests Suite.NameSerial,
-// Suite.NameCostFirstSuccess, Suite.NameCostBestCost and Suite.NameIms,
+// Suite.NameCostFirstSuccess, Suite.NameCostBestCost, Suite.NameIms and Suite.NameSms,
 // each calling `body(const LoopGraph&, Scheduler)`; the cost-based ones
 // draw graphs sized for it (CostSizedGraph).
 #define PROP_FOR_EACH_SCHEDULER(Suite, Name, body)                               \
@@ -51,4 +51,7 @@ inline Schedule feasible_schedule(const Graph& g, Scheduler which) {
   }                                                                              \
   RC_GTEST_PROP(Suite, Name##Ims, (const ::tilesched::props::LoopGraph& g)) {    \
     body(g, ::tilesched::props::Scheduler::kIms);                                \
+  }                                                                              \
+  RC_GTEST_PROP(Suite, Name##Sms, (const ::tilesched::props::LoopGraph& g)) {    \
+    body(g, ::tilesched::props::Scheduler::kSms);                                \
   }

@@ -10,17 +10,18 @@
 #include "tilesched/exact.h"
 #include "tilesched/graph.h"
 #include "tilesched/ims.h"
+#include "tilesched/sms.h"
 #include "tilesched/schedule.h"
 #include "tilesched/status.h"
 
 namespace tilesched {
 
-enum class GeneratorKind { kAuto, kSerial, kCostBased, kIms, kExact };
+enum class GeneratorKind { kAuto, kSerial, kCostBased, kIms, kSms, kExact };
 std::string_view generator_name(GeneratorKind k);
 std::optional<GeneratorKind> parse_generator(std::string_view name);
 // Every kind, in the order tools list them (the table in generate.cc).
 std::span<const GeneratorKind> all_generators();
-// Their names, comma-separated: "auto, serial, cost-based, ims, exact".
+// Their names, comma-separated: "auto, serial, cost-based, ims, sms, exact".
 std::string generator_names();
 
 struct GenerateOptions {
@@ -28,6 +29,7 @@ struct GenerateOptions {
   int serial_threshold = 8;  // seed 001: op count below it selects serial
   CostBasedOptions cost_based;
   ImsOptions ims;
+  SmsOptions sms;
   ExactOptions exact;
 };
 
