@@ -19,7 +19,8 @@ import argparse
 import os
 import sys
 
-VERSION_LINE = "# tilesched.sweep/1"
+VERSION_LINE = "# tilesched.sweep/2"
+VERSION_LINE_1 = "# tilesched.sweep/1"  # no stages_proven column; read alike
 
 
 def die(msg, code=2):
@@ -61,7 +62,7 @@ def main():
             first = f.readline().rstrip("\r\n")
     except OSError as e:
         die(f"{args.csv}: {e.strerror}")
-    if first != VERSION_LINE:
+    if first not in (VERSION_LINE, VERSION_LINE_1):
         die(f"{args.csv}: line 1: not a tilesched sweep CSV (expected '{VERSION_LINE}')")
     try:
         df = pd.read_csv(args.csv, skiprows=1, dtype={"family": str, "generator": str,

@@ -64,8 +64,8 @@ int64_t stage_bound(const Graph& g, int64_t ii) {
 
 IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bound,
                  const std::vector<int64_t>& asap, const std::vector<int64_t>& tail,
-                 unsigned random_seed)
-    : ctx_(ctx), g_(g), ii_(ii), solver_(ctx) {
+                 unsigned random_seed, std::chrono::steady_clock::time_point deadline)
+    : ctx_(ctx), g_(g), ii_(ii), deadline_(deadline), solver_(ctx) {
   z3::params p(ctx_);
   p.set("random_seed", random_seed);
   solver_.set(p);
@@ -84,6 +84,7 @@ IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bou
     solver_.add(s_[v] >= ctx_.int_val(asap[v]));
     solver_.add(s_[v] <= ctx_.int_val(horizon - tail[v]));
   }
+  check_deadline();
   add_dependences();
   add_slots();
   add_rate_pools();
@@ -98,7 +99,12 @@ IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bou
     for (OpId v = 0; v < n; ++v) at_zero.push_back(s_[v] == 0);
     solver_.add(z3::mk_or(at_zero));
   }
+  check_deadline();
   add_interchangeable_order();
+}
+
+void IiModel::check_deadline() const {
+  if (std::chrono::steady_clock::now() >= deadline_) throw ModelDeadline{};
 }
 
 // Ops that differ in nothing but their names (gid aside, which no rule
@@ -135,6 +141,7 @@ void IiModel::add_interchangeable_order() {
   };
   // Chain each op to the latest earlier op it can swap with.
   for (OpId v = 0; v < n; ++v) {
+    check_deadline();
     for (OpId u = v - 1; u >= 0; --u) {
       if (!same_op(u, v) || sig[u].out != sig[v].out || sig[u].in != sig[v].in) continue;
       if (std::find(neighbours[v].begin(), neighbours[v].end(), u) != neighbours[v].end()) continue;
@@ -152,6 +159,7 @@ void IiModel::add_dependences() {
 
 void IiModel::add_singleton(const std::vector<Hold>& holds) {
   for (size_t a = 0; a < holds.size(); ++a) {
+    check_deadline();
     if (holds[a].duration > ii_) {  // collides with itself
       solver_.add(ctx_.bool_val(false));
       return;
@@ -197,6 +205,7 @@ void IiModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capaci
   if (base + arcs_total <= capacity) return;
   const z3::expr ii = ctx_.int_val(ii_);
   for (const Hold& u : arcs) {
+    check_deadline();
     z3::expr load = ctx_.int_val(u.amount);
     for (const Hold& v : arcs) {
       if (v.op == u.op) continue;
@@ -296,7 +305,13 @@ z3::check_result IiModel::check(int64_t timeout_ms, int64_t rlimit) {
   // Z3 counts the limit from where this check starts; 0 is none.
   p.set("rlimit", static_cast<unsigned>(std::clamp<int64_t>(rlimit, 0, UINT32_MAX)));
   solver_.set(p);
-  return solver_.check();
+  try {
+    return solver_.check();
+  } catch (const z3::exception&) {
+    // The watchdog's interrupt ("canceled") ends a check like its timeout.
+    if (std::chrono::steady_clock::now() >= deadline_) return z3::unknown;
+    throw;
+  }
 }
 
 int64_t IiModel::resources_used() const {
@@ -315,10 +330,6 @@ std::vector<int64_t> IiModel::starts() const {
   out.reserve(s_.size());
   for (const z3::expr& s : s_) out.push_back(m.eval(s, true).get_numeral_int64());
   return out;
-}
-
-void IiModel::limit_max_stage(int64_t s) {
-  for (const z3::expr& k : k_) solver_.add(k <= ctx_.int_val(s));
 }
 
 void IiModel::limit_start_sum(int64_t t) {
