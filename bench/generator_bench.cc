@@ -1,6 +1,7 @@
 // Whole-generator benchmarks: the serial and the cost-based generator (both
 // arm policies, both II searches) on random layered graphs of 16 to 1024
-// ops and on the bundled examples. Counters report the schedule's II, MII,
+// ops, every generator on every family, and the cost-based and iterative
+// modulo generators on the bundled examples. Counters report the schedule's II, MII,
 // II/MII and stage count, so a run also records quality. results/records/
 // holds dated measurements (bench/README.md says how to run it).
 #include <benchmark/benchmark.h>
@@ -11,6 +12,8 @@
 #include <utility>
 
 #include "tilesched/cost_based.h"
+#include "tilesched/generate.h"
+#include "tilesched/ims.h"
 #include "tilesched/graphgen/families.h"
 #include "tilesched/graphgen/random_layered.h"
 #include "tilesched/json_io.h"
@@ -98,10 +101,10 @@ void CostSizes(benchmark::internal::Benchmark* b) {
 }
 
 // Every family of the registry (tilesched/graphgen/families.h, the sweep's
-// families) at its default parameters, 16 to 1024 ops, seed 1: the serial
-// and the cost-based generator (first-success, linear). Named
-// BM_Family/<generator>/<family>/<ops>.
-void BM_Family(benchmark::State& state, std::string family, bool cost_based) {
+// families) at its default parameters, 16 to 1024 ops, seed 1: each
+// generator of kFamilyGenerators (the cost-based one first-success,
+// linear). Named BM_Family/<generator>/<family>/<ops>.
+void BM_Family(benchmark::State& state, std::string family, GeneratorKind kind) {
   StatusOr<Graph> g = graphgen::generate(family, static_cast<int>(state.range(0)), 1, {});
   if (!g.ok()) {
     state.SkipWithError(g.status().message().c_str());
@@ -109,26 +112,55 @@ void BM_Family(benchmark::State& state, std::string family, bool cost_based) {
   }
   Schedule s;
   for (auto _ : state) {
-    s = cost_based ? generate_cost_based(*g, {}).schedule : generate_serial(*g);
+    switch (kind) {
+      case GeneratorKind::kCostBased: s = generate_cost_based(*g, {}).schedule; break;
+      case GeneratorKind::kIms: s = generate_ims(*g, {}); break;
+      default: s = generate_serial(*g); break;
+    }
     benchmark::DoNotOptimize(s.ii);
   }
   report(state, *g, s);
 }
 
+// The generators BM_Family runs, with the time unit they report in.
+struct FamilyGenerator {
+  GeneratorKind kind;
+  benchmark::TimeUnit unit;
+};
+constexpr FamilyGenerator kFamilyGenerators[] = {
+    {GeneratorKind::kSerial, benchmark::kMicrosecond},
+    {GeneratorKind::kCostBased, benchmark::kMillisecond},
+    {GeneratorKind::kIms, benchmark::kMicrosecond},
+};
+
 [[maybe_unused]] const bool kFamiliesRegistered = [] {
   for (const graphgen::Family& family : graphgen::families()) {
     const std::string f(family.name);
-    for (bool cb : {false, true}) {
+    for (const FamilyGenerator& gen : kFamilyGenerators) {
       benchmark::RegisterBenchmark(
-          (std::string("BM_Family/") + (cb ? "cost-based/" : "serial/") + f).c_str(), BM_Family,
-          f, cb)
+          ("BM_Family/" + std::string(generator_name(gen.kind)) + "/" + f).c_str(), BM_Family,
+          f, gen.kind)
           ->RangeMultiplier(4)
           ->Range(16, 1024)
-          ->Unit(cb ? benchmark::kMillisecond : benchmark::kMicrosecond);
+          ->Unit(gen.unit);
     }
   }
   return true;
 }();
+
+void BM_ImsExample(benchmark::State& state, const char* file) {
+  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + file);
+  if (!g.ok()) {
+    state.SkipWithError(g.status().message().c_str());
+    return;
+  }
+  Schedule s;
+  for (auto _ : state) {
+    s = generate_ims(*g, {});
+    benchmark::DoNotOptimize(s.ii);
+  }
+  report(state, *g, s);
+}
 
 BENCHMARK(BM_Serial)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CostBased)->Apply(CostSizes)->Unit(benchmark::kMillisecond);
@@ -137,6 +169,11 @@ BENCHMARK_CAPTURE(BM_CostBasedExample, worked, "seed_worked_example.loop.json")
 BENCHMARK_CAPTURE(BM_CostBasedExample, gemm, "gemm_mainloop.loop.json")
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_CostBasedExample, attention, "attention_forward.loop.json")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ImsExample, worked, "seed_worked_example.loop.json")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ImsExample, gemm, "gemm_mainloop.loop.json")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ImsExample, attention, "attention_forward.loop.json")
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -128,6 +128,24 @@ grep -Eq '"lower_bound": ?27' "$work/out" || fail "--time-limit 0: lower bound i
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --time-limit -1
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --time-limit soon
 
+# The iterative modulo scheduler: every bundled example schedules and
+# verifies; the budget ratio is checked.
+grep -q -- "--ims-budget-ratio" <("$bin" schedule --help) || fail "schedule --help does not list --ims-budget-ratio"
+for g in "$examples"/*.loop.json; do
+  name=$(basename "$g" .loop.json)
+  expect 0 "$bin" schedule "$g" --generator ims -o "$work/$name.ims.json"
+  grep -q '"generator": "ims"' "$work/$name.ims.json" || fail "$name: generator is not ims"
+  expect 0 "$bin" verify "$g" "$work/$name.ims.json"
+  grep -q '^legal' "$work/out" || fail "$name: verify did not accept the ims schedule"
+done
+grep -Eq '"ii": ?15' "$work/seed_worked_example.ims.json" || fail "seed_worked_example: ims II is not 15"
+expect 0 "$bin" schedule "$examples/generic_dsp.loop.json" --generator ims --ims-budget-ratio 0.5
+grep -q '"serial_fallback"' "$work/out" || fail "--ims-budget-ratio 0.5: no serial fallback"
+expect 2 "$bin" schedule "$examples/generic_dsp.loop.json" --generator ims --ims-budget-ratio 0
+expect 2 "$bin" schedule "$examples/generic_dsp.loop.json" --generator ims --ims-budget-ratio nan
+grep -q "ims" <("$bin" schedule "$examples/generic_dsp.loop.json" --generator greedy 2>&1) ||
+  fail "an unknown generator's message does not list ims"
+
 # Malformed schedules against a valid graph.
 # (They are written against small.loop.json; its own schedule verifies.)
 expect 0 "$bin" verify "$testdata/small.loop.json" "$testdata/small.schedule.json"

@@ -27,8 +27,9 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
   visible.add_options()
       ("help,h", "show this help")
       ("generator,g", po::value(&f.generator)->default_value("auto"),
-       "auto | serial | cost-based | exact (the Z3 oracle: the optimal II, proven when "
-       "the time limit allows); auto applies seed 001's selector")
+       "auto | serial | cost-based | ims (Rau's iterative modulo scheduling) | exact (the Z3 "
+       "oracle: the optimal II, proven when the time limit allows); auto applies seed 001's "
+       "selector")
       ("arm-policy", po::value(&f.arm_policy)->default_value("first-success"),
        "cost-based: first-success (seed 004: the first arm that seats wins) or best-cost "
        "(seed 001: every arm proposes, the cheapest wins)")
@@ -36,12 +37,14 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
        "cost-based: linear (MII, MII+1, ...) or galloping (seed 000's exponential-then-binary "
        "driver)")
       ("ii-cap", po::value(&opts.cost_based.ii_cap)->default_value(0),
-       "cost-based: largest II tried; 0 = the serial schedule's II")
+       "cost-based, ims: largest II tried; 0 = the serial schedule's II")
       ("seed", po::value(&opts.cost_based.seed)->default_value(1),
        "cost-based: seed of the permute arm's sampling")
       ("max-constraint-iterations",
        po::value(&opts.cost_based.max_constraint_iterations)->default_value(16),
        "cost-based: bound of the constraint refinement loop (seed 003)")
+      ("ims-budget-ratio", po::value(&opts.ims.budget_ratio)->default_value(3.0),
+       "ims: placement steps per II, as a multiple of the op count (Rau's BudgetRatio)")
       ("time-limit", po::value(&f.time_limit_s)->default_value(10.0),
        "exact: wall-clock budget in seconds (the heuristic upper bound included); when it "
        "ends, the best schedule found and the best lower bound, proven_optimal false")
@@ -62,7 +65,7 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
     opts.generator = *k;
   } else {
     return Status::InvalidInput("--generator: unknown generator '" + f.generator +
-                                "' (auto, serial, cost-based, exact)");
+                                "' (" + generator_names() + ")");
   }
   if (std::optional<ArmPolicy> p = parse_arm_policy(f.arm_policy)) {
     opts.cost_based.arm_policy = *p;
@@ -78,6 +81,11 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
   }
   if (opts.cost_based.ii_cap < 0 || opts.cost_based.max_constraint_iterations < 1) {
     return Status::InvalidInput("--ii-cap must be >= 0 and --max-constraint-iterations >= 1");
+  }
+  opts.ims.ii_cap = opts.cost_based.ii_cap;
+  // NaN fails both comparisons.
+  if (!(opts.ims.budget_ratio > 0.0 && opts.ims.budget_ratio <= 1000.0)) {
+    return Status::InvalidInput("--ims-budget-ratio must be above 0 and at most 1000");
   }
   // Up to a day; NaN fails both comparisons.
   if (!(f.time_limit_s >= 0.0 && f.time_limit_s <= 86400.0)) {

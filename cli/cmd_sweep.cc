@@ -45,7 +45,7 @@ po::options_description sweep_options(SweepFlags& f, int cpus) {
        "graph sizes: a list of values and ranges (8,16,32; 8-64:8; 16-1024x2 doubles)")
       ("seeds", po::value(&f.seeds)->default_value(f.seeds), "graph seeds, same syntax (1-100)")
       ("generators", po::value(&f.generators)->default_value(f.generators),
-       "serial, cost-based, exact, auto (comma-separated)")
+       ("comma-separated, of: " + generator_names()).c_str())
       ("arm-policy", po::value(&f.arm_policy)->default_value(f.arm_policy),
        "cost-based arm policies: first-success, best-cost, or both comma-separated")
       ("jobs,j", po::value(&f.jobs)->default_value(cpus), "worker threads (default: CPU count)")

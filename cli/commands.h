@@ -28,6 +28,7 @@ int run_import(const Args& args);
 int run_sweep(const Args& args);
 int run_compare(const Args& args);
 int run_replay(const Args& args);
+int run_export(const Args& args);
 
 // Parses `args` against `visible` plus positional `positional`. On a usage
 // error prints one line and returns kExitBadInput; on --help prints usage

@@ -27,6 +27,8 @@ constexpr std::string_view kUsage =
     "                   compare two sweeps; exit 1 when NEW regresses\n"
     "  replay FILE.csv --row N\n"
     "                   regenerate one sweep row's graph and schedule\n"
+    "  export GRAPH --dot | --resolved\n"
+    "                   write the loop graph as Graphviz DOT or with its defaults resolved\n"
     "\n"
     "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
     "schedule (verify: illegal), 2 bad usage or bad input.\n";
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
   if (command == "sweep") return run_sweep(args);
   if (command == "compare") return run_compare(args);
   if (command == "replay") return run_replay(args);
+  if (command == "export") return run_export(args);
   std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";
   return kExitBadInput;
 }

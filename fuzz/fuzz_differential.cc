@@ -1,15 +1,15 @@
 // fuzz_differential: tiny fuzzed graphs through serial, cost-based (both
-// arm policies, both II searches) and the exact oracle. Checks, with MII
-// from compute_mii (mii.h), not from a generator:
+// arm policies, both II searches), ims and the exact oracle. Checks, with
+// MII from compute_mii (mii.h), not from a generator:
 //   every feasible schedule is legal (verifier) and has MII <= II;
-//   both heuristic generators report that same MII;
-//   where the serial schedule is legal, every cost-based run is feasible
-//   with II <= the serial II (its default II cap is the serial II);
+//   every heuristic generator reports that same MII;
+//   where the serial schedule is legal, every cost-based and ims run is
+//   feasible with II <= the serial II (their default II cap is the serial II);
 //   the exact oracle answers (any error is a failure: it has no "not
 //   available" answer); MII <= its lower bound <= every II a generator
 //   found; where serial is legal it is feasible with II <= the serial II;
-//   and only a proven-optimal II is held below every cost-based II (a
-//   time-limited answer may be the heuristic's own schedule).
+//   and only a proven-optimal II is held below every cost-based and ims II
+//   (a time-limited answer may be the heuristic's own schedule).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -35,9 +35,9 @@ Schedule run_checked(const Graph& g, const fuzz::GeneratorConfig& config, int64_
   return std::move(s).value();
 }
 
-// The exact oracle against the heuristics. `best_cost_based` is the
-// smallest cost-based II, -1 when no run was feasible.
-void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t best_cost_based) {
+// The exact oracle against the heuristics. `best_heuristic` is the
+// smallest cost-based or ims II, -1 when no run was feasible.
+void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t best_heuristic) {
   GenerateOptions options;
   options.generator = GeneratorKind::kExact;
   const StatusOr<Schedule> x = generate_schedule(g, options);
@@ -59,9 +59,9 @@ void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t be
   FUZZ_CHECK(!serial.feasible || serial.ii >= lower,
              "exact: lower bound " + std::to_string(lower) + " above the legal serial II",
              fuzz::describe(g, serial));
-  FUZZ_CHECK(best_cost_based < 0 || best_cost_based >= lower,
-             "exact: lower bound " + std::to_string(lower) + " above a legal cost-based II " +
-                 std::to_string(best_cost_based),
+  FUZZ_CHECK(best_heuristic < 0 || best_heuristic >= lower,
+             "exact: lower bound " + std::to_string(lower) + " above a legal heuristic II " +
+                 std::to_string(best_heuristic),
              fuzz::describe(g, *x));
   if (serial.feasible) {
     FUZZ_CHECK(x->feasible && x->ii <= serial.ii,
@@ -72,8 +72,8 @@ void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t be
   FUZZ_CHECK(x->proven_optimal == (x->ii == lower),
              "exact: proven_optimal disagrees with the bounds", fuzz::describe(g, *x));
   if (x->proven_optimal) {
-    FUZZ_CHECK(best_cost_based < 0 || x->ii <= best_cost_based,
-               "exact: proven-optimal II above cost-based", fuzz::describe(g, *x));
+    FUZZ_CHECK(best_heuristic < 0 || x->ii <= best_heuristic,
+               "exact: proven-optimal II above a heuristic's", fuzz::describe(g, *x));
   }
   // The oracle starts from the best of serial and cost-based (default
   // options) under both arm policies: never a larger II, nor more stages
@@ -104,9 +104,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<fuzz::GeneratorConfig> configs = fuzz::generator_configs(in.ConsumeIntegral<uint64_t>());
 
   const Schedule serial = run_checked(*g, configs[0], mii);  // configs[0] is serial
-  int64_t best_cost_based = -1;  // the smallest cost-based II, -1: none feasible
+  int64_t best_heuristic = -1;  // the smallest cost-based or ims II, -1: none feasible
   for (size_t c = 1; c < configs.size(); ++c) {
-    if (configs[c].options.generator != GeneratorKind::kCostBased) continue;
+    // The heuristics: every configuration but serial, auto and the oracle.
+    const GeneratorKind kind = configs[c].options.generator;
+    if (kind == GeneratorKind::kSerial || kind == GeneratorKind::kAuto ||
+        kind == GeneratorKind::kExact) {
+      continue;
+    }
     const Schedule s = run_checked(*g, configs[c], mii);
     if (serial.feasible) {
       FUZZ_CHECK(s.feasible, configs[c].name + " is infeasible where serial is legal",
@@ -116,9 +121,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                      std::to_string(serial.ii),
                  fuzz::describe(*g, s));
     }
-    if (s.feasible && (best_cost_based < 0 || s.ii < best_cost_based)) best_cost_based = s.ii;
+    if (s.feasible && (best_heuristic < 0 || s.ii < best_heuristic)) best_heuristic = s.ii;
   }
 
-  check_exact(*g, mii, serial, best_cost_based);
+  check_exact(*g, mii, serial, best_heuristic);
   return 0;
 }

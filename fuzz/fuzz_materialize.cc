@@ -7,12 +7,17 @@
 // check_materialization, is deterministic, and once attached passes the
 // verifier's materialization rule; the region dump never crashes. A
 // generator's schedule also gets fuzz::check_result (legal, or infeasible
-// for the right reason).
+// for the right reason). Some ops may get an explicit agent (warp role)
+// first; the partition is then checked on its own: every data edge between
+// two agents travels in a pipe that records exactly those two agents, and
+// a pipe's producers share one agent.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "fuzz_support.h"
+#include "tilesched/agents.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/materialize.h"
 #include "tilesched/serial.h"
@@ -33,12 +38,42 @@ Schedule consume_schedule(FuzzedDataProvider& in, const Graph& g) {
   return s;
 }
 
+// Each data edge whose ends run in different agents is carried by a pipe
+// from the source's agent to the target's; each pipe's producers run in
+// the agent it records. One line per breach.
+std::string partition_breaches(const Graph& g, const Materialization& m) {
+  std::string out;
+  if (m.agents.size() != g.ops.size()) return "the materialization names no agent per op\n";
+  for (const Pipe& p : m.pipes) {
+    for (OpId u : p.producers) {
+      if (m.agents[u] != p.producer_agent) out += p.id + ": a producer outside its agent\n";
+    }
+    if (m.agents[p.consumer] != p.consumer_agent) out += p.id + ": the consumer outside its agent\n";
+  }
+  for (int e = 0; e < g.edge_count(); ++e) {
+    const Edge& edge = g.edges[e];
+    if (edge.kind != EdgeKind::kData || m.agents[edge.from] == m.agents[edge.to]) continue;
+    bool carried = false;
+    for (const Pipe& p : m.pipes) {
+      carried = carried || std::find(p.edges.begin(), p.edges.end(), e) != p.edges.end();
+    }
+    if (!carried) out += "edge " + std::to_string(e) + " crosses agents outside a pipe\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  const StatusOr<Graph> g = fuzz::consume_graph(in, fuzz::GraphCaps{});
+  StatusOr<Graph> g = fuzz::consume_graph(in, fuzz::GraphCaps{});
   if (!g.ok()) return 0;
+  if (in.ConsumeBool()) {  // some ops in named agents (ping-pong consumers and the like)
+    for (Op& op : g->ops) {
+      const int pick = in.ConsumeIntegralInRange<int>(0, 3);
+      if (pick > 0) op.agent = pick == 3 ? std::string(kProducerAgent) : "consumer" + std::to_string(pick);
+    }
+  }
   Schedule s;
   switch (in.ConsumeIntegralInRange<int>(0, 2)) {
     case 0: s = generate_serial(*g); break;
@@ -64,6 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string lines;
   for (const std::string& b : broken) lines += b + "\n";
   FUZZ_CHECK(broken.empty(), "materialization breaks its postconditions", lines + fuzz::describe(*g, s));
+  const std::string breaches = partition_breaches(*g, *m);
+  FUZZ_CHECK(breaches.empty(), "the agent partition leaks", breaches + fuzz::describe(*g, s));
   StatusOr<Materialization> again = materialize(*g, s);
   FUZZ_CHECK(again.ok() && *again == *m, "materialize is not deterministic", fuzz::describe(*g, s));
   Schedule attached = s;
@@ -76,7 +113,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              fuzz::describe(after) + fuzz::describe(*g, attached));
   const Materialization carried = carried_materialization(*g, attached);
   FUZZ_CHECK(carried.pipes == m->pipes && carried.mutexes == m->mutexes &&
-                 carried.region == m->region,
+                 carried.region == m->region && carried.agents == m->agents,
              "carried_materialization differs from the materialization", fuzz::describe(*g, attached));
   (void)dump_region(*g, attached, *m);
   return 0;

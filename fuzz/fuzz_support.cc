@@ -151,6 +151,9 @@ std::vector<GeneratorConfig> generator_configs(uint64_t seed) {
                          o});
     }
   }
+  GenerateOptions ims;
+  ims.generator = GeneratorKind::kIms;
+  configs.push_back({"ims", ims});
   GenerateOptions automatic;
   automatic.generator = GeneratorKind::kAuto;
   automatic.cost_based.seed = seed;

@@ -5,12 +5,17 @@ usage: /usr/bin/python3 scripts/plot.py RESULTS.csv --out DIR
 
 Writes, as PNG and SVG each:
   ii_over_mii       distribution of II/MII per generator (box plot)
-  serial_vs_cost    serial II against cost-based II per graph (log-log scatter)
+  serial_vs_cost    serial II against each heuristic's II per graph (log-log
+                    scatter: cost-based per arm policy, ims, ...)
   stage_count       mean stage count against op count, per generator
   time_vs_ops       generator time against op count (log-log), with the
                     fitted slope of log(time) on log(ops) per generator
   optimality_gap    (II - optimal_ii) / optimal_ii per generator; only when
                     the exact oracle filled optimal_ii for some rows
+  over_optimum      per family, mean II / proven optimum per generator (bars);
+                    only when some rows have a proven optimum
+Every plot draws a generator (with its arm policy) in the same colour
+(COLOURS below; a generator not listed takes the next spare colour).
 Needs Debian's python3-matplotlib and python3-pandas (run it with
 /usr/bin/python3: a pyenv `python3` may not see them). Exit status: 0 done,
 2 bad usage or input, 3 matplotlib/pandas missing.
@@ -22,6 +27,20 @@ import sys
 VERSION_LINE = "# tilesched.sweep/2"
 VERSION_LINE_1 = "# tilesched.sweep/1"  # no stages_proven column; read alike
 
+# One colour per generator configuration, the same in every plot. A new
+# generator is one line here.
+COLOURS = {
+    "serial": "tab:gray",
+    "cost-based/first-success": "tab:blue",
+    "cost-based/best-cost": "tab:cyan",
+    "ims": "tab:green",
+    "sms": "tab:purple",
+    "exact": "tab:red",
+    "auto/first-success": "tab:olive",
+    "auto/best-cost": "tab:brown",
+}
+SPARE_COLOURS = ["tab:orange", "tab:pink", "gold", "black", "navy", "lime"]
+
 
 def die(msg, code=2):
     print(f"plot.py: {msg}", file=sys.stderr)
@@ -30,6 +49,14 @@ def die(msg, code=2):
 
 def label(row):
     return row["generator"] + (f"/{row['arm_policy']}" if row["arm_policy"] else "")
+
+
+def colours_for(labels):
+    """Label -> colour: COLOURS, then spare colours in label order."""
+    out, spare = {}, iter(SPARE_COLOURS)
+    for l in labels:
+        out[l] = COLOURS.get(l) or next(spare, "black")
+    return out
 
 
 def save(fig, out, name, written):
@@ -72,7 +99,7 @@ def main():
     except Exception as e:  # pandas raises many types for malformed files
         die(f"{args.csv}: {e}")
     needed = ["family", "ops", "graph_ops", "seed", "generator", "arm_policy", "feasible",
-              "verified", "ii", "mii", "stage_count", "time_ns", "optimal_ii"]
+              "verified", "ii", "mii", "stage_count", "time_ns", "optimal_ii", "proven"]
     missing = [c for c in needed if c not in df.columns]
     if missing:
         die(f"{args.csv}: missing columns: {', '.join(missing)}")
@@ -81,13 +108,17 @@ def main():
     ok = df[(df["feasible"] == 1) & (df["verified"] == 1)].copy()
     ok["ii_over_mii"] = ok["ii"] / ok["mii"]
     labels = sorted(ok["label"].unique())
+    colour = colours_for(sorted(df["label"].unique()))
     written = []
 
     # 1. II/MII distribution per generator.
     fig, ax = plt.subplots(figsize=(7, 4))
     data = [ok.loc[ok["label"] == l, "ii_over_mii"].values for l in labels]
     if labels:
-        ax.boxplot(data, labels=labels, showmeans=True)
+        box = ax.boxplot(data, labels=labels, showmeans=True, patch_artist=True)
+        for patch, l in zip(box["boxes"], labels):
+            patch.set_facecolor(colour[l])
+            patch.set_alpha(0.5)
     ax.set_ylabel("II / MII")
     ax.set_title(f"II over MII per generator ({len(ok)} verified rows)")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
@@ -95,14 +126,16 @@ def main():
     save(fig, args.out, "ii_over_mii", written)
     plt.close(fig)
 
-    # 2. Serial vs cost-based II per graph.
+    # 2. Serial vs every other heuristic's II per graph.
     fig, ax = plt.subplots(figsize=(5.5, 5))
     key = ["family", "ops", "seed"]
     serial = ok[ok["generator"] == "serial"][key + ["ii"]].rename(columns={"ii": "serial_ii"})
-    cost = ok[ok["generator"] == "cost-based"]
-    for policy, part in cost.groupby("arm_policy"):
+    for l in labels:
+        part = ok[(ok["label"] == l) & ~ok["generator"].isin(["serial", "exact"])]
+        if part.empty:
+            continue
         m = part.merge(serial, on=key)
-        ax.scatter(m["serial_ii"], m["ii"], s=12, alpha=0.6, label=f"cost-based/{policy}")
+        ax.scatter(m["serial_ii"], m["ii"], s=12, alpha=0.6, label=l, color=colour[l])
     if len(serial):
         lo, hi = max(1, ok["ii"].min()), ok["ii"].max()
         ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--", label="equal II")
@@ -110,8 +143,8 @@ def main():
         ax.set_yscale("log")
         ax.legend(fontsize=8)
     ax.set_xlabel("serial II")
-    ax.set_ylabel("cost-based II")
-    ax.set_title("Serial vs cost-based II (one point per graph)")
+    ax.set_ylabel("heuristic II")
+    ax.set_title("Serial vs heuristic II (one point per graph)")
     save(fig, args.out, "serial_vs_cost", written)
     plt.close(fig)
 
@@ -119,7 +152,7 @@ def main():
     fig, ax = plt.subplots(figsize=(7, 4))
     for l in labels:
         part = ok[ok["label"] == l].groupby("ops")["stage_count"].mean()
-        ax.plot(part.index, part.values, marker="o", label=l)
+        ax.plot(part.index, part.values, marker="o", label=l, color=colour[l])
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
     ax.set_xlabel("ops")
@@ -141,9 +174,9 @@ def main():
         if x.nunique() >= 2:
             slope, icpt = np.polyfit(np.log10(x), np.log10(y), 1)
             xs = np.array([x.min(), x.max()])
-            ax.plot(xs, 10 ** icpt * xs ** slope, lw=1)
+            ax.plot(xs, 10 ** icpt * xs ** slope, lw=1, color=colour[l])
             text += f" (slope {slope:.2f})"
-        ax.scatter(x, y, s=8, alpha=0.5, label=text)
+        ax.scatter(x, y, s=8, alpha=0.5, label=text, color=colour[l])
     ax.set_xscale("log")
     ax.set_yscale("log")
     sizes = sorted(ok["graph_ops"].unique())
@@ -165,8 +198,11 @@ def main():
         gap["gap"] = (gap["ii"] - gap["optimal_ii"]) / gap["optimal_ii"]
         glabels = sorted(gap["label"].unique())
         fig, ax = plt.subplots(figsize=(7, 4))
-        ax.boxplot([gap.loc[gap["label"] == l, "gap"].values for l in glabels], labels=glabels,
-                   showmeans=True)
+        box = ax.boxplot([gap.loc[gap["label"] == l, "gap"].values for l in glabels],
+                         labels=glabels, showmeans=True, patch_artist=True)
+        for patch, l in zip(box["boxes"], glabels):
+            patch.set_facecolor(colour[l])
+            patch.set_alpha(0.5)
         ax.set_ylabel("(II - optimal II) / optimal II")
         ax.set_title(f"Optimality gap ({len(gap)} rows with an exact figure)")
         save(fig, args.out, "optimality_gap", written)
@@ -174,6 +210,30 @@ def main():
     else:
         print("plot.py: no optimal_ii in the CSV (no exact rows): optimality_gap skipped",
               file=sys.stderr)
+
+    # 6. Per family, mean II over the proven optimum, one bar per generator.
+    proven = ok[ok["optimal_ii"].notna() & (ok["proven"].astype(str) == "1")].copy()
+    if len(proven):
+        proven["over"] = proven["ii"] / proven["optimal_ii"]
+        families = sorted(proven["family"].unique())
+        plabels = sorted(proven["label"].unique())
+        width = 0.8 / max(1, len(plabels))
+        fig, ax = plt.subplots(figsize=(max(7, 0.5 * len(families)), 4.5))
+        for i, l in enumerate(plabels):
+            means = proven[proven["label"] == l].groupby("family")["over"].mean()
+            xs = [f + i * width for f in range(len(families))]
+            ax.bar(xs, [means.get(f, np.nan) for f in families], width=width, label=l,
+                   color=colour[l])
+        ax.set_xticks([f + 0.4 - width / 2 for f in range(len(families))])
+        ax.set_xticklabels(families, rotation=30, ha="right", fontsize=7)
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.set_ylabel("mean II / proven optimum")
+        ax.set_title(f"II over the proven optimum per family ({len(proven)} rows)")
+        ax.legend(fontsize=7)
+        save(fig, args.out, "over_optimum", written)
+        plt.close(fig)
+    else:
+        print("plot.py: no proven optimum in the CSV: over_optimum skipped", file=sys.stderr)
 
     for path in written:
         print(path)

@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 "$py" "$plot" "$fixture" --out "$work/plots" >"$work/out" 2>"$work/err" ||
   { echo "FAIL: plot.py exited $?: $(cat "$work/err")"; exit 1; }
-for name in ii_over_mii serial_vs_cost stage_count time_vs_ops optimality_gap; do
+for name in ii_over_mii serial_vs_cost stage_count time_vs_ops optimality_gap over_optimum; do
   for ext in png svg; do
     [[ -s $work/plots/$name.$ext ]] || { echo "FAIL: no $name.$ext"; failures=$((failures + 1)); }
   done

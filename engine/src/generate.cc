@@ -1,29 +1,81 @@
 // Generator selection (seed 001, "Selector Predicate") and dispatch.
 #include "tilesched/generate.h"
 
+#include <array>
 #include <cstdlib>
 
+#include "tilesched/ims.h"
 #include "tilesched/materialize.h"
 #include "tilesched/serial.h"
 
 namespace tilesched {
 
-std::string_view generator_name(GeneratorKind k) {
-  switch (k) {
-    case GeneratorKind::kAuto: return "auto";
-    case GeneratorKind::kSerial: return "serial";
-    case GeneratorKind::kCostBased: return "cost-based";
-    case GeneratorKind::kExact: return "exact";
-  }
-  return "auto";
+namespace {
+
+// One row per generator a caller can name: its name and how it runs.
+// Adding a generator is one row here (and its kind and options).
+struct GeneratorEntry {
+  GeneratorKind kind;
+  std::string_view name;
+  StatusOr<Schedule> (*run)(const Graph&, const GenerateOptions&);
+};
+
+StatusOr<Schedule> run_serial(const Graph& g, const GenerateOptions&) {
+  return generate_serial(g);
+}
+StatusOr<Schedule> run_cost_based(const Graph& g, const GenerateOptions& opts) {
+  return generate_cost_based(g, opts.cost_based).schedule;
+}
+StatusOr<Schedule> run_ims(const Graph& g, const GenerateOptions& opts) {
+  return generate_ims(g, opts.ims);
+}
+StatusOr<Schedule> run_exact(const Graph& g, const GenerateOptions& opts) {
+  StatusOr<ExactResult> r = generate_exact(g, opts.exact);
+  if (!r.ok()) return r.status();
+  return std::move(r->schedule);
 }
 
+constexpr GeneratorEntry kGenerators[] = {
+    {GeneratorKind::kAuto, "auto", nullptr},  // resolved by select_generator
+    {GeneratorKind::kSerial, "serial", run_serial},
+    {GeneratorKind::kCostBased, "cost-based", run_cost_based},
+    {GeneratorKind::kIms, "ims", run_ims},
+    {GeneratorKind::kExact, "exact", run_exact},
+};
+
+constexpr auto kKinds = [] {
+  std::array<GeneratorKind, std::size(kGenerators)> kinds{};
+  for (size_t i = 0; i < kinds.size(); ++i) kinds[i] = kGenerators[i].kind;
+  return kinds;
+}();
+
+const GeneratorEntry& entry(GeneratorKind k) {
+  for (const GeneratorEntry& e : kGenerators) {
+    if (e.kind == k) return e;
+  }
+  std::abort();  // every kind has a row
+}
+
+}  // namespace
+
+std::string_view generator_name(GeneratorKind k) { return entry(k).name; }
+
 std::optional<GeneratorKind> parse_generator(std::string_view name) {
-  for (GeneratorKind k : {GeneratorKind::kAuto, GeneratorKind::kSerial,
-                          GeneratorKind::kCostBased, GeneratorKind::kExact}) {
-    if (generator_name(k) == name) return k;
+  for (const GeneratorEntry& e : kGenerators) {
+    if (e.name == name) return e.kind;
   }
   return std::nullopt;
+}
+
+std::span<const GeneratorKind> all_generators() { return kKinds; }
+
+std::string generator_names() {
+  std::string out;
+  for (const GeneratorEntry& e : kGenerators) {
+    if (!out.empty()) out += ", ";
+    out += e.name;
+  }
+  return out;
 }
 
 Selection select_generator(const Graph& g, const GenerateOptions& opts) {
@@ -71,28 +123,11 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
   } else {
     sel = {opts.generator, "requested"};
   }
-  switch (sel.chosen) {
-    case GeneratorKind::kSerial: {
-      Schedule s = materialized(g, generate_serial(g));
-      s.selection = std::move(sel.reason);
-      return s;
-    }
-    case GeneratorKind::kCostBased: {
-      Schedule s = materialized(g, generate_cost_based(g, opts.cost_based).schedule);
-      s.selection = std::move(sel.reason);
-      return s;
-    }
-    case GeneratorKind::kExact: {
-      StatusOr<ExactResult> r = generate_exact(g, opts.exact);
-      if (!r.ok()) return r.status();
-      Schedule s = materialized(g, std::move(r->schedule));
-      s.selection = std::move(sel.reason);
-      return s;
-    }
-    case GeneratorKind::kAuto:
-      break;
-  }
-  std::abort();  // unreachable: select_generator always chooses one of the three
+  StatusOr<Schedule> s = entry(sel.chosen).run(g, opts);
+  if (!s.ok()) return s.status();
+  Schedule out = materialized(g, std::move(*s));
+  out.selection = std::move(sel.reason);
+  return out;
 }
 
 }  // namespace tilesched

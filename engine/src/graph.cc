@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "graph_algo.h"
+#include "tilesched/agents.h"
 #include "tilesched/limits.h"
 #include "json_reader.h"
 
@@ -222,6 +223,11 @@ Status validate_op(const Target& t, const Op& op, int v) {
   TS_RETURN_IF_ERROR(validate_optional(path, "max_depth", op.max_depth, limits::kMaxMaxDepth));
   if (op.registers < 0 || op.registers > limits::kMaxRegisters) {
     return range_error(path + ".registers", "registers", op.registers, 0, limits::kMaxRegisters);
+  }
+  if (op.agent && !valid_agent_name(*op.agent)) {
+    return Status::InvalidInput(path + ".agent: " + jsonio::quote(*op.agent) +
+                                " is not an agent name (1..64 characters from [A-Za-z0-9_], "
+                                "no leading digit)");
   }
   return Status::Ok();
 }

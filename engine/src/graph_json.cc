@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "json_reader.h"
+#include "tilesched/agents.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
 
@@ -28,7 +29,8 @@ constexpr std::string_view kSlotFields[] = {"name", "capacity"};
 constexpr std::string_view kPoolFields[] = {"name", "kind", "capacity"};
 constexpr std::string_view kAttrFields[] = {"force_serial_execution"};
 constexpr std::string_view kOpFields[] = {"id",          "kind", "latency",    "resources", "pools",
-                                          "store_bytes", "gid",  "leader_gid", "max_depth", "registers"};
+                                          "store_bytes", "gid",  "leader_gid", "max_depth", "registers",
+                                          "agent"};
 constexpr std::string_view kTripleFields[] = {"slot", "duration", "occupancy"};
 constexpr std::string_view kEdgeFields[] = {"from", "to", "latency", "distance", "kind"};
 
@@ -211,6 +213,14 @@ Status GraphReader::read_op(const Cursor& c) {
   TS_ASSIGN_OR_RETURN(op.max_depth, f.optional_integer("max_depth", 0, limits::kMaxMaxDepth));
   TS_ASSIGN_OR_RETURN(op.registers,
                       f.integer_or("registers", 0, limits::kMaxRegisters, op.registers));
+  if (std::optional<Cursor> a = f.optional("agent")) {
+    TS_ASSIGN_OR_RETURN(std::string agent, a->string(1, kMaxName));
+    if (!valid_agent_name(agent)) {
+      return a->error("agent " + quote(agent) +
+                      " is not a name of 1..64 characters from [A-Za-z0-9_] not starting with a digit");
+    }
+    op.agent = std::move(agent);
+  }
 
   const OpId id = g_.op_count();
   ids_.emplace(op.name, id);
@@ -373,6 +383,7 @@ Json op_json(const Target& t, const Op& op) {
   if (op.leader_gid) o["leader_gid"] = *op.leader_gid;
   if (op.max_depth) o["max_depth"] = *op.max_depth;
   if (kind == nullptr || op.registers != kind->registers) o["registers"] = op.registers;
+  if (op.agent) o["agent"] = *op.agent;
   return o;
 }
 

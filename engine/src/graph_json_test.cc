@@ -246,7 +246,7 @@ TEST(GraphJson, EchoedStringsAreEscapedAndShortened) {
 TEST(GraphJson, MessagesNameTheProblem) {
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latncy": 3}])"), "$.ops[0].latncy",
                      "unknown field (expected one of: id, kind, latency, resources, pools, "
-                     "store_bytes, gid, leader_gid, max_depth, registers)");
+                     "store_bytes, gid, leader_gid, max_depth, registers, agent)");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latency": 70000}])"), "$.ops[0].latency",
                      "70000 is out of range 0..65535");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "pools": {"weird key": 1}}])"),

@@ -5,6 +5,7 @@
 // read back, so parse(write(s)) == s for any schedule a generator produces,
 // feasible or not; the Pipe_/Mutex_ values are read as written and the graph
 // edges each one carries (not in the JSON) derived.
+#include <algorithm>
 #include <map>
 #include <span>
 #include <utility>
@@ -30,8 +31,10 @@ constexpr std::string_view kTopFields[] = {"format",    "graph",       "generato
                                            "time_ns",   "lower_bound", "proven_optimal", "stages_proven"};
 constexpr std::string_view kMiiFields[] = {"resource", "recurrence", "fine_density", "dependency",
                                            "max"};
-constexpr std::string_view kOpFields[] = {"id", "start", "stage", "order"};
-constexpr std::string_view kPipeFields[] = {"id", "producers", "consumer", "owner", "depth"};
+constexpr std::string_view kOpFields[] = {"id", "start", "stage", "order", "agent"};
+constexpr std::string_view kPipeFields[] = {"id",    "producers",      "consumer",
+                                            "owner", "depth",          "producer_agent",
+                                            "consumer_agent"};
 constexpr std::string_view kMutexFields[] = {"id", "releaser", "acquirer", "owner", "depth"};
 
 constexpr FailureReason kFailureReasons[] = {
@@ -182,6 +185,7 @@ Status ScheduleReader::read_ops(const Cursor& c, const Fields& top) {
   const size_t n_ops = static_cast<size_t>(g_.op_count());
   std::vector<std::optional<size_t>> listed_at(n_ops);  // element index per op
   std::vector<std::optional<int64_t>> stage(n_ops), order(n_ops);
+  std::vector<std::optional<std::string>> agent(n_ops);
   s_.start.assign(n_ops, 0);
 
   for (size_t i = 0; i < n; ++i) {
@@ -198,6 +202,9 @@ Status ScheduleReader::read_ops(const Cursor& c, const Fields& top) {
     TS_ASSIGN_OR_RETURN(s_.start[v], f.required_integer("start", 0, limits::kMaxStart));
     TS_ASSIGN_OR_RETURN(stage[v], f.optional_integer("stage", 0, limits::kMaxStart));
     TS_ASSIGN_OR_RETURN(order[v], f.optional_integer("order", 0, limits::kMaxOps));
+    if (std::optional<Cursor> a = f.optional("agent")) {
+      TS_ASSIGN_OR_RETURN(agent[v], a->string(1, limits::kMaxNameLength));
+    }
   }
   for (size_t v = 0; v < n_ops; ++v) {
     if (!listed_at[v]) {
@@ -215,6 +222,16 @@ Status ScheduleReader::read_ops(const Cursor& c, const Fields& top) {
   for (size_t v = 0; v < n_ops; ++v) {
     if (stage[v]) s_.stage[v] = *stage[v];
     if (order[v]) s_.order[v] = *order[v];
+  }
+  // Agents: every op names one, or none does (a file from before agents).
+  const size_t named = static_cast<size_t>(
+      std::count_if(agent.begin(), agent.end(), [](const auto& a) { return a.has_value(); }));
+  if (named != 0 && named != n_ops) {
+    return c.error("either every op or none names its \"agent\" (" + std::to_string(named) +
+                   " of " + std::to_string(n_ops) + " do)");
+  }
+  if (named == n_ops) {
+    for (size_t v = 0; v < n_ops; ++v) s_.agents.push_back(*agent[v]);
   }
   TS_ASSIGN_OR_RETURN(s_.stage_count,
                       top.integer_or("stage_count", 0, kMaxBound, derived.stage_count));
@@ -270,6 +287,12 @@ StatusOr<Pipe> ScheduleReader::read_pipe(const Fields& f) const {
   TS_ASSIGN_OR_RETURN(p.consumer, read_op_field(f, "consumer"));
   TS_ASSIGN_OR_RETURN(p.owner, read_op_field(f, "owner"));
   TS_ASSIGN_OR_RETURN(p.depth, f.required_integer("depth", 0, kMaxBound));
+  if (std::optional<Cursor> a = f.optional("producer_agent")) {
+    TS_ASSIGN_OR_RETURN(p.producer_agent, a->string(1, limits::kMaxNameLength));
+  }
+  if (std::optional<Cursor> a = f.optional("consumer_agent")) {
+    TS_ASSIGN_OR_RETURN(p.consumer_agent, a->string(1, limits::kMaxNameLength));
+  }
   return p;
 }
 
@@ -331,10 +354,12 @@ Json mii_json(const MiiBounds& m) {
 Json ops_json(const Graph& g, const Schedule& s) {
   Json ops = Json::array();
   for (size_t v = 0; v < s.start.size(); ++v) {
-    ops.push_back(Json{{"id", op_ref(g, static_cast<OpId>(v))},
-                       {"start", s.start[v]},
-                       {"stage", at_or_zero(s.stage, v)},
-                       {"order", at_or_zero(s.order, v)}});
+    Json op{{"id", op_ref(g, static_cast<OpId>(v))},
+            {"start", s.start[v]},
+            {"stage", at_or_zero(s.stage, v)},
+            {"order", at_or_zero(s.order, v)}};
+    if (s.agents.size() == s.start.size()) op["agent"] = s.agents[v];
+    ops.push_back(std::move(op));
   }
   return ops;
 }
@@ -344,11 +369,14 @@ Json pipes_json(const Graph& g, const std::vector<Pipe>& pipes) {
   for (const Pipe& p : pipes) {
     Json producers = Json::array();
     for (OpId u : p.producers) producers.push_back(op_ref(g, u));
-    out.push_back(Json{{"id", p.id},
-                       {"producers", std::move(producers)},
-                       {"consumer", op_ref(g, p.consumer)},
-                       {"owner", op_ref(g, p.owner)},
-                       {"depth", p.depth}});
+    Json pipe{{"id", p.id},
+              {"producers", std::move(producers)},
+              {"consumer", op_ref(g, p.consumer)},
+              {"owner", op_ref(g, p.owner)},
+              {"depth", p.depth}};
+    if (!p.producer_agent.empty()) pipe["producer_agent"] = p.producer_agent;
+    if (!p.consumer_agent.empty()) pipe["consumer_agent"] = p.consumer_agent;
+    out.push_back(std::move(pipe));
   }
   return out;
 }

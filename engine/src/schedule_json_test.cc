@@ -104,9 +104,9 @@ TEST(ScheduleJson, WritesPipesAndMutexesInTheSpecShape) {
   const Graph g = SmallGraph();
   const std::string text = write_schedule_json(g, SmallMaterialized(g));
   EXPECT_NE(text.find(R"(  "pipes": [
-    {"id": "Pipe_0", "producers": ["load"], "consumer": "mma", "owner": "load", "depth": 1},
-    {"id": "Pipe_1", "producers": ["mma"], "consumer": "mma", "owner": "mma", "depth": 2},
-    {"id": "Pipe_2", "producers": ["mma"], "consumer": "store", "owner": "mma", "depth": 2}
+    {"id": "Pipe_0", "producers": ["load"], "consumer": "mma", "owner": "load", "depth": 1, "producer_agent": "producer", "consumer_agent": "consumer"},
+    {"id": "Pipe_1", "producers": ["mma"], "consumer": "mma", "owner": "mma", "depth": 2, "producer_agent": "consumer", "consumer_agent": "consumer"},
+    {"id": "Pipe_2", "producers": ["mma"], "consumer": "store", "owner": "mma", "depth": 2, "producer_agent": "consumer", "consumer_agent": "consumer"}
   ],
   "mutexes": [
     {"id": "Mutex_0", "releaser": "store", "acquirer": "load", "owner": "load", "depth": 1}
@@ -136,6 +136,39 @@ TEST(ScheduleJson, ReadsPipesAndDerivesTheirEdges) {
   EXPECT_EQ(s->mutexes[0].releaser, 2);
   EXPECT_EQ(s->mutexes[0].depth, 3);
   EXPECT_TRUE(s->mutexes[0].edges.empty());  // small.loop.json has no order edge
+}
+
+// Agents: on every op or on none (a file from before agents), read as
+// written; a pipe's two agents likewise.
+TEST(ScheduleJson, ReadsAgentsOnEveryOpOrNone) {
+  const Graph g = SmallGraph();
+  StatusOr<Schedule> s = parse_schedule_json(R"({"format": "tilesched.schedule/1", "ii": 16,
+      "ops": [{"id": "load", "start": 0, "agent": "producer"},
+              {"id": "mma", "start": 8, "agent": "consumer"},
+              {"id": "store", "start": 24, "agent": "elsewhere"}],
+      "pipes": [{"id": "Pipe_0", "producers": ["mma"], "consumer": "mma", "owner": "mma",
+                 "depth": 2, "producer_agent": "consumer", "consumer_agent": "x"}]})",
+                                             "a.json", g);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->agents, (std::vector<std::string>{"producer", "consumer", "elsewhere"}));
+  EXPECT_EQ(s->pipes[0].producer_agent, "consumer");
+  EXPECT_EQ(s->pipes[0].consumer_agent, "x");  // read as written; the verifier judges
+
+  StatusOr<Schedule> none = parse_schedule_json(R"({"format": "tilesched.schedule/1", "ii": 16,
+      "ops": [{"id": "load", "start": 0}, {"id": "mma", "start": 8}, {"id": "store", "start": 24}]})",
+                                                "none.json", g);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_TRUE(none->agents.empty());
+
+  StatusOr<Schedule> some = parse_schedule_json(R"({"format": "tilesched.schedule/1", "ii": 16,
+      "ops": [{"id": "load", "start": 0, "agent": "producer"}, {"id": "mma", "start": 8},
+              {"id": "store", "start": 24}]})",
+                                                "some.json", g);
+  ASSERT_FALSE(some.ok());
+  EXPECT_NE(some.status().message().find(
+                "$.ops: either every op or none names its \"agent\" (1 of 3 do)"),
+            std::string::npos)
+      << some.status().message();
 }
 
 TEST(ScheduleJson, WritesInfeasibleSchedulesWithTheirReason) {
@@ -297,7 +330,8 @@ const std::map<std::string, BadCase>& BadSchedules() {
       {"pipe_missing_owner", {"$.pipes[0]", "missing required field \"owner\""}},
       {"pipe_unknown_field",
        {"$.pipes[0].edges",
-        "unknown field (expected one of: id, producers, consumer, owner, depth)"}},
+        "unknown field (expected one of: id, producers, consumer, owner, depth, producer_agent, "
+        "consumer_agent)"}},
       {"pipe_unknown_op",
        {"$.pipes[0].producers[0]", "unknown op id \"nope\" (not in graph \"small\")"}},
       {"pipes_not_array", {"$.pipes", "expected an array, got object"}},
@@ -306,7 +340,7 @@ const std::map<std::string, BadCase>& BadSchedules() {
       {"unknown_field", {"$.extra", "unknown field"}},
       {"unknown_op", {"$.ops[2].id", "unknown op id \"epilogue\" (not in graph \"small\")"}},
       {"unknown_op_field",
-       {"$.ops[0].cycle", "unknown field (expected one of: id, start, stage, order)"}},
+       {"$.ops[0].cycle", "unknown field (expected one of: id, start, stage, order, agent)"}},
       {"wrong_format", {"$.format", "expected \"tilesched.schedule/1\", got \"tilesched.loop/1\""}},
   };
   return cases;

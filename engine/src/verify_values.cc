@@ -12,10 +12,12 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "tilesched/agents.h"
 #include "tilesched/materialize.h"  // kTrivialFallbackFlag, the flag's name in a schedule
 
 namespace tilesched::verify_internal {
@@ -38,7 +40,7 @@ bool asynchronous(const Graph& g, OpId v) {
 class ValuesCheck {
  public:
   ValuesCheck(const Graph& g, const Schedule& s, const std::vector<int64_t>& stage)
-      : g_(g), s_(s), needs_(edge_needs(g, s, stage)) {}
+      : g_(g), s_(s), needs_(edge_needs(g, s, stage)), agents_(assign_agents(g)) {}
   std::vector<std::string> run() &&;
 
  private:
@@ -58,11 +60,13 @@ class ValuesCheck {
   void check_pipe_coverage(const std::vector<std::vector<int>>& carried);
   void check_arrivals_share_a_pipe(const std::vector<std::vector<int>>& carried);
   void check_mutexes();
+  void check_agents();
   void check_flag();
 
   const Graph& g_;
   const Schedule& s_;
   const std::vector<EdgeNeed> needs_;
+  const AgentAssignment agents_;  // the graph's warp roles (tilesched/agents.h)
   std::vector<int> data_edges_;   // data edge ids by (to, from, id)
   std::vector<int> order_edges_;  // order edge ids by (to, from, id)
   std::vector<std::string> out_;
@@ -252,21 +256,59 @@ void ValuesCheck::check_pipe_coverage(const std::vector<std::vector<int>>& carri
 // The asynchronous same-iteration producers of a consumer arrive on one
 // barrier: all their edges in one pipe.
 void ValuesCheck::check_arrivals_share_a_pipe(const std::vector<std::vector<int>>& carried) {
-  std::vector<std::vector<int>> arrival_pipes(g_.ops.size());
+  // (consumer, producer agent) -> the pipes carrying such arrivals
+  std::map<std::pair<OpId, int>, std::set<int>> arrival_pipes;
   for (size_t p = 0; p < carried.size(); ++p) {
     for (int e : carried[p]) {
-      if (needs_[e].arrival) arrival_pipes[g_.edges[e].to].push_back(static_cast<int>(p));
+      if (needs_[e].arrival) {
+        const Edge& edge = g_.edges[e];
+        arrival_pipes[{edge.to, agents_.of_op[edge.from]}].insert(static_cast<int>(p));
+      }
     }
   }
-  for (OpId c = 0; c < g_.op_count(); ++c) {
-    std::vector<int>& pipes = arrival_pipes[c];
-    std::sort(pipes.begin(), pipes.end());
-    pipes.erase(std::unique(pipes.begin(), pipes.end()), pipes.end());
+  for (const auto& [key, pipes] : arrival_pipes) {
     if (pipes.size() < 2) continue;
     std::string ids;
     for (int p : pipes) ids += (ids.empty() ? "" : ", ") + s_.pipes[p].id;
-    add("the asynchronous producers arriving at " + name(c) + " are split across " + ids +
-        " (they share one origin value)");
+    add("the asynchronous producers of agent " + agents_.names[key.second] + " arriving at " +
+        name(key.first) + " are split across " + ids + " (they share one origin value)");
+  }
+}
+
+// The agents the schedule records, when it records them (a file from
+// before agents records none): each op's is the graph's, each pipe's
+// producers run in one agent, the one it names, and its consumer in the
+// other it names (a consumer-only pipe names the consumer's twice).
+void ValuesCheck::check_agents() {
+  if (!s_.agents.empty()) {
+    if (s_.agents.size() != g_.ops.size()) {
+      add("the schedule names the agents of " + str(static_cast<int64_t>(s_.agents.size())) +
+          " ops, not of all " + str(g_.op_count()));
+    } else {
+      for (OpId v = 0; v < g_.op_count(); ++v) {
+        if (s_.agents[v] != agents_.name_of(v)) {
+          add(name(v) + " runs in agent " + s_.agents[v] + ", expected " + agents_.name_of(v));
+        }
+      }
+    }
+  }
+  for (const Pipe& p : s_.pipes) {
+    std::set<int> producers;
+    for (OpId u : p.producers) producers.insert(agents_.of_op[u]);
+    if (producers.size() > 1) {
+      add(pipe_text(p) + ": its producers run in " + str(static_cast<int64_t>(producers.size())) +
+          " agents; a pipe joins one producer agent to one consumer agent");
+    }
+    if (p.producer_agent.empty() && p.consumer_agent.empty()) continue;
+    const std::string& consumer = agents_.name_of(p.consumer);
+    const std::string& producer =
+        producers.empty() ? consumer : agents_.names[*producers.begin()];
+    if (p.consumer_agent != consumer) {
+      add(pipe_text(p) + ": consumer agent " + p.consumer_agent + ", expected " + consumer);
+    }
+    if (producers.size() <= 1 && p.producer_agent != producer) {
+      add(pipe_text(p) + ": producer agent " + p.producer_agent + ", expected " + producer);
+    }
   }
 }
 
@@ -342,6 +384,7 @@ std::vector<std::string> ValuesCheck::run() && {
   check_pipe_coverage(carried);
   check_arrivals_share_a_pipe(carried);
   check_mutexes();
+  check_agents();
   check_flag();
   return std::move(out_);
 }
@@ -351,6 +394,7 @@ std::vector<std::string> ValuesCheck::run() && {
 std::vector<EdgeNeed> edge_needs(const Graph& g, const Schedule& s,
                                  const std::vector<int64_t>& stage) {
   std::vector<EdgeNeed> out(g.edges.size());
+  const AgentAssignment agents = assign_agents(g);
   for (size_t i = 0; i < g.edges.size(); ++i) {
     const Edge& e = g.edges[i];
     EdgeNeed& need = out[i];
@@ -363,7 +407,10 @@ std::vector<EdgeNeed> edge_needs(const Graph& g, const Schedule& s,
     // runs strictly earlier; a zero-distance self edge never does.
     need.live = e.distance > 0 || runs_before(s, e.from, e.to);
     const bool async = asynchronous(g, e.from);
-    const bool crosses = stage[e.from] != stage[e.to] || e.distance > 0;
+    // Across stages, iterations or agents (warp roles): nothing crosses an
+    // agent boundary but through a pipe.
+    const bool crosses = stage[e.from] != stage[e.to] || e.distance > 0 ||
+                         agents.of_op[e.from] != agents.of_op[e.to];
     if (async || crosses || !need.live) need.need = Need::kPipe;
     need.arrival = async && e.distance == 0 && need.live;
   }

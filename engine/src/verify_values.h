@@ -19,7 +19,7 @@ namespace tilesched::verify_internal {
 
 // What one edge asks of the values.
 enum class Need {
-  kNone,   // a synchronous same-stage same-iteration data edge: read directly
+  kNone,   // a synchronous same-stage same-iteration same-agent data edge: read directly
   kPipe,   // a data edge through a Pipe_
   kMutex,  // every order edge
 };

@@ -192,8 +192,17 @@ TEST(VerifyValues, EachBrokenValueIsNamed) {
          s.pipes[0].edges = {1};
          s.pipes.push_back({"Pipe_2", {0}, 2, 0, 1, {0}});
        },
-       "the asynchronous producers arriving at w are split across Pipe_0, Pipe_2 (they share one "
-       "origin value)"},
+       "the asynchronous producers of agent producer arriving at w are split across Pipe_0, "
+       "Pipe_2 (they share one origin value)"},
+      {"op agent", [](Schedule& s) { s.agents[0] = "consumer"; },
+       "la runs in agent consumer, expected producer"},
+      {"agents of some ops", [](Schedule& s) { s.agents.pop_back(); },
+       "the schedule names the agents of 4 ops, not of all 5"},
+      {"pipe producer agent", [](Schedule& s) { s.pipes[0].producer_agent = "consumer"; },
+       "Pipe_0 (la, lb -> w): producer agent consumer, expected producer"},
+      {"pipe consumer agent", [](Schedule& s) { s.pipes[0].consumer_agent = "producer"; },
+       "Pipe_0 (la, lb -> w): consumer agent producer, expected consumer"},
+
       {"grouped non-arrival",
        [](Schedule& s) { s.pipes.push_back({"Pipe_2", {2, 3}, 4, 2, 1, {4}}); },
        "Pipe_2 (w, acc -> out): groups acc, which shares no origin value with the other producers "

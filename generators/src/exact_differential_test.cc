@@ -7,8 +7,8 @@
 // some start vector within the stage horizon passes the verifier is the
 // oracle's proven optimum, and a proven stage count has no legal schedule
 // with fewer stages at that II. The oracle's II and stage count are never
-// worse than serial's or cost-based's under either arm policy (it starts
-// from the best of them). generators_tests runs a few graphs
+// worse than serial's, cost-based's under either arm policy, IMS's or
+// SMS's (it starts from the best of them). generators_tests runs a few graphs
 // (label unit); exact_tests many more (label exact), from other seeds.
 #include <iostream>
 
@@ -16,6 +16,8 @@
 
 #include "tilesched/cost_based.h"
 #include "tilesched/exact.h"
+#include "tilesched/ims.h"
+#include "tilesched/sms.h"
 #include "tilesched/graphgen/random_layered.h"
 #include "tilesched/mii.h"
 #include "tilesched/rng.h"
@@ -58,7 +60,8 @@ TEST(ExactDifferential, RandomLayeredGraphs) {
     CostBasedOptions best_cost;
     best_cost.arm_policy = ArmPolicy::kBestCost;
     for (const Schedule& h :
-         {cb, generate_cost_based(*g, best_cost).schedule, generate_serial(*g)}) {
+         {cb, generate_cost_based(*g, best_cost).schedule, generate_serial(*g),
+          generate_ims(*g, ImsOptions{}), generate_sms(*g, SmsOptions{})}) {
       if (!h.feasible || !verify_schedule(*g, h).legal()) continue;
       EXPECT_LE(s.ii, h.ii) << h.generator;
       if (s.ii == h.ii) {

@@ -29,13 +29,17 @@ void expect_schedules(const Graph& g) {
   const Schedule serial = generate_serial(g);
   ASSERT_TRUE(serial.feasible) << g.name;
   EXPECT_TRUE(verify_schedule(g, serial).legal()) << g.name;
-  GenerateOptions opts;
-  opts.generator = GeneratorKind::kCostBased;
-  StatusOr<Schedule> cb = generate_schedule(g, opts);
-  ASSERT_TRUE(cb.ok()) << cb.status().message();
-  ASSERT_TRUE(cb->feasible) << g.name;
-  const VerifyReport r = verify_schedule(g, *cb);
-  EXPECT_TRUE(r.legal()) << g.name << ": " << r.violations.front().message;
+  for (GeneratorKind kind : {GeneratorKind::kCostBased, GeneratorKind::kIms}) {
+    GenerateOptions opts;
+    opts.generator = kind;
+    StatusOr<Schedule> s = generate_schedule(g, opts);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    ASSERT_TRUE(s->feasible) << g.name << " " << generator_name(kind);
+    EXPECT_LE(s->ii, serial.ii) << g.name << " " << generator_name(kind);
+    const VerifyReport r = verify_schedule(g, *s);
+    EXPECT_TRUE(r.legal()) << g.name << " " << generator_name(kind) << ": "
+                           << r.violations.front().message;
+  }
 }
 
 TEST(Hatschet, MapsTheTinyInstance) {

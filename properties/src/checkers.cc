@@ -9,6 +9,8 @@
 #include <tuple>
 #include <utility>
 
+#include "tilesched/agents.h"
+
 namespace tilesched::props {
 
 namespace {
@@ -334,9 +336,10 @@ bool live_edge(const Schedule& s, const Edge& e) {
   return e.distance > 0 || (e.from != e.to && position(s, e.from) < position(s, e.to));
 }
 
-bool pipe_needed(const Graph& g, const Schedule& s, const Edge& e) {
+// Nothing crosses agents (warp roles) but through a pipe.
+bool pipe_needed(const Graph& g, const Schedule& s, const AgentAssignment& a, const Edge& e) {
   return own_is_async(g, e.from) || s.stage[e.from] != s.stage[e.to] || e.distance > 0 ||
-         !live_edge(s, e);
+         !live_edge(s, e) || a.of_op[e.from] != a.of_op[e.to];
 }
 
 // A pipe carries every live data edge from its producers to its consumer
@@ -348,13 +351,14 @@ bool pipe_carries(const Schedule& s, const Pipe& p, const Edge& e) {
 }
 
 // Each data edge that needs a pipe has exactly one; each order edge one mutex.
-void check_edge_carriers(const Graph& g, const Schedule& s, Problems& out) {
+void check_edge_carriers(const Graph& g, const Schedule& s, const AgentAssignment& a,
+                         Problems& out) {
   for (const Edge& e : g.edges) {
     const std::string name = g.ops[e.from].name + " -> " + g.ops[e.to].name;
     int carriers = 0;
     if (e.kind == EdgeKind::kData) {
       for (const Pipe& p : s.pipes) carriers += pipe_carries(s, p, e) ? 1 : 0;
-      if (pipe_needed(g, s, e) && carriers != 1)
+      if (pipe_needed(g, s, a, e) && carriers != 1)
         out.push_back("data edge " + name + " needs a pipe; " + std::to_string(carriers) +
                       " carry it");
     } else {
@@ -369,12 +373,13 @@ void check_edge_carriers(const Graph& g, const Schedule& s, Problems& out) {
 
 // A pipe carries an edge that needs one, is owned by its earliest producer
 // and is as deep as its deepest live edge.
-void check_pipe_post(const Graph& g, const Schedule& s, const Pipe& p, Problems& out) {
+void check_pipe_post(const Graph& g, const Schedule& s, const AgentAssignment& a, const Pipe& p,
+                     Problems& out) {
   bool needed = false;
   int64_t depth = 1;
   for (const Edge& e : g.edges) {
     if (!pipe_carries(s, p, e)) continue;
-    needed = needed || pipe_needed(g, s, e);
+    needed = needed || pipe_needed(g, s, a, e);
     if (!p.producers.empty())
       depth = std::max(depth, s.stage[e.to] - s.stage[e.from] + e.distance + 1);
   }
@@ -387,6 +392,28 @@ void check_pipe_post(const Graph& g, const Schedule& s, const Pipe& p, Problems&
   if (p.depth != depth)
     out.push_back(p.id + ": depth " + std::to_string(p.depth) + ", expected " +
                   std::to_string(depth));
+  // One producer agent and one consumer agent, the ones it records.
+  const std::string& consumer = a.name_of(p.consumer);
+  if (p.consumer_agent != consumer)
+    out.push_back(p.id + ": consumer agent " + p.consumer_agent + ", expected " + consumer);
+  for (OpId u : p.producers)
+    if (a.name_of(u) != p.producer_agent)
+      out.push_back(p.id + ": producer " + g.ops[u].name + " runs in " + a.name_of(u) +
+                    ", the pipe records " + p.producer_agent);
+  if (p.producers.empty() && p.producer_agent != consumer)
+    out.push_back(p.id + ": a consumer-only pipe records producer agent " + p.producer_agent);
+}
+
+// Every op runs in its graph-given agent, and the schedule says so.
+void check_op_agents(const Graph& g, const Schedule& s, const AgentAssignment& a, Problems& out) {
+  if (s.agents.size() != g.ops.size()) {
+    out.push_back("the schedule names " + std::to_string(s.agents.size()) + " op agents for " +
+                  std::to_string(g.ops.size()) + " ops");
+    return;
+  }
+  for (OpId v = 0; v < g.op_count(); ++v)
+    if (s.agents[v] != a.name_of(v))
+      out.push_back(g.ops[v].name + " in agent " + s.agents[v] + ", expected " + a.name_of(v));
 }
 
 void check_mutex_post(const Graph& g, const Schedule& s, const Mutex& m, Problems& out) {
@@ -406,8 +433,10 @@ void check_mutex_post(const Graph& g, const Schedule& s, const Mutex& m, Problem
 
 Problems check_materialization_post(const Graph& g, const Schedule& s) {
   Problems out;
-  check_edge_carriers(g, s, out);
-  for (const Pipe& p : s.pipes) check_pipe_post(g, s, p, out);
+  const AgentAssignment a = assign_agents(g);
+  check_edge_carriers(g, s, a, out);
+  check_op_agents(g, s, a, out);
+  for (const Pipe& p : s.pipes) check_pipe_post(g, s, a, p, out);
   for (const Mutex& m : s.mutexes) check_mutex_post(g, s, m, out);
   return out;
 }

@@ -53,7 +53,10 @@ bool has_positive_cycle(const Graph& g, int64_t ii);
 // data edge that needs a pipe (async producer, cross-stage, loop-carried,
 // or not live at its consumer) is carried by exactly one pipe, each order
 // edge by exactly one mutex, every pipe carries an edge that needs one,
-// owners are the earliest by (stage, order), depths follow the formula.
+// owners are the earliest by (stage, order), depths follow the formula;
+// nothing crosses agents (tilesched/agents.h) but through a pipe, each
+// pipe records its one producer agent and its consumer's, and the
+// schedule each op's agent.
 Problems check_materialization_post(const Graph& g, const Schedule& s);
 
 // "a, b, c" (at most `limit`, then "... and N more").

@@ -1,5 +1,5 @@
-// Properties that compare schedules: the cost-based generator against the
-// serial one, a generator against itself (determinism), and the Pipe_/Mutex_
+// Properties that compare schedules: the cost-based and iterative modulo
+// generators against the serial one, a generator against itself (determinism), and the Pipe_/Mutex_
 // values materialized from a schedule against their postconditions.
 #include "prop_util.h"
 
@@ -7,7 +7,8 @@ namespace tilesched::props {
 namespace {
 
 // Where the serial schedule is legal (by the independent checkers), the
-// cost-based generator finds one too, with II no larger.
+// cost-based and iterative modulo generators find one too, with II no
+// larger (both cap their II search at the serial II).
 void never_worse_than_serial(const LoopGraph& lg, Scheduler which) {
   const Graph& g = lg.graph;
   const Schedule serial = feasible_schedule(g, Scheduler::kSerial);
@@ -53,6 +54,9 @@ RC_GTEST_PROP(CostBased, NeverWorseThanSerialFirstSuccess, (const CostSizedGraph
 }
 RC_GTEST_PROP(CostBased, NeverWorseThanSerialBestCost, (const CostSizedGraph& g)) {
   never_worse_than_serial(g, Scheduler::kCostBestCost);
+}
+RC_GTEST_PROP(Ims, NeverWorseThanSerial, (const LoopGraph& g)) {
+  never_worse_than_serial(g, Scheduler::kIms);
 }
 
 PROP_FOR_EACH_SCHEDULER(Determinism, SameGraphSameSchedule, deterministic)

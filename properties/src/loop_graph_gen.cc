@@ -77,6 +77,7 @@ struct OpDraw {
   int store = 0;           // SMEM bytes in 256-byte units; usually 0
   int group = 0;           // leader_gid; 0: none
   int depth = -1;          // max_depth; < 0: none
+  int agent = -1;          // an explicit agent, consumer<agent % 2>; < 0: the default
 };
 
 struct EdgeDraw {
@@ -155,6 +156,7 @@ Op build_op(const OpDraw& od, size_t i, const Target& target, int which) {
   }
   if (od.group > 0) op.leader_gid = od.group;
   if (od.depth >= 0) op.max_depth = od.depth % 3;
+  if (od.agent >= 0) op.agent = "consumer" + std::to_string(od.agent % 2);
   return op;
 }
 
@@ -194,8 +196,8 @@ LoopGraph build_structural(const StructuralDraw& d) {
 rc::Gen<OpDraw> op_draw() {
   return rcg::apply(
       [](int kind, int latency, std::vector<std::tuple<int, int, int>> triples, int pool,
-         int store, int group, int depth) {
-        return OpDraw{kind, latency, std::move(triples), pool, store, group, depth};
+         int store, int group, int depth, int agent) {
+        return OpDraw{kind, latency, std::move(triples), pool, store, group, depth, agent};
       },
       rcg::inRange(0, 64),
       rcg::weightedOneOf<int>({{3, rcg::just(-1)}, {1, rcg::inRange(0, 24)}}),
@@ -205,7 +207,8 @@ rc::Gen<OpDraw> op_draw() {
       rcg::weightedOneOf<int>({{3, rcg::just(-1)}, {1, rcg::inRange(0, 64)}}),
       rcg::weightedOneOf<int>({{5, rcg::just(0)}, {1, rcg::inRange(1, 64)}}),
       rcg::weightedOneOf<int>({{4, rcg::just(0)}, {1, rcg::inRange(1, 4)}}),
-      rcg::weightedOneOf<int>({{4, rcg::just(-1)}, {1, rcg::inRange(0, 3)}}));
+      rcg::weightedOneOf<int>({{4, rcg::just(-1)}, {1, rcg::inRange(0, 3)}}),
+      rcg::weightedOneOf<int>({{5, rcg::just(-1)}, {1, rcg::inRange(0, 2)}}));
 }
 
 rc::Gen<EdgeDraw> edge_draw() {
@@ -268,13 +271,19 @@ std::string scheduler_name(Scheduler s) {
     case Scheduler::kSerial: return "serial";
     case Scheduler::kCostFirstSuccess: return "cost-based/first-success";
     case Scheduler::kCostBestCost: return "cost-based/best-cost";
+    case Scheduler::kIms: return "ims";
   }
   return "?";
 }
 
 Schedule run_scheduler(const Graph& g, Scheduler which) {
   GenerateOptions opts;
-  opts.generator = which == Scheduler::kSerial ? GeneratorKind::kSerial : GeneratorKind::kCostBased;
+  switch (which) {
+    case Scheduler::kSerial: opts.generator = GeneratorKind::kSerial; break;
+    case Scheduler::kCostFirstSuccess:
+    case Scheduler::kCostBestCost: opts.generator = GeneratorKind::kCostBased; break;
+    case Scheduler::kIms: opts.generator = GeneratorKind::kIms; break;
+  }
   opts.cost_based.arm_policy =
       which == Scheduler::kCostBestCost ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
   StatusOr<Schedule> s = generate_schedule(g, opts);

@@ -57,7 +57,7 @@ struct CostSizedGraph : LoopGraph {};
 void showValue(const CostSizedGraph& g, std::ostream& os);
 
 // The schedulers under test.
-enum class Scheduler { kSerial, kCostFirstSuccess, kCostBestCost };
+enum class Scheduler { kSerial, kCostFirstSuccess, kCostBestCost, kIms };
 std::string scheduler_name(Scheduler s);
 void showValue(Scheduler s, std::ostream& os);  // its name, in a failing case
 
@@ -93,7 +93,8 @@ struct Arbitrary<tilesched::props::Scheduler> {
   static Gen<tilesched::props::Scheduler> arbitrary() {
     return gen::element(tilesched::props::Scheduler::kSerial,
                         tilesched::props::Scheduler::kCostFirstSuccess,
-                        tilesched::props::Scheduler::kCostBestCost);
+                        tilesched::props::Scheduler::kCostBestCost,
+                        tilesched::props::Scheduler::kIms);
   }
 };
 }  // namespace rc

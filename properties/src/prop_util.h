@@ -1,5 +1,5 @@
-// Shared helpers of the property files: one property body run as three
-// tests, one per scheduler under test, and failure messages that say which
+// Shared helpers of the property files: one property body run as one
+// test per scheduler under test, and failure messages that say which
 // scheduler broke which rule. The shrunk graph itself is printed by
 // RapidCheck through showValue (loop_graph_gen.h) as tilesched.loop/1 JSON.
 #pragma once
@@ -34,9 +34,9 @@ inline Schedule feasible_schedule(const Graph& g, Scheduler which) {
 }  // namespace tilesched::props
 
 // PROP_FOR_EACH_SCHEDULER(Suite, Name, body): tests Suite.NameSerial,
-// Suite.NameCostFirstSuccess and Suite.NameCostBestCost, each calling
-// `body(const LoopGraph&, Scheduler)`; the cost-based ones draw graphs
-// sized for it (CostSizedGraph).
+// Suite.NameCostFirstSuccess, Suite.NameCostBestCost and Suite.NameIms,
+// each calling `body(const LoopGraph&, Scheduler)`; the cost-based ones
+// draw graphs sized for it (CostSizedGraph).
 #define PROP_FOR_EACH_SCHEDULER(Suite, Name, body)                               \
   RC_GTEST_PROP(Suite, Name##Serial, (const ::tilesched::props::LoopGraph& g)) { \
     body(g, ::tilesched::props::Scheduler::kSerial);                             \
@@ -48,4 +48,7 @@ inline Schedule feasible_schedule(const Graph& g, Scheduler which) {
   RC_GTEST_PROP(Suite, Name##CostBestCost,                                       \
                 (const ::tilesched::props::CostSizedGraph& g)) {                 \
     body(g, ::tilesched::props::Scheduler::kCostBestCost);                       \
+  }                                                                              \
+  RC_GTEST_PROP(Suite, Name##Ims, (const ::tilesched::props::LoopGraph& g)) {    \
+    body(g, ::tilesched::props::Scheduler::kIms);                                \
   }

@@ -60,8 +60,19 @@ void require_verdicts(const Graph& g, const Schedule& s, bool accept, const std:
 
 // Breaks one carried value the way a faulty materializer would: drops a
 // pipe or a mutex (when another value remains, so the schedule still
-// carries values), or makes one deeper than its edges. Returns how.
+// carries values), makes one deeper than its edges, or puts an op or a
+// pipe end in the wrong agent. Returns how.
 std::string break_one_value(const Graph& g, Schedule& s, unsigned pick) {
+  if ((pick / 3) % 4 == 0 && !s.agents.empty()) {
+    const size_t v = pick % s.agents.size();
+    if (!s.pipes.empty() && (pick / 12) % 2 == 0) {
+      Pipe& p = s.pipes[pick % s.pipes.size()];
+      p.consumer_agent += "_x";
+      return "a pipe records the wrong consumer agent";
+    }
+    s.agents[v] += "_x";
+    return "an op in the wrong agent";
+  }
   const size_t pipes = s.pipes.size();
   const size_t values = pipes + s.mutexes.size();
   const size_t v = pick % values;

@@ -1,9 +1,9 @@
 // The exact oracle (docs/CONTRACT.md, "The schedule generators"): proves the
 // optimal II of a graph under L1-L7 with Z3, then minimises the stage count
 // at that II. It starts from the best heuristic schedule (serial, cost-based
-// under both arm policies), so its II and stage count are never worse; one
-// satisfiability question per candidate II, from the MII up to below that
-// schedule's II, in an integer model with start s_v = II * k_v + r_v.
+// under both arm policies, IMS, SMS), so its II and stage count are never
+// worse; one satisfiability question per candidate II, from the MII up to
+// below that schedule's II, in an integer model with start s_v = II * k_v + r_v.
 // docs/EXACT.md states the formulation, the stage bounds and why they cut
 // off no better schedule, the determinism and the time-limit semantics.
 #pragma once

@@ -2,25 +2,32 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "tilesched/cost_based.h"
 #include "tilesched/exact.h"
 #include "tilesched/graph.h"
+#include "tilesched/ims.h"
 #include "tilesched/schedule.h"
 #include "tilesched/status.h"
 
 namespace tilesched {
 
-enum class GeneratorKind { kAuto, kSerial, kCostBased, kExact };
+enum class GeneratorKind { kAuto, kSerial, kCostBased, kIms, kExact };
 std::string_view generator_name(GeneratorKind k);
 std::optional<GeneratorKind> parse_generator(std::string_view name);
+// Every kind, in the order tools list them (the table in generate.cc).
+std::span<const GeneratorKind> all_generators();
+// Their names, comma-separated: "auto, serial, cost-based, ims, exact".
+std::string generator_names();
 
 struct GenerateOptions {
   GeneratorKind generator = GeneratorKind::kAuto;
   int serial_threshold = 8;  // seed 001: op count below it selects serial
   CostBasedOptions cost_based;
+  ImsOptions ims;
   ExactOptions exact;
 };
 

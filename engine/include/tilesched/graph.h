@@ -27,6 +27,7 @@ struct Op {
   std::optional<int64_t> gid;
   std::optional<int64_t> leader_gid;  // ops sharing it share a stage (L5)
   std::optional<int64_t> max_depth;   // stage bound (L6)
+  std::optional<std::string> agent;   // warp role overriding the default (tilesched/agents.h)
   friend bool operator==(const Op&, const Op&) = default;
 };
 

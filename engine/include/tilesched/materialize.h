@@ -39,6 +39,9 @@ struct Materialization {
   std::vector<Pipe> pipes;         // Pipe_0, Pipe_1, ... in emission order
   std::vector<Mutex> mutexes;      // Mutex_0, Mutex_1, ...
   std::vector<RegionStep> region;  // the rebuilt scheduled region
+  // Per op id, the agent that runs it (assign_agents, tilesched/agents.h);
+  // the region dump partitions each stage by it (agent_switch).
+  std::vector<std::string> agents;
   bool trivial_fallback = false;   // some pipe is a consumer-only fallback
   friend bool operator==(const Materialization&, const Materialization&) = default;
 };

@@ -28,6 +28,12 @@ struct Pipe {
   // the fields above and the schedule (pipe_edges()), so the schedule JSON
   // does not write it; the reader recomputes it.
   std::vector<int> edges;
+  // The agents (tilesched/agents.h) of its producers -- all producers of a
+  // pipe share one -- and of its consumer. The consumer-only fallback has
+  // the consumer's agent on both sides. Empty when the schedule file
+  // predates agents.
+  std::string producer_agent;
+  std::string consumer_agent;
   friend bool operator==(const Pipe&, const Pipe&) = default;
 };
 

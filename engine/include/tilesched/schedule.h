@@ -52,6 +52,9 @@ struct Schedule {
   // (tilesched/materialize.h); empty until it ran, and for infeasible ones.
   std::vector<Pipe> pipes;
   std::vector<Mutex> mutexes;
+  // Per op id, the agent that runs it (tilesched/agents.h), with the values;
+  // empty when they are.
+  std::vector<std::string> agents;
   std::vector<std::string> flags;
   std::vector<std::string> diagnostics;
   // Generator counters (the cost-based generator's arms, gates, rungs and

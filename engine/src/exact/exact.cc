@@ -18,9 +18,11 @@
 #include "../search.h"
 #include "model.h"
 #include "tilesched/cost_based.h"
+#include "tilesched/ims.h"
 #include "tilesched/limits.h"
 #include "tilesched/mii.h"
 #include "tilesched/serial.h"
+#include "tilesched/sms.h"
 #include "tilesched/verify.h"
 
 namespace tilesched {
@@ -80,11 +82,11 @@ int64_t max_stage(const std::vector<int64_t>& start, int64_t ii) {
 
 // The heuristic schedules the oracle starts from, in the order they run
 // (on equal II and stage count the first wins). Another generator (a
-// baseline modulo scheduler) joins the start by one entry here. Each
-// cost-based run is capped at the best II so far: it can tie it with fewer
-// stages, and searching above it is wasted. Serial and the first-success
-// cost-based run always (the oracle has no answer without them); later ones
-// only while time is left. best_heuristic verifies every schedule.
+// scheduler) joins the start by one entry here. Each run after serial is
+// capped at the best II so far: it can tie it with fewer stages, and
+// searching above it is wasted. Serial and the first-success cost-based run
+// always (the oracle has no answer without them); the others only while
+// time is left. best_heuristic verifies every schedule.
 std::vector<Schedule> heuristic_schedules(const Graph& g, const Budget& budget) {
   std::vector<Schedule> out;
   int64_t best_ii = 0;  // 0: none yet
@@ -101,6 +103,17 @@ std::vector<Schedule> heuristic_schedules(const Graph& g, const Budget& budget) 
     Schedule s = generate_cost_based(g, o).schedule;
     s.generator += std::string(" (") + std::string(arm_policy_name(policy)) + ")";
     add(std::move(s));
+  }
+  // The baseline modulo schedulers (docs/BASELINES.md).
+  if (budget.remaining_ms() > 0) {
+    ImsOptions o;
+    o.ii_cap = best_ii;
+    add(generate_ims(g, o));
+  }
+  if (budget.remaining_ms() > 0) {
+    SmsOptions o;
+    o.ii_cap = best_ii;
+    add(generate_sms(g, o));
   }
   return out;
 }

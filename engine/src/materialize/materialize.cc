@@ -62,11 +62,12 @@ std::vector<PipePlaceholder> seed_pipe_placeholders(const Graph& g, const Schedu
 
 std::vector<CandidatePair> candidate_pairs(const std::vector<PipePlaceholder>& placeholders) {
   std::vector<CandidatePair> pairs;
-  std::set<std::pair<int, OpId>> seen;  // (kind, op) of the current consumer's raw values
+  // (kind, op, agent) of the current consumer's raw values
+  std::set<std::tuple<int, OpId, int>> seen;
   for (const PipePlaceholder& p : placeholders) {
     // A consumer's placeholders are contiguous: only its own pairs can repeat.
     if (pairs.empty() || pairs.back().consumer != p.consumer) seen.clear();
-    if (seen.insert({static_cast<int>(p.raw.kind), p.raw.op}).second) {
+    if (seen.insert({static_cast<int>(p.raw.kind), p.raw.op, p.raw.agent}).second) {
       pairs.push_back({p.raw, p.consumer});
     }
   }
@@ -183,6 +184,13 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
     drafts.push_back(std::move(out.drafts));
   }
   m.pipes = collapse_duplicate_pipes(drafts, solves);
+  m.agents.reserve(g.ops.size());
+  for (OpId v = 0; v < g.op_count(); ++v) m.agents.push_back(maps.agents.name_of(v));
+  for (Pipe& p : m.pipes) {
+    p.consumer_agent = maps.agents.name_of(p.consumer);
+    p.producer_agent =
+        p.producers.empty() ? p.consumer_agent : maps.agents.name_of(p.producers.front());
+  }
   m.region = rebuild_region(g, s, m.pipes, m.mutexes);
 
   const std::vector<std::string> violations = check_materialization(g, s, m);
@@ -199,6 +207,7 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
 void attach_materialization(Schedule& s, const Materialization& m) {
   s.pipes = m.pipes;
   s.mutexes = m.mutexes;
+  s.agents = m.agents;
   const bool flagged =
       std::find(s.flags.begin(), s.flags.end(), kTrivialFallbackFlag) != s.flags.end();
   if (m.trivial_fallback && !flagged) s.flags.emplace_back(kTrivialFallbackFlag);
@@ -208,6 +217,7 @@ Materialization carried_materialization(const Graph& g, const Schedule& s) {
   Materialization m;
   m.pipes = s.pipes;
   m.mutexes = s.mutexes;
+  m.agents = s.agents;
   m.trivial_fallback =
       std::find(s.flags.begin(), s.flags.end(), kTrivialFallbackFlag) != s.flags.end();
   if (s.stage.size() == g.ops.size() && s.order.size() == g.ops.size()) {

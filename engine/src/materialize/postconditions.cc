@@ -50,6 +50,7 @@ class Checker {
                             const std::vector<int>& carried);
   void check_coverage();
   void check_mutexes();
+  void check_agents();
   void check_region();
   struct RegionTally;
   void region_op(const RegionStep& step, RegionTally& tally);
@@ -242,18 +243,31 @@ void Checker::check_coverage() {
           id_list(m_.pipes, pipes) + "), not one");
     }
   }
-  // The async same-iteration producers of a consumer share its barrier:
-  // one pipe for all of them.
+  // The async same-iteration producers of a consumer in one agent share
+  // its barrier: one pipe for all of them.
   for (OpId c = 0; c < g_.op_count(); ++c) {
-    std::set<size_t> pipes;
+    std::map<int, std::set<size_t>> pipes;  // producer agent -> pipes
     for (int e : maps_.needed_in[c]) {
       if (maps_.raw[e].kind == RawValue::Kind::kArrival && by_edge[e].size() == 1) {
-        pipes.insert(by_edge[e].front());
+        pipes[maps_.agents.of_op[g_.edges[e].from]].insert(by_edge[e].front());
       }
     }
-    if (pipes.size() > 1) {
-      add("the asynchronous producers arriving at " + name(c) + " are split across " +
-          id_list(m_.pipes, pipes) + " (they share one origin value)");
+    for (const auto& [agent, split] : pipes) {
+      if (split.size() > 1) {
+        add("the asynchronous producers of agent " + maps_.agents.names[agent] +
+            " arriving at " + name(c) + " are split across " + id_list(m_.pipes, split) +
+            " (they share one origin value)");
+      }
+    }
+  }
+  // Nothing crosses agents but through a pipe.
+  for (int e = 0; e < g_.edge_count(); ++e) {
+    const Edge& edge = g_.edges[e];
+    const int from = maps_.agents.of_op[edge.from];
+    const int to = maps_.agents.of_op[edge.to];
+    if (edge.kind == EdgeKind::kData && from != to && by_edge[e].empty()) {
+      add(edge_text(e) + " crosses from agent " + maps_.agents.names[from] + " to " +
+          maps_.agents.names[to] + " and no pipe carries it");
     }
   }
   std::map<std::pair<OpId, std::set<OpId>>, size_t> groups;
@@ -302,6 +316,41 @@ void Checker::check_mutexes() {
     if (by_edge[e].size() > 1) {
       add(edge_text(e) + " is carried by " + str(static_cast<int64_t>(by_edge[e].size())) +
           " mutexes (" + id_list(m_.mutexes, by_edge[e]) + "), not one");
+    }
+  }
+}
+
+// Every op runs in the agent assign_agents gives it; a pipe records its
+// producers' one agent and its consumer's (the fallback: the consumer's on
+// both sides).
+void Checker::check_agents() {
+  const AgentAssignment& a = maps_.agents;
+  if (m_.agents.size() != g_.ops.size()) {
+    add("the materialization names the agents of " + str(static_cast<int64_t>(m_.agents.size())) +
+        " ops, not of all " + str(g_.op_count()));
+  } else {
+    for (OpId v = 0; v < g_.op_count(); ++v) {
+      if (m_.agents[v] != a.name_of(v)) {
+        add(name(v) + " runs in agent " + m_.agents[v] + ", expected " + a.name_of(v));
+      }
+    }
+  }
+  for (size_t p = 0; p < m_.pipes.size(); ++p) {
+    const Pipe& pipe = m_.pipes[p];
+    const std::string& consumer = a.name_of(pipe.consumer);
+    if (pipe.consumer_agent != consumer) {
+      add(pipe_text(p) + ": consumer agent " + pipe.consumer_agent + ", expected " + consumer);
+    }
+    std::set<int> producers;
+    for (OpId u : pipe.producers) producers.insert(a.of_op[u]);
+    if (producers.size() > 1) {
+      add(pipe_text(p) + ": its producers run in " + str(static_cast<int64_t>(producers.size())) +
+          " agents, not one");
+      continue;
+    }
+    const std::string& expected = producers.empty() ? consumer : a.names[*producers.begin()];
+    if (pipe.producer_agent != expected) {
+      add(pipe_text(p) + ": producer agent " + pipe.producer_agent + ", expected " + expected);
     }
   }
 }
@@ -446,6 +495,7 @@ std::vector<std::string> Checker::run() && {
   for (size_t p = 0; p < m_.pipes.size(); ++p) check_pipe(p);
   check_coverage();
   check_mutexes();
+  check_agents();
   check_region();
   check_flag();
   return std::move(out_);

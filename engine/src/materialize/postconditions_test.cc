@@ -227,6 +227,71 @@ TEST(MaterializePostconditions, EveryNeededEdgeIsCarriedExactlyOnce) {
   ExpectViolation(spurious, "carries no edge that needs a pipe");
 }
 
+// The agents: a TMA load (producer) and an MMA (consumer) both arriving at
+// one op make two pipes, one per producer agent; a synchronous edge that
+// crosses agents goes through a pipe too. Each broken on purpose.
+TEST(MaterializePostconditions, NothingCrossesAgentsButThroughAPipe) {
+  GraphBuilder b(blackwell_target(), "agents");
+  const OpId l = b.op("l", "tiled_tma_load");
+  const OpId mma = b.op("mma", "wgmma");
+  const OpId c = b.op("c", "alu");
+  const OpId p = b.op("p", "alu");
+  const OpId q = b.op("q", "alu");
+  b.at(p).agent = "side";
+  b.edge(l, c);
+  b.edge(mma, c);
+  b.edge(p, q, 1);  // synchronous, same stage, but side -> consumer
+  Case clean;
+  clean.g = std::move(b.build()).value();
+  clean.s = At(100, {0, 0, 20, 0, 4});
+  StatusOr<Materialization> m = materialize(clean.g, clean.s);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  clean.m = *m;
+  ASSERT_EQ(clean.m.agents, (std::vector<std::string>{"producer", "consumer", "consumer",
+                                                       "side", "consumer"}));
+  ASSERT_EQ(clean.m.pipes.size(), 3u);  // p -> q, then l -> c and mma -> c
+  auto from = [&](OpId u) {
+    for (size_t i = 0; i < clean.m.pipes.size(); ++i) {
+      if (clean.m.pipes[i].producers == std::vector<OpId>{u}) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  ASSERT_EQ(from(p), 0);
+  ASSERT_EQ(from(l), 1);
+  ASSERT_EQ(from(mma), 2);
+  for (const Pipe& pipe : clean.m.pipes) {
+    EXPECT_EQ(pipe.producer_agent, clean.m.agents[pipe.producers.front()]);
+    EXPECT_EQ(pipe.consumer_agent, clean.m.agents[pipe.consumer]);
+  }
+  EXPECT_TRUE(check_materialization(clean.g, clean.s, clean.m).empty());
+
+  Case merged = clean;  // the two arrivals in one pipe: two producer agents
+  merged.m.pipes[1].producers = {l, mma};
+  merged.m.pipes[1].edges = {0, 1};
+  merged.m.pipes.pop_back();
+  Renumber(merged);
+  ExpectViolation(merged, "Pipe_1 (l, mma -> c): its producers run in 2 agents, not one");
+
+  Case crossing = clean;  // p -> q read directly across agents
+  crossing.m.pipes.erase(crossing.m.pipes.begin());
+  Renumber(crossing);
+  ExpectViolation(crossing, "edge p -> q crosses from agent side to consumer and no pipe carries it");
+
+  Case wrong_op = clean;
+  wrong_op.m.agents[q] = "side";
+  ExpectViolation(wrong_op, "q runs in agent side, expected consumer");
+
+  Case missing = clean;
+  missing.m.agents.clear();
+  ExpectViolation(missing, "the materialization names the agents of 0 ops, not of all 5");
+
+  Case wrong_pipe = clean;
+  wrong_pipe.m.pipes[0].producer_agent = "consumer";
+  wrong_pipe.m.pipes[0].consumer_agent = "side";
+  ExpectViolation(wrong_pipe, "Pipe_0 (p -> q): producer agent consumer, expected side");
+  ExpectViolation(wrong_pipe, "Pipe_0 (p -> q): consumer agent side, expected consumer");
+}
+
 TEST(MaterializePostconditions, GroupsAreTheSharedOrigins) {
   Case split = Fixture();
   const int p = PipeOf(split, "w");
@@ -239,7 +304,8 @@ TEST(MaterializePostconditions, GroupsAreTheSharedOrigins) {
   split.m.pipes.insert(split.m.pipes.begin() + p + 1, b);
   Renumber(split);
   ExpectViolation(split,
-                  "the asynchronous producers arriving at w are split across Pipe_0, Pipe_1");
+                  "the asynchronous producers of agent producer arriving at w are split across "
+                  "Pipe_0, Pipe_1");
 
   Case merged = Fixture();
   const int zx = PipeOf(merged, "z");

@@ -3,8 +3,12 @@
 // declared first; then one block per stage, its ops in order, each op
 // preceded by the mutexes it acquires, followed by the pipes it produces into
 // and the mutexes it releases, and reading the pipes that carry its operands.
+// With two or more agents (warp roles), each stage's block is an
+// agent_switch with one case per agent, its steps in order, and each value
+// records the agents it joins.
 // docs/MATERIALIZE.md, "Region dump", shows and explains an example.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
@@ -57,6 +61,15 @@ class RegionPrinter {
         if (e >= 0 && e < g.edge_count() && carrier_[e] < 0) carrier_[e] = static_cast<int>(p);
       }
     }
+    if (m.agents.size() == g.ops.size()) {
+      std::map<std::string, int> seen;
+      for (const std::string& a : m.agents) {
+        const auto [it, fresh] = seen.try_emplace(a, static_cast<int>(agents_.size()));
+        if (fresh) agents_.push_back(a);
+        agent_index_.push_back(it->second);
+      }
+    }
+    if (agents_.size() < 2) agents_.clear();  // one agent: no partition to show
   }
   std::string print();
 
@@ -65,7 +78,12 @@ class RegionPrinter {
   std::string value(OpId v) const { return "%" + symbol(g_.ops[v].name); }
   void declare_values();
   std::string reasons(const Pipe& p) const;
-  void print_op(OpId v);
+  void print_op(OpId v, const std::string& indent);
+  void print_step(const RegionStep& step, const std::string& indent);
+  void print_stage(int64_t stage, const std::vector<RegionStep>& steps);
+  std::string agent_of(OpId v) const {
+    return v >= 0 && v < static_cast<OpId>(m_.agents.size()) ? m_.agents[v] : std::string();
+  }
   std::vector<std::string> operands(OpId v) const;
 
   const Graph& g_;
@@ -73,19 +91,29 @@ class RegionPrinter {
   const Materialization& m_;
   const Adjacency adj_;
   std::vector<int> carrier_;  // per edge: the pipe carrying it, or -1
+  std::vector<std::string> agents_;  // in order of first use; empty with one agent
+  std::vector<int> agent_index_;     // per op: its agent's position in agents_
   std::string out_;
 };
 
 void RegionPrinter::declare_values() {
   for (const Mutex& mx : m_.mutexes) {
     out_ += "  %" + mx.id + " = tileas.mutex releaser(" + op(mx.releaser) + ") acquirer(" +
-            op(mx.acquirer) + ") {owner = " + op(mx.owner) + ", depth = " + str(mx.depth) + "}\n";
+            op(mx.acquirer) + ") {owner = " + op(mx.owner) + ", depth = " + str(mx.depth);
+    if (!agents_.empty()) {
+      out_ += ", agents = " + symbol(agent_of(mx.releaser)) + " -> " + symbol(agent_of(mx.acquirer));
+    }
+    out_ += "}\n";
   }
   for (const Pipe& p : m_.pipes) {
     std::string producers;
     for (OpId u : p.producers) producers += (producers.empty() ? "" : ", ") + op(u);
     out_ += "  %" + p.id + " = tileas.pipe producers(" + producers + ") consumer(" +
-            op(p.consumer) + ") {owner = " + op(p.owner) + ", depth = " + str(p.depth) + "}";
+            op(p.consumer) + ") {owner = " + op(p.owner) + ", depth = " + str(p.depth);
+    if (!agents_.empty()) {
+      out_ += ", agents = " + symbol(p.producer_agent) + " -> " + symbol(p.consumer_agent);
+    }
+    out_ += "}";
     out_ += "  // " + reasons(p);
     out_ += "\n";
   }
@@ -93,7 +121,7 @@ void RegionPrinter::declare_values() {
 
 // Why the pipe exists, from the edges it carries (the rule of
 // needs_pipe): an asynchronous producer, a stage crossing, a loop-carried
-// value, or the consumer-only fallback.
+// value, a crossing between agents, or the consumer-only fallback.
 std::string RegionPrinter::reasons(const Pipe& p) const {
   if (p.producers.empty()) return "trivial fallback: no producer is live here";
   bool async = false;
@@ -112,6 +140,7 @@ std::string RegionPrinter::reasons(const Pipe& p) const {
     parts.push_back("stage " + str(first_stage) + " -> " + str(s_.stage[p.consumer]));
   }
   if (max_distance > 0) parts.push_back("loop-carried from i-" + str(max_distance));
+  if (p.producer_agent != p.consumer_agent) parts.push_back("across agents");
   std::string out;
   for (const std::string& part : parts) out += (out.empty() ? "" : ", ") + part;
   return out.empty() ? "stage " + str(s_.stage[p.consumer]) : out;
@@ -144,10 +173,10 @@ std::vector<std::string> RegionPrinter::operands(OpId v) const {
   return out;
 }
 
-void RegionPrinter::print_op(OpId v) {
+void RegionPrinter::print_op(OpId v, const std::string& indent) {
   std::string args;
   for (const std::string& a : operands(v)) args += (args.empty() ? "" : ", ") + a;
-  out_ += "    " + value(v) + " = tileas." + symbol(g_.ops[v].kind) + "(" + args +
+  out_ += indent + value(v) + " = tileas." + symbol(g_.ops[v].kind) + "(" + args +
           ") {start = " + str(s_.start[v]) + ", order = " + str(s_.order[v]) + "}\n";
 }
 
@@ -166,37 +195,73 @@ std::string RegionPrinter::print() {
           str(static_cast<int64_t>(m_.mutexes.size())) +
           (m_.mutexes.size() == 1 ? " mutex" : " mutexes") +
           (m_.trivial_fallback ? ", trivial fallback" : "") + "\n";
+  if (!agents_.empty()) {
+    std::string names;
+    for (const std::string& a : agents_) names += (names.empty() ? "" : ", ") + symbol(a);
+    out_ += "// " + str(static_cast<int64_t>(agents_.size())) + " agents: " + names + "\n";
+  }
   out_ += "tileas.scheduled_region @" + symbol(g_.name) + " {ii = " + str(s_.ii) +
           ", stage_count = " + str(s_.stage_count) + "} {\n";
   declare_values();
-  int64_t stage = -1;
-  for (const RegionStep& step : m_.region) {
-    if (step.kind == RegionStep::Kind::kOp && s_.stage[step.op] != stage) {
-      stage = s_.stage[step.op];
-      out_ += "  ^stage" + str(stage) + ":  // cycles [" + str(stage * s_.ii) + ", " +
-              str((stage + 1) * s_.ii) + ")\n";
-    }
-    switch (step.kind) {
-      case RegionStep::Kind::kAcquire:
-        if (stage != s_.stage[step.op]) {  // an acquire opens the stage's block
-          stage = s_.stage[step.op];
-          out_ += "  ^stage" + str(stage) + ":  // cycles [" + str(stage * s_.ii) + ", " +
-                  str((stage + 1) * s_.ii) + ")\n";
-        }
-        out_ += "    tileas.mutex.acquire %" + m_.mutexes[step.value].id + "\n";
-        break;
-      case RegionStep::Kind::kOp: print_op(step.op); break;
-      case RegionStep::Kind::kProduce:
-        out_ +=
-            "    tileas.pipe.produce %" + m_.pipes[step.value].id + ", " + value(step.op) + "\n";
-        break;
-      case RegionStep::Kind::kRelease:
-        out_ += "    tileas.mutex.release %" + m_.mutexes[step.value].id + "\n";
-        break;
+  // Steps come in (stage, order) of their ops: cut them into stages.
+  std::vector<RegionStep> steps;
+  for (size_t i = 0; i < m_.region.size(); ++i) {
+    steps.push_back(m_.region[i]);
+    const bool last = i + 1 == m_.region.size() ||
+                      s_.stage[m_.region[i + 1].op] != s_.stage[m_.region[i].op];
+    if (last) {
+      print_stage(s_.stage[m_.region[i].op], steps);
+      steps.clear();
     }
   }
   out_ += "}\n";
   return out_;
+}
+
+// One stage's block; with several agents, an agent_switch holding one case
+// per agent that runs an op of the stage, its steps in order.
+void RegionPrinter::print_stage(int64_t stage, const std::vector<RegionStep>& steps) {
+  out_ += "  ^stage" + str(stage) + ":  // cycles [" + str(stage * s_.ii) + ", " +
+          str((stage + 1) * s_.ii) + ")\n";
+  if (agents_.empty()) {
+    for (const RegionStep& step : steps) print_step(step, "    ");
+    return;
+  }
+  // The steps grouped by agent, in order inside each group.
+  std::vector<RegionStep> by_agent = steps;
+  std::stable_sort(by_agent.begin(), by_agent.end(), [&](const RegionStep& a, const RegionStep& b) {
+    return agent_index_[a.op] < agent_index_[b.op];
+  });
+  out_ += "    cute_nvgpu.arch.agent_switch {\n";
+  for (size_t begin = 0; begin < by_agent.size();) {
+    const int agent = agent_index_[by_agent[begin].op];
+    size_t end = begin;
+    int64_t ops = 0;
+    for (; end < by_agent.size() && agent_index_[by_agent[end].op] == agent; ++end) {
+      ops += by_agent[end].kind == RegionStep::Kind::kOp ? 1 : 0;
+    }
+    out_ += "    ^agent_" + symbol(agents_[agent]) + ":  // " + str(ops) +
+            (ops == 1 ? " op" : " ops") + "\n";
+    for (size_t i = begin; i < end; ++i) print_step(by_agent[i], "      ");
+    begin = end;
+  }
+  out_ += "    }\n";
+}
+
+void RegionPrinter::print_step(const RegionStep& step, const std::string& indent) {
+  switch (step.kind) {
+    case RegionStep::Kind::kAcquire:
+      out_ += indent + "tileas.mutex.acquire %" + m_.mutexes[step.value].id + "\n";
+      break;
+    case RegionStep::Kind::kOp: print_op(step.op, indent); break;
+    case RegionStep::Kind::kProduce:
+      out_ += indent + "tileas.pipe.produce %" + m_.pipes[step.value].id + ", " + value(step.op) +
+              "\n";
+      break;
+    case RegionStep::Kind::kRelease:
+      out_ += indent + "tileas.mutex.release %" + m_.mutexes[step.value].id + "\n";
+      break;
+  }
 }
 
 }  // namespace

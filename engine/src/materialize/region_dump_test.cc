@@ -1,4 +1,7 @@
-// The region dump: golden text for every bundled graph (the schedule
+// The region dump: golden text for every bundled graph and for one graph
+// of each warp-specialized family (engine/testdata/regions/graphs: made by
+// `tilesched generate --family F --ops 24`, and a ping-pong variant of
+// warp_specialized whose two consumer warp groups are named agents) (the schedule
 // `tilesched schedule G` produces, generator chosen by the selector), the
 // GEMM mainloop's TMA pipes and loop-carried accumulator under both
 // generators, symbol quoting, and the infeasible case.
@@ -16,9 +19,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "tilesched/agents.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
 #include "tilesched/materialize.h"
+#include "tilesched/verify.h"
 
 namespace tilesched {
 namespace {
@@ -44,8 +49,10 @@ TEST(MaterializeRegion, GoldenDumps) {
   const fs::path dir = fs::path(TILESCHED_TESTDATA_DIR) / "regions";
   int compared = 0;
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
-    if (entry.path().string().ends_with(".loop.json")) files.push_back(entry.path());
+  for (const fs::path& from : {fs::path(TILESCHED_EXAMPLES_DIR), dir / "graphs"}) {
+    for (const auto& entry : fs::directory_iterator(from)) {
+      if (entry.path().string().ends_with(".loop.json")) files.push_back(entry.path());
+    }
   }
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
@@ -64,7 +71,46 @@ TEST(MaterializeRegion, GoldenDumps) {
     ++compared;
   }
   if (!update) {
-    EXPECT_GE(compared, 7);
+    EXPECT_GE(compared, 12);
+  }
+}
+
+// The warp-specialized graphs under each generator: the schedule carries
+// every op's agent and every pipe's, is legal, and reads back equal; the
+// ping-pong graph has three agents and its release barriers take one
+// pipe per consumer warp group.
+TEST(MaterializeRegion, WarpSpecializedSchedulesCarryAgentsAndRoundTrip) {
+  const fs::path dir = fs::path(TILESCHED_TESTDATA_DIR) / "regions" / "graphs";
+  for (const char* name : {"warp_specialized", "fa3_forward", "fa4_forward", "persistent_gemm",
+                           "warp_specialized_pingpong"}) {
+    StatusOr<Graph> g = read_graph_file((dir / (std::string(name) + ".loop.json")).string());
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    for (GeneratorKind kind : {GeneratorKind::kSerial, GeneratorKind::kCostBased}) {
+      SCOPED_TRACE(std::string(name) + " " + std::string(generator_name(kind)));
+      GenerateOptions opts;
+      opts.generator = kind;
+      StatusOr<Schedule> s = generate_schedule(*g, opts);
+      ASSERT_TRUE(s.ok() && s->feasible);
+      ASSERT_EQ(s->agents.size(), g->ops.size());
+      const AgentAssignment a = assign_agents(*g);
+      EXPECT_GE(a.count(), 2);
+      for (const Pipe& p : s->pipes) {
+        EXPECT_EQ(p.consumer_agent, a.name_of(p.consumer)) << p.id;
+        for (OpId u : p.producers) EXPECT_EQ(p.producer_agent, a.name_of(u)) << p.id;
+      }
+      EXPECT_TRUE(verify_schedule(*g, *s).legal());
+      StatusOr<Schedule> back = parse_schedule_json(write_schedule_json(*g, *s), "s.json", *g);
+      ASSERT_TRUE(back.ok()) << back.status().message();
+      EXPECT_EQ(back->agents, s->agents);
+      EXPECT_EQ(back->pipes, s->pipes);
+      if (std::string(name) == "warp_specialized_pingpong") {
+        EXPECT_EQ(a.names, (std::vector<std::string>{"producer", "consumer0", "consumer1"}));
+        const OpId release = *g->find_op("release0");
+        int into_release = 0;
+        for (const Pipe& p : s->pipes) into_release += p.consumer == release ? 1 : 0;
+        EXPECT_EQ(into_release, 2);
+      }
+    }
   }
 }
 
@@ -114,10 +160,12 @@ TEST(MaterializeRegion, GemmMainloopShowsTmaPipesAndTheAccumulator) {
   }
 }
 
+// One agent (the load is put in the consumer's): no agent_switch.
 TEST(MaterializeRegion, StagesAreBlocksAndValuesAreSplicedIn) {
   GraphBuilder b(blackwell_target(), "two stages");
   const OpId l = b.op("l", "tiled_tma_load");
   const OpId r = b.op("my read", "smem_read");
+  b.at(l).agent = "consumer";
   b.edge(l, r);
   b.edge(r, l, 0, 1, EdgeKind::kOrder);
   const Graph g = std::move(b.build()).value();
@@ -141,6 +189,55 @@ tileas.scheduled_region @"two stages" {ii = 10, stage_count = 2} {
   ^stage1:  // cycles [10, 20)
     %"my read" = tileas.smem_read(%Pipe_0) {start = 12, order = 0}
     tileas.mutex.release %Mutex_0
+}
+)");
+}
+
+// Two agents: each stage is an agent_switch with one case per agent that
+// runs an op there; the values name the agents they join.
+TEST(MaterializeRegion, AgentSwitchPartitionsEachStage) {
+  GraphBuilder b(blackwell_target(), "ws");
+  const OpId l = b.op("l", "tiled_tma_load");
+  const OpId w = b.op("w", "mbarrier_wait");
+  const OpId x = b.op("x", "alu");
+  const OpId f = b.op("f", "mbarrier_arrive");
+  b.edge(l, w);
+  b.edge(w, x);
+  b.edge(x, f);
+  b.edge(f, l, 0, 1, EdgeKind::kOrder);
+  const Graph g = std::move(b.build()).value();
+  Schedule s;
+  s.feasible = true;
+  s.generator = "hand";
+  s.ii = 10;
+  s.start = {0, 8, 12, 16};
+  derive_stage_order(s);
+  StatusOr<Materialization> m = materialize(g, s);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(dump_region(g, s, *m), R"(// graph ws, generator hand
+// II 10, 2 stages, 4 ops, 2 pipes, 1 mutex
+// 2 agents: producer, consumer
+tileas.scheduled_region @ws {ii = 10, stage_count = 2} {
+  %Mutex_0 = tileas.mutex releaser(@f) acquirer(@l) {owner = @l, depth = 1, agents = consumer -> producer}
+  %Pipe_0 = tileas.pipe producers(@l) consumer(@w) {owner = @l, depth = 1, agents = producer -> consumer}  // async, across agents
+  %Pipe_1 = tileas.pipe producers(@w) consumer(@x) {owner = @w, depth = 2, agents = consumer -> consumer}  // stage 0 -> 1
+  ^stage0:  // cycles [0, 10)
+    cute_nvgpu.arch.agent_switch {
+    ^agent_producer:  // 1 op
+      tileas.mutex.acquire %Mutex_0
+      %l = tileas.tiled_tma_load() {start = 0, order = 0}
+      tileas.pipe.produce %Pipe_0, %l
+    ^agent_consumer:  // 1 op
+      %w = tileas.mbarrier_wait(%Pipe_0) {start = 8, order = 1}
+      tileas.pipe.produce %Pipe_1, %w
+    }
+  ^stage1:  // cycles [10, 20)
+    cute_nvgpu.arch.agent_switch {
+    ^agent_consumer:  // 2 ops
+      %x = tileas.alu(%Pipe_1) {start = 12, order = 0}
+      %f = tileas.mbarrier_arrive(%x) {start = 16, order = 1}
+      tileas.mutex.release %Mutex_0
+    }
 }
 )");
 }

@@ -13,7 +13,8 @@
 namespace tilesched::materialize_internal {
 
 int64_t raw_key(const Graph& g, RawValue r) {
-  return static_cast<int64_t>(r.kind) * g.op_count() + r.op;
+  const int64_t n = g.op_count();
+  return (static_cast<int64_t>(r.kind) * n + r.op) * n + r.agent;
 }
 
 std::vector<OpId> collect_candidate_producers(const Graph& g, const ValueMaps& maps,

@@ -19,6 +19,10 @@ struct Fixture {
   int e0, e1, e2, e3, e0_carried, ex, ed;
 };
 
+// The loads' agent: w (op 0, an mbarrier_wait with no successor) runs in
+// the consumer agent, names[0]; the TMA loads in the producer agent.
+constexpr int kLoads = 1;
+
 Fixture Barrier() {
   Fixture f;
   GraphBuilder b(blackwell_target(), "barrier");
@@ -78,7 +82,7 @@ TEST(MaterializeSolve, ScheduleInfoAndFilterMaps) {
   EXPECT_EQ(cw.info[5].edges, std::vector<int>{f.ed});
   EXPECT_TRUE(cw.info[5].keys.empty());  // d's edge is not live: it carries nothing live
   // Filtered: x (its value is its own) and d (not live) carry no arrival.
-  const SolveMaps sm = build_solve_maps(f.g, cw, {RawValue::Kind::kArrival, f.w});
+  const SolveMaps sm = build_solve_maps(f.g, cw, {RawValue::Kind::kArrival, f.w, kLoads});
   EXPECT_EQ(sm.filtered, (std::vector<char>{0, 0, 1, 0, 0, 1}));
 }
 
@@ -101,7 +105,7 @@ TEST(MaterializeSolve, UnionsProducersSharingAnOriginAndSpillsBeyondThree) {
   const Fixture f = Barrier();
   const ValueMaps maps = build_value_maps(f.g, f.s);
   const ConsumerWork cw = prepare_consumer(f.g, f.s, maps, f.w);
-  const SolveMaps sm = build_solve_maps(f.g, cw, {RawValue::Kind::kArrival, f.w});
+  const SolveMaps sm = build_solve_maps(f.g, cw, {RawValue::Kind::kArrival, f.w, kLoads});
   const std::vector<int> live = close_under_live_at_consumer(cw, sm);
   ASSERT_EQ(live, (std::vector<int>{0, 1, 3, 4}));
   DisjointSets dsu = union_shared_origins(cw, live);
@@ -132,7 +136,7 @@ TEST(MaterializeSolve, OwnerIsTheEarliestEvenWhenListedLater) {
   const ValueMaps maps = build_value_maps(f.g, f.s);
   const ConsumerWork cw = prepare_consumer(f.g, f.s, maps, f.w);
   OwnerMap owners(cw.work.size());
-  SolveOutcome out = solve_pair(f.g, f.s, maps, cw, {RawValue::Kind::kArrival, f.w}, owners);
+  SolveOutcome out = solve_pair(f.g, f.s, maps, cw, {RawValue::Kind::kArrival, f.w, kLoads}, owners);
   ASSERT_EQ(out.drafts.size(), 1u);
   EXPECT_EQ(out.drafts[0].producers, (std::vector<OpId>{f.l3, f.l1, f.l2, f.l0}));
   EXPECT_EQ(out.drafts[0].owner, f.l3);
@@ -170,7 +174,7 @@ TEST(MaterializeSolve, OwnerMapAnswersARepeatedGroup) {
   const ConsumerWork cw = prepare_consumer(f.g, f.s, maps, f.w);
   OwnerMap owners(cw.work.size());
   const SolveOutcome first =
-      solve_pair(f.g, f.s, maps, cw, {RawValue::Kind::kArrival, f.w}, owners);
+      solve_pair(f.g, f.s, maps, cw, {RawValue::Kind::kArrival, f.w, kLoads}, owners);
   ASSERT_EQ(first.drafts.size(), 1u);
   // l0's own loop-carried value closes to the same group: answered, not re-emitted.
   const SolveOutcome second =

@@ -11,6 +11,7 @@ ValueMaps build_value_maps(const Graph& g, const Schedule& s) {
   const int n = g.op_count();
   const int m = g.edge_count();
   ValueMaps maps;
+  maps.agents = assign_agents(g);
   maps.needs.assign(m, 0);
   maps.live.assign(m, 0);
   maps.depth.assign(m, 0);
@@ -24,9 +25,9 @@ ValueMaps build_value_maps(const Graph& g, const Schedule& s) {
     if (e.kind != EdgeKind::kData) continue;
     maps.data_in[e.to].push_back(i);
     maps.live[i] = live_at_consumer(s, e) ? 1 : 0;
-    if (!needs_pipe(g, s, i)) continue;
+    if (!needs_pipe(g, s, maps.agents, i)) continue;
     maps.needs[i] = 1;
-    maps.raw[i] = raw_value(g, s, i);
+    maps.raw[i] = raw_value(g, s, maps.agents, i);
     maps.needed_in[e.to].push_back(i);
   }
   for (std::vector<int>& in : maps.data_in) {

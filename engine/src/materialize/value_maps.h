@@ -16,6 +16,7 @@
 namespace tilesched::materialize_internal {
 
 struct ValueMaps {
+  AgentAssignment agents;  // assign_agents(g)
   // Per edge id. `raw` is meaningful where `needs` is set.
   std::vector<char> needs;     // a data edge that needs a Pipe_ (needs_pipe)
   std::vector<char> live;      // a data edge live at its consumer

@@ -20,11 +20,11 @@ bool live_at_consumer(const Schedule& s, const Edge& e) {
   return e.distance > 0 || (e.from != e.to && before(s, e.from, e.to));
 }
 
-bool needs_pipe(const Graph& g, const Schedule& s, int edge) {
+bool needs_pipe(const Graph& g, const Schedule& s, const AgentAssignment& a, int edge) {
   const Edge& e = g.edges[edge];
   if (e.kind != EdgeKind::kData) return false;
   return is_async(g, e.from) || s.stage[e.from] != s.stage[e.to] || e.distance > 0 ||
-         !live_at_consumer(s, e);
+         !live_at_consumer(s, e) || a.of_op[e.from] != a.of_op[e.to];
 }
 
 int64_t edge_depth(const Schedule& s, const Edge& e) {
@@ -40,11 +40,13 @@ std::string_view raw_value_kind_name(RawValue::Kind k) {
   return "value";
 }
 
-RawValue raw_value(const Graph& g, const Schedule& s, int edge) {
+RawValue raw_value(const Graph& g, const Schedule& s, const AgentAssignment& a, int edge) {
   const Edge& e = g.edges[edge];
   assert(e.kind == EdgeKind::kData);
   if (!live_at_consumer(s, e)) return {RawValue::Kind::kUnproduced, e.from};
-  if (e.distance == 0 && is_async(g, e.from)) return {RawValue::Kind::kArrival, e.to};
+  if (e.distance == 0 && is_async(g, e.from)) {
+    return {RawValue::Kind::kArrival, e.to, a.of_op[e.from]};
+  }
   return {RawValue::Kind::kValue, e.from};
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tilesched/agents.h"
 #include "tilesched/graph.h"
 #include "tilesched/pipes.h"
 #include "tilesched/schedule.h"
@@ -29,8 +30,10 @@ bool live_at_consumer(const Schedule& s, const Edge& e);
 // u -> v needs a Pipe_ when u is asynchronous, when stage(u) != stage(v),
 // when it is loop-carried, or when it is not live at v (only a zero-latency
 // edge between ops started in the same cycle can be). Order edges need a
-// Mutex_ instead.
-bool needs_pipe(const Graph& g, const Schedule& s, int edge);
+// Mutex_ instead. And, for warp specialization, when u and v run in
+// different agents (`a`, assign_agents(g)): nothing crosses agents but
+// through a Pipe_.
+bool needs_pipe(const Graph& g, const Schedule& s, const AgentAssignment& a, int edge);
 
 // Buffers in flight along an edge: stage(v) - stage(u) + distance + 1.
 int64_t edge_depth(const Schedule& s, const Edge& e);
@@ -48,11 +51,15 @@ struct RawValue {
   };
   Kind kind = Kind::kValue;
   OpId op = 0;
+  // kArrival: the producers' agent (index into AgentAssignment::names):
+  // the copies of one agent arrive on one barrier, another agent's
+  // arrivals on another. 0 for the other kinds, whose `op` fixes it.
+  int agent = 0;
   friend bool operator==(const RawValue&, const RawValue&) = default;
 };
 std::string_view raw_value_kind_name(RawValue::Kind k);  // "arrival", "value", "unproduced"
 // REQUIRES: g.edges[edge] is a data edge.
-RawValue raw_value(const Graph& g, const Schedule& s, int edge);
+RawValue raw_value(const Graph& g, const Schedule& s, const AgentAssignment& a, int edge);
 
 // The edges a value carries, derived from its fields alone (ascending ids):
 // a pipe with producers carries every live data edge from one of them to

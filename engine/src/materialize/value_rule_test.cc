@@ -42,11 +42,11 @@ TEST(MaterializeEdgeRule, WhichEdgesNeedAPipe) {
   const Graph g = std::move(b.build()).value();
   const Schedule s = At(20, {0, 8, 12, 24});
   ASSERT_EQ(s.stage, (std::vector<int64_t>{0, 0, 0, 1}));
-  EXPECT_TRUE(needs_pipe(g, s, async_edge));
-  EXPECT_FALSE(needs_pipe(g, s, plain));
-  EXPECT_TRUE(needs_pipe(g, s, cross));
-  EXPECT_TRUE(needs_pipe(g, s, carried));
-  EXPECT_FALSE(needs_pipe(g, s, order));  // a mutex, not a pipe
+  EXPECT_TRUE(needs_pipe(g, s, assign_agents(g), async_edge));
+  EXPECT_FALSE(needs_pipe(g, s, assign_agents(g), plain));
+  EXPECT_TRUE(needs_pipe(g, s, assign_agents(g), cross));
+  EXPECT_TRUE(needs_pipe(g, s, assign_agents(g), carried));
+  EXPECT_FALSE(needs_pipe(g, s, assign_agents(g), order));  // a mutex, not a pipe
   EXPECT_EQ(edge_depth(s, g.edges[async_edge]), 1);
   EXPECT_EQ(edge_depth(s, g.edges[cross]), 2);
   EXPECT_EQ(edge_depth(s, g.edges[carried]), 0 - 1 + 1 + 1);
@@ -80,12 +80,12 @@ TEST(MaterializeEdgeRule, AnEdgeAgainstRegionOrderIsNotLive) {
   const Graph g = std::move(b.build()).value();
   const Schedule s = At(4, {0, 0});
   EXPECT_FALSE(live_at_consumer(s, g.edges[back]));
-  EXPECT_TRUE(needs_pipe(g, s, back));
-  EXPECT_EQ(raw_value(g, s, back), (RawValue{RawValue::Kind::kUnproduced, p}));
+  EXPECT_TRUE(needs_pipe(g, s, assign_agents(g), back));
+  EXPECT_EQ(raw_value(g, s, assign_agents(g), back), (RawValue{RawValue::Kind::kUnproduced, p}));
   EXPECT_TRUE(live_at_consumer(s, g.edges[self]));  // the previous iteration's value
   const Schedule later = At(4, {1, 0});
   EXPECT_TRUE(live_at_consumer(later, g.edges[back]));
-  EXPECT_FALSE(needs_pipe(g, later, back));
+  EXPECT_FALSE(needs_pipe(g, later, assign_agents(g), back));
 }
 
 TEST(MaterializeEdgeRule, RawValues) {
@@ -100,10 +100,10 @@ TEST(MaterializeEdgeRule, RawValues) {
   const int em = b.edge(m, m, 16, 1);
   const Graph g = std::move(b.build()).value();
   const Schedule s = At(40, {0, 8, 16, 17});
-  EXPECT_EQ(raw_value(g, s, ea), (RawValue{RawValue::Kind::kArrival, w}));
-  EXPECT_EQ(raw_value(g, s, eb), (RawValue{RawValue::Kind::kArrival, w}));
-  EXPECT_EQ(raw_value(g, s, ew), (RawValue{RawValue::Kind::kValue, w}));
-  EXPECT_EQ(raw_value(g, s, em), (RawValue{RawValue::Kind::kValue, m}));  // loop-carried: its own
+  EXPECT_EQ(raw_value(g, s, assign_agents(g), ea), (RawValue{RawValue::Kind::kArrival, w}));
+  EXPECT_EQ(raw_value(g, s, assign_agents(g), eb), (RawValue{RawValue::Kind::kArrival, w}));
+  EXPECT_EQ(raw_value(g, s, assign_agents(g), ew), (RawValue{RawValue::Kind::kValue, w}));
+  EXPECT_EQ(raw_value(g, s, assign_agents(g), em), (RawValue{RawValue::Kind::kValue, m}));  // loop-carried: its own
   EXPECT_EQ(raw_value_kind_name(RawValue::Kind::kArrival), "arrival");
   EXPECT_EQ(raw_value_kind_name(RawValue::Kind::kUnproduced), "unproduced");
 }

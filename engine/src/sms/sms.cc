@@ -1,0 +1,216 @@
+// Swing modulo scheduling as a table of contents (Llosa et al., PACT 1996;
+// docs/BASELINES.md): the serial schedule (L7 and the II cap), the node
+// sets (once per graph), then per II from the lower bound to the cap: the
+// distance closure at that II, the timing, the swing order, one placement
+// without backtracking, and L4 on the finished placement.
+#include "tilesched/sms.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "../distance.h"
+#include "../rrt.h"
+#include "../search.h"
+#include "../storage.h"
+#include "order.h"
+#include "placer.h"
+#include "tilesched/serial.h"
+
+namespace tilesched {
+
+namespace sms {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t elapsed_ns(Clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count();
+}
+
+// Diagnostics name at most this many ops of the order, and this many
+// failed IIs one by one.
+constexpr size_t kOrderShown = 32;
+constexpr int64_t kFailuresShown = 16;
+
+std::string describe_order(const Graph& g, const std::vector<OpId>& order, int64_t ii) {
+  std::string out = "swing order at II " + std::to_string(ii) + ":";
+  for (size_t i = 0; i < order.size() && i < kOrderShown; ++i) {
+    out += (i == 0 ? " " : ", ") + g.ops[order[i]].name;
+  }
+  if (order.size() > kOrderShown) {
+    out += ", ... (" + std::to_string(order.size() - kOrderShown) + " more)";
+  }
+  return out;
+}
+
+// Rule L4 charges every buffer at least once at every II: stores that add
+// up to more than the pool fail at every II.
+std::optional<int64_t> stores_over_storage(const Graph& g) {
+  const std::optional<int> pool = g.target.storage_pool();
+  if (!pool) return std::nullopt;
+  int64_t total = 0;  // <= kMaxOps * kMaxPoolCapacity: no overflow
+  for (const Op& op : g.ops) total += op.store_bytes;
+  if (total > g.target.pools[*pool].capacity) return total;
+  return std::nullopt;
+}
+
+class Generator {
+ public:
+  Generator(const Graph& g, const SmsOptions& opts)
+      : g_(g), opts_(opts), adj_(Adjacency::build(g)), serial_(generate_serial(g)),
+        groups_(Groups::find(g)) {
+    nodes_.reserve(static_cast<size_t>(g.op_count()));
+    for (const Op& op : g.ops) nodes_.push_back(NodeRrt::lower(op, g.target));
+  }
+
+  Schedule run(Clock::time_point t0);
+
+ private:
+  Schedule keep_serial() const;
+  // One II: true with placer_.starts() legal, else a failure counted.
+  bool attempt(int64_t ii);
+  void fail(int64_t ii, Failure f, const std::string& why);
+
+  const Graph& g_;
+  const SmsOptions& opts_;
+  Adjacency adj_;
+  Schedule serial_;
+  Groups groups_;
+  std::vector<NodeRrt> nodes_;
+  NodeSets sets_;
+  DistanceMatrix dist_;
+  std::optional<Placer> placer_;
+  std::vector<OpId> order_;
+  int64_t ii_tried_ = 0;
+  std::array<int64_t, kFailureCount> failures_{};
+  std::vector<std::string> notes_;
+  int64_t failed_ = 0;
+};
+
+Schedule Generator::keep_serial() const {
+  Schedule s = serial_;
+  s.generator = "sms";
+  s.flags.push_back("force_serial");
+  s.diagnostics.push_back(
+      "force_serial_execution is set: the sms generator keeps the serial schedule");
+  return s;
+}
+
+void Generator::fail(int64_t ii, Failure f, const std::string& why) {
+  ++failures_[static_cast<int>(f)];
+  if (failed_++ < kFailuresShown) {
+    notes_.push_back("II " + std::to_string(ii) + " failed (" + std::string(failure_name(f)) +
+                     "): " + why);
+  }
+}
+
+bool Generator::attempt(int64_t ii) {
+  ++ii_tried_;
+  if (!dist_.build(g_, adj_, ii)) {  // II < RecMII: not reached from the MII up
+    fail(ii, Failure::kEmptyWindow, "a dependence cycle is longer than " +
+                                        std::to_string(ii) + " cycles per iteration");
+    return false;
+  }
+  const Timing timing = compute_timing(dist_);
+  order_ = swing_order(g_, adj_, sets_, timing);
+  AttemptFailure why;
+  if (!placer_->place_all(dist_, timing, order_, &why)) {
+    fail(ii, why.failure, why.why);
+    return false;
+  }
+  if (const std::optional<int> pool = g_.target.storage_pool()) {
+    const int64_t cap = g_.target.pools[*pool].capacity;
+    const int64_t need = storage_bytes_needed(g_, adj_, placer_->starts(), ii, cap);
+    if (need > cap) {
+      fail(ii, Failure::kStorage,
+           "placement done, L4 needs more than " + std::to_string(cap) + " bytes of storage");
+      return false;
+    }
+  }
+  return true;
+}
+
+Schedule Generator::run(Clock::time_point t0) {
+  if (g_.attrs.force_serial_execution) {
+    Schedule s = keep_serial();
+    s.time_ns = elapsed_ns(t0);
+    return s;
+  }
+  Schedule s;
+  s.graph = g_.name;
+  s.generator = "sms";
+  if (opts_.ii_cap != 0) s.options.emplace_back("ii_cap", std::to_string(opts_.ii_cap));
+  s.mii = serial_.mii;
+  sets_ = find_node_sets(g_, adj_);
+  const int64_t lower = std::max(s.mii.max(), group_span_bound(g_, adj_, groups_));
+  int64_t cap = opts_.ii_cap;
+  if (cap == 0) cap = serial_.feasible ? serial_.ii : sequential_ii_cap(g_, lower);
+  cap = std::min(cap, ModuloRrt::kMaxRrtII);
+  std::optional<int64_t> found;
+  const std::optional<int64_t> stores_over = stores_over_storage(g_);
+  if (!stores_over) {
+    placer_.emplace(g_, adj_, nodes_, groups_);
+    for (int64_t ii = lower; ii <= cap && !found; ++ii) {
+      if (attempt(ii)) found = ii;
+    }
+  }
+  bool fallback = false;
+  if (found) {
+    s.feasible = true;
+    s.ii = *found;
+    s.start = placer_->starts();
+    derive_stage_order(s);
+    s.diagnostics.push_back(describe_order(g_, order_, *found));
+  } else if (serial_.feasible && opts_.ii_cap == 0) {
+    // The serial schedule is legal at the cap (its own II): publish it
+    // rather than nothing, flagged, so a caller can tell it apart.
+    fallback = true;
+    s.feasible = true;
+    s.ii = serial_.ii;
+    s.start = serial_.start;
+    derive_stage_order(s);
+    s.flags.push_back("serial_fallback");
+    s.diagnostics.push_back("no placement for II " + std::to_string(lower) + " to " +
+                            std::to_string(cap) + ": the serial schedule (II " +
+                            std::to_string(serial_.ii) + ") is kept");
+  } else if (stores_over) {
+    s.failure = FailureReason::kStorageBudget;
+    s.diagnostics.push_back("store_bytes add up to " + std::to_string(*stores_over) +
+                            ", more than the storage pool's " +
+                            std::to_string(g_.target.pools[*g_.target.storage_pool()].capacity) +
+                            " bytes: L4 fails at every II");
+  } else {
+    s.failure = FailureReason::kIiCapReached;
+    s.diagnostics.push_back("no placement for II " + std::to_string(lower) + " to " +
+                            std::to_string(cap) + " (the cap)");
+  }
+  for (std::string& n : notes_) s.diagnostics.push_back(std::move(n));
+  if (failed_ > kFailuresShown) {
+    s.diagnostics.push_back("... and " + std::to_string(failed_ - kFailuresShown) +
+                            " more failed IIs");
+  }
+  s.stats.emplace_back("node_sets", static_cast<int64_t>(sets_.sets.size()));
+  s.stats.emplace_back("recurrence_sets", sets_.recurrences);
+  s.stats.emplace_back("ii_tried", ii_tried_);
+  for (int f = 0; f < kFailureCount; ++f) {
+    s.stats.emplace_back("ii_failed." + std::string(failure_name(static_cast<Failure>(f))),
+                         failures_[f]);
+  }
+  s.stats.emplace_back("serial_fallback", fallback ? 1 : 0);
+  s.time_ns = elapsed_ns(t0);
+  return s;
+}
+
+}  // namespace
+}  // namespace sms
+
+Schedule generate_sms(const Graph& g, const SmsOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();  // time_ns covers the serial pass too
+  sms::Generator gen(g, opts);
+  return gen.run(t0);
+}
+
+}  // namespace tilesched
