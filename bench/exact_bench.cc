@@ -4,7 +4,8 @@
 // graphs proven optimal with the proof within 1 s and within 10 s, the
 // share whose whole call took at most 1 s / 10 s, how often the proven
 // optimum is above the MII and how often the exact II is below the
-// cost-based generator's.
+// cost-based generator's; and the share of II-proven graphs whose stage
+// count was proven minimal, and the calls that overran the limit by > 5 %.
 //
 // Groups:
 //   examples    the bundled engine/examples/*.loop.json
@@ -13,6 +14,9 @@
 //   structured  every structured family of the registry (graphgen/families.h)
 //               at its min_ops, about 2x and 3x min_ops (capped at 48
 //               ops and at its max_ops), seed 1, default parameters
+//   structured64  every structured family at each of 8, 16, 32 and 64 ops
+//               it builds, seeds 1 to 5, default parameters (the sweep's
+//               default preset's structured graphs)
 //   hls         every HatScheT instance (graphgen/hatschet.h) under HLS_DIR,
 //               found by walking the directory, in sorted path order;
 //               skipped with a message when the directory is absent
@@ -54,13 +58,17 @@ struct Row {
   bool proven = false;
   bool below_heuristic = false;  // exact II < cost-based II
   bool above_mii = false;        // proven optimum > MII
+  bool stages_proven = false;
+  bool overran = false;          // the call took more than the limit + 5 %
 };
 
 struct Tally {
   int graphs = 0, proof_1s = 0, proof_10s = 0, call_1s = 0, call_10s = 0, below = 0, above_mii = 0;
+  int proven = 0, stages_proven = 0, overran = 0;
 };
 
-const std::vector<std::string> kGroups = {"examples", "layered", "mixed", "structured", "hls"};
+const std::vector<std::string> kGroups = {"examples", "layered",      "mixed",
+                                          "structured", "structured64", "hls"};
 
 // The resource model beside a GraphML file: graphN_RM.xml, or (origami)
 // NAMERM.xml.
@@ -142,15 +150,18 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
   row.proven = s.proven_optimal && legal;
   row.below_heuristic = s.feasible && s.ii < heuristic;
   row.above_mii = row.proven && s.ii > s.mii.max();
+  row.stages_proven = legal && s.stages_proven;
+  row.overran = seconds * 1000.0 > static_cast<double>(limit_ms) * 1.05;
   for (const auto& [key, value] : s.stats) {
     if (key == "exact.proof_us") row.proof_seconds = static_cast<double>(value) / 1e6;
   }
   std::printf("%-10s %-40s %4d ops  MII %5lld  cost-based %5lld  exact %5lld  lower %5lld  %-8s "
-              "%s proof %7.3f s, call %7.3f s\n",
+              "stages %3lld %-6s %s proof %7.3f s, call %7.3f s\n",
               family.c_str(), g.name.c_str(), g.op_count(),
               static_cast<long long>(s.mii.max()), static_cast<long long>(heuristic),
               static_cast<long long>(s.ii), static_cast<long long>(s.lower_bound.value_or(0)),
-              s.proven_optimal ? "proven" : "open",
+              s.proven_optimal ? "proven" : "open", static_cast<long long>(s.stage_count),
+              s.stages_proven ? "(min)" : "(open)",
               !s.feasible ? "none" : legal ? "verified" : "ILLEGAL", row.proof_seconds, seconds);
   std::fflush(stdout);
   return row;
@@ -169,7 +180,7 @@ std::optional<std::set<std::string>> parse_groups(const std::string& group_arg) 
       selected.insert(item);
     } else {
       std::fprintf(stderr, "unknown group '%s' (groups: examples, layered, mixed, "
-                           "structured, hls, all)\n", item.c_str());
+                           "structured, structured64, hls, all)\n", item.c_str());
       return std::nullopt;
     }
   }
@@ -242,6 +253,22 @@ bool run_structured(int64_t limit_ms, std::vector<Row>& rows) {
   return true;
 }
 
+bool run_structured64(int64_t limit_ms, std::vector<Row>& rows) {
+  for (const tilesched::graphgen::Family& f : tilesched::graphgen::families()) {
+    if (f.kind != tilesched::graphgen::FamilyKind::kStructured) continue;
+    for (int ops : {8, 16, 32, 64}) {
+      if (!f.builds(ops)) continue;
+      for (uint64_t seed = 1; seed <= 5; ++seed) {
+        if (!run_built("structured64", tilesched::graphgen::generate(f.name, ops, seed, {}),
+                       limit_ms, rows)) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 bool run_hls(const std::string& hls_dir, int64_t limit_ms, std::vector<Row>& rows) {
   std::error_code ec;
   if (!std::filesystem::is_directory(hls_dir, ec)) {
@@ -269,7 +296,10 @@ void print_tally(const std::string& family, const std::vector<Row>& rows) {
     if (family != "all" && r.family != family) continue;
     ++t.graphs;
     t.below += r.below_heuristic;
+    t.overran += r.overran;
     if (!r.proven) continue;
+    ++t.proven;
+    t.stages_proven += r.stages_proven;
     t.above_mii += r.above_mii;
     t.proof_1s += r.proof_seconds <= 1.0;
     t.proof_10s += r.proof_seconds <= 10.0;
@@ -280,10 +310,11 @@ void print_tally(const std::string& family, const std::vector<Row>& rows) {
   auto pct = [&](int k) { return 100.0 * k / t.graphs; };
   std::printf("  %-10s %3d graphs: proof within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%); "
               "whole call within 1 s %3d (%5.1f %%), 10 s %3d (%5.1f %%); "
-              "optimum > MII %3d; exact < cost-based %3d\n",
+              "optimum > MII %3d; exact < cost-based %3d; stages proven %d of %d II-proven; "
+              "over limit + 5 %% %d\n",
               family.c_str(), t.graphs, t.proof_1s, pct(t.proof_1s), t.proof_10s,
               pct(t.proof_10s), t.call_1s, pct(t.call_1s), t.call_10s, pct(t.call_10s),
-              t.above_mii, t.below);
+              t.above_mii, t.below, t.stages_proven, t.proven, t.overran);
 }
 
 }  // namespace
@@ -307,6 +338,7 @@ int main(int argc, char** argv) {
   if (wanted("layered") && !run_layered(seeds, limit_ms, rows)) return 2;
   if (wanted("mixed")) run_mixed(seeds, limit_ms, rows);
   if (wanted("structured") && !run_structured(limit_ms, rows)) return 2;
+  if (wanted("structured64") && !run_structured64(limit_ms, rows)) return 2;
   if (wanted("hls") && !run_hls(hls_dir, limit_ms, rows)) return 2;
 
   std::printf("\nshare proven optimal (time limit %.1f s per graph):\n", limit_s);

@@ -88,7 +88,10 @@ StatusOr<std::string> row_differences(const sweep::ReadRow& row, const sweep::Sw
   for (size_t c = 0; c < sweep::kFixedColumnCount; ++c) {
     const auto col = static_cast<sweep::Col>(c);
     if (col == sweep::Col::kTimeNs || col == sweep::Col::kWallNs) continue;
-    if (col == sweep::Col::kOptimalIi || col == sweep::Col::kProven) continue;
+    if (col == sweep::Col::kOptimalIi || col == sweep::Col::kProven ||
+        col == sweep::Col::kStagesProven) {
+      continue;
+    }
     if (now.fields[c] != row.fields[c]) {
       diffs += std::string(diffs.empty() ? "" : "; ") + std::string(sweep::column_name(col)) +
                " " + row.fields[c] + " -> " + now.fields[c];

@@ -43,13 +43,13 @@ expect 0 "$bin" sweep "${small[@]}" --jobs 1 --out "$work/j1.csv"
 expect 0 "$bin" sweep "${small[@]}" --jobs 2 --out "$work/j2.csv"
 same_rows "$work/j1.csv" "$work/j2.csv" "--jobs 1 vs --jobs 2"
 [[ $(tail -n +3 "$work/j1.csv" | wc -l) == 36 ]] || fail "expected 36 rows (12 graphs x 3)"
-head -1 "$work/j1.csv" | grep -qx '# tilesched.sweep/1' || fail "no version line"
+head -1 "$work/j1.csv" | grep -qx '# tilesched.sweep/2' || fail "no version line"
 [[ -s $work/j1.csv.json ]] || fail "no context file"
 for field in engine_git_sha compiler build_type host cpus date command; do
   grep -q "\"$field\"" "$work/j1.csv.json" || fail "context file lacks $field"
 done
 [[ ! -e $work/j1.csv.partial ]] || fail "journal left behind"
-[[ -z $(cut -d, -f21 "$work/j1.csv" | tail -n +3 | grep -v '^$') ]] || fail "unexpected reasons"
+[[ -z $(cut -d, -f22 "$work/j1.csv" | tail -n +3 | grep -v '^$') ]] || fail "unexpected reasons"
 
 # The shards' union is the full sweep; shards are disjoint.
 for k in 1 2 3; do

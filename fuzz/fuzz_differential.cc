@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "fuzz_support.h"
+#include "tilesched/cost_based.h"
 #include "tilesched/mii.h"
+#include "tilesched/verify.h"
 
 using namespace tilesched;
 
@@ -72,6 +74,18 @@ void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t be
   if (x->proven_optimal) {
     FUZZ_CHECK(best_heuristic < 0 || x->ii <= best_heuristic,
                "exact: proven-optimal II above a heuristic's", fuzz::describe(g, *x));
+  }
+  // The oracle starts from the best of serial and cost-based (default
+  // options) under both arm policies: never a larger II, nor more stages
+  // at the same II.
+  CostBasedOptions first, best;
+  best.arm_policy = ArmPolicy::kBestCost;
+  for (const Schedule& h : {serial, generate_cost_based(g, first).schedule,
+                            generate_cost_based(g, best).schedule}) {
+    if (!h.feasible || !verify_schedule(g, h).legal()) continue;
+    FUZZ_CHECK(x->ii <= h.ii, "exact: II above its start " + h.generator, fuzz::describe(g, *x));
+    FUZZ_CHECK(x->ii != h.ii || x->stage_count <= h.stage_count,
+               "exact: more stages than its start " + h.generator, fuzz::describe(g, *x));
   }
 }
 

@@ -24,7 +24,8 @@ import argparse
 import os
 import sys
 
-VERSION_LINE = "# tilesched.sweep/1"
+VERSION_LINE = "# tilesched.sweep/2"
+VERSION_LINE_1 = "# tilesched.sweep/1"  # no stages_proven column; read alike
 
 # One colour per generator configuration, the same in every plot. A new
 # generator is one line here.
@@ -88,7 +89,7 @@ def main():
             first = f.readline().rstrip("\r\n")
     except OSError as e:
         die(f"{args.csv}: {e.strerror}")
-    if first != VERSION_LINE:
+    if first not in (VERSION_LINE, VERSION_LINE_1):
         die(f"{args.csv}: line 1: not a tilesched sweep CSV (expected '{VERSION_LINE}')")
     try:
         df = pd.read_csv(args.csv, skiprows=1, dtype={"family": str, "generator": str,

@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, kFixedColumnCount> kColumnNames = {
     "family",      "ops",         "edges",     "seed",       "graph_hash",     "generator",
     "arm_policy",  "feasible",    "ii",        "mii",        "res_mii",        "rec_mii",
     "fine_mii",    "dep_mii",     "stage_count", "verified", "optimal_ii",     "proven",
-    "engine_version", "failure",  "reason",    "graph_ops",  "time_ns",        "wall_ns",
+    "stages_proven", "engine_version", "failure",  "reason",    "graph_ops",  "time_ns",        "wall_ns",
 };
 constexpr size_t kTimingColumns = 2;  // time_ns, wall_ns: after the statistics
 
@@ -113,6 +113,7 @@ std::string format_row(const SweepRow& r) {
   f.push_back(r.verified ? "1" : "0");
   f.push_back(opt_int(r.optimal_ii));
   f.push_back(r.proven ? (*r.proven ? "1" : "0") : "");
+  f.push_back(r.stages_proven ? (*r.stages_proven ? "1" : "0") : "");
   f.push_back(r.engine_version);
   f.push_back(r.failure);
   f.push_back(r.reason);
@@ -159,6 +160,7 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
   std::vector<std::string_view> lines;
   std::vector<size_t> line_numbers;
   size_t begin = 0, number = 0;
+  bool version1 = false;
   while (begin < content.size()) {
     size_t end = content.find('\n', begin);
     if (end == std::string_view::npos) end = content.size();
@@ -166,7 +168,8 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     ++number;
     if (number == 1) {
-      if (line != kVersionLine) {
+      version1 = line == kVersionLine1;
+      if (line != kVersionLine && !version1) {
         return Status::InvalidInput(source + ": line 1: not a tilesched sweep CSV (expected '" +
                                     std::string(kVersionLine) + "')");
       }
@@ -191,7 +194,15 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
     Reader in(source, content.data(), content.data() + content.size());
     std::array<std::string, kFixedColumnCount> names;
     for (size_t i = 0; i < kFixedColumnCount; ++i) names[i] = kColumnNames[i];
-    std::apply([&](auto&... n) { in.read_header(io::ignore_extra_column, n...); }, names);
+    // Version 1 has every column but stages_proven: that one may be missing.
+    const io::ignore_column policy =
+        version1 ? io::ignore_extra_column | io::ignore_missing_column : io::ignore_extra_column;
+    std::apply([&](auto&... n) { in.read_header(policy, n...); }, names);
+    for (size_t i = 0; version1 && i < kFixedColumnCount; ++i) {
+      if (i != static_cast<size_t>(Col::kStagesProven) && !in.has_column(names[i])) {
+        return Status::InvalidInput(source + ": line 2: column '" + names[i] + "' is missing");
+      }
+    }
     ReadRow row;
     while (std::apply([&](auto&... f) { return in.read_row(f...); }, row.fields)) {
       const size_t i = result.rows.size();

@@ -3,7 +3,7 @@
 // built on libfccp (the Fast C++ CSV Parser) that the resume, compare and
 // replay paths share.
 //
-// File layout: line 1 is the version line "# tilesched.sweep/1", line 2 the
+// File layout: line 1 is the version line "# tilesched.sweep/2", line 2 the
 // header, then one row per line. A field is quoted when it contains a comma,
 // a double quote, leading or trailing blanks, or starts with '#'; quotes
 // inside are doubled. Fields never contain line breaks (the writer turns
@@ -23,8 +23,11 @@
 
 namespace tilesched::sweep {
 
-inline constexpr std::string_view kCsvFormat = "tilesched.sweep/1";
-inline constexpr std::string_view kVersionLine = "# tilesched.sweep/1";
+inline constexpr std::string_view kCsvFormat = "tilesched.sweep/2";
+inline constexpr std::string_view kVersionLine = "# tilesched.sweep/2";
+// Version 1 lacks the stages_proven column; the reader still takes it (the
+// field reads empty), so older baselines and results compare.
+inline constexpr std::string_view kVersionLine1 = "# tilesched.sweep/1";
 
 // One field, quoted when needed (see above).
 std::string csv_field(std::string_view value);
@@ -36,10 +39,11 @@ std::string csv_line(const std::vector<std::string>& fields);
 enum class Col {
   kFamily, kOps, kEdges, kSeed, kGraphHash, kGenerator, kArmPolicy, kFeasible, kIi, kMii,
   kResMii, kRecMii, kFineMii, kDepMii, kStageCount, kVerified, kOptimalIi, kProven,
+  kStagesProven,
   kEngineVersion, kFailure, kReason, kGraphOps,
   kTimeNs, kWallNs,  // written last, after the statistics columns
 };
-inline constexpr size_t kFixedColumnCount = 24;
+inline constexpr size_t kFixedColumnCount = 25;
 std::string_view column_name(Col c);
 
 // The cost-based generator's counters as the CSV names them: "cb_" + the
@@ -71,6 +75,7 @@ struct SweepRow {
   std::optional<int64_t> stage_count;
   std::optional<int64_t> optimal_ii;
   std::optional<bool> proven;
+  std::optional<bool> stages_proven;
   std::string engine_version;
   std::vector<std::optional<int64_t>> stats;  // aligned with stat_keys()
   int64_t time_ns = 0;

@@ -2,6 +2,8 @@
 // version line, partial last lines, malformed rows.
 #include "sweep/csv.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace tilesched::sweep {
@@ -84,17 +86,47 @@ TEST(SweepCsv, LineBreaksBecomeSpacesSoEveryRowIsOneLine) {
 
 TEST(SweepCsv, HeaderIsVersionedAndHasTheSpecColumns) {
   const std::string h = header_text();
-  EXPECT_EQ(h.rfind("# tilesched.sweep/1\n", 0), 0u);
+  EXPECT_EQ(h.rfind("# tilesched.sweep/2\n", 0), 0u);
   for (const char* c : {"family", "ops", "edges", "seed", "graph_hash", "generator", "arm_policy",
                         "feasible", "ii", "mii", "res_mii", "rec_mii", "fine_mii", "dep_mii",
                         "stage_count", "time_ns", "verified", "optimal_ii", "proven",
-                        "engine_version", "failure", "reason", "cb_ii_tried"}) {
+                        "stages_proven", "engine_version", "failure", "reason", "cb_ii_tried"}) {
     EXPECT_NE(("," + csv_line(sweep_columns())).find(std::string(",") + c + ","), std::string::npos) << c;
   }
   const std::vector<std::string> cols = sweep_columns();
   EXPECT_EQ(cols.front(), "family");
   EXPECT_EQ(cols.back(), "wall_ns");
   EXPECT_EQ(cols[cols.size() - 2], "time_ns");
+}
+
+// Version 1 files (no stages_proven column) still read, the field empty;
+// a version 1 file missing another column is refused.
+TEST(SweepCsv, ReadsVersionOneWithoutStagesProven) {
+  std::vector<std::string> cols = sweep_columns();
+  const auto at = std::find(cols.begin(), cols.end(), "stages_proven");
+  ASSERT_NE(at, cols.end());
+  const size_t index = static_cast<size_t>(at - cols.begin());
+  cols.erase(at);
+  SweepRow r;
+  r.family = "chain";
+  r.generator = "serial";
+  r.stats.assign(stat_keys().size(), std::nullopt);
+  std::string row = format_row(r);
+  // Drop the stages_proven field (empty here) from the row: its comma.
+  size_t comma = 0;
+  for (size_t i = 0; i < index; ++i) comma = row.find(',', comma) + 1;
+  row.erase(comma, 1);
+  const std::string v1 = "# tilesched.sweep/1\n" + csv_line(cols) + row;
+  StatusOr<ReadResult> read = parse_sweep_csv(v1, "v1.csv");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  ASSERT_EQ(read->rows.size(), 1u);
+  EXPECT_EQ(read->rows[0][Col::kFamily], "chain");
+  EXPECT_EQ(read->rows[0][Col::kStagesProven], "");
+  EXPECT_EQ(read->rows[0][Col::kGenerator], "serial");
+
+  cols.erase(std::find(cols.begin(), cols.end(), "proven"));
+  const std::string bad = "# tilesched.sweep/1\n" + csv_line(cols);
+  EXPECT_FALSE(parse_sweep_csv(bad, "bad.csv").ok());
 }
 
 TEST(SweepCsv, PartialLastLineIsDroppedOnlyWhenAsked) {

@@ -125,9 +125,11 @@ void fill_optimal(std::vector<ConfigRun>& runs) {
   if (!exact) return;
   const int64_t ii = exact->schedule->ii;
   const bool proven = exact->schedule->proven_optimal;
+  const bool stages_proven = exact->schedule->stages_proven;
   for (ConfigRun& run : runs) {
     run.row.optimal_ii = ii;
     run.row.proven = proven;
+    run.row.stages_proven = stages_proven;
   }
 }
 

@@ -28,7 +28,7 @@ constexpr std::string_view kTopFields[] = {"format",    "graph",       "generato
                                            "selection", "feasible",    "failure",     "ii",
                                            "mii",       "stage_count", "ops",         "pipes",
                                            "mutexes",   "flags",       "diagnostics", "stats",
-                                           "time_ns",   "lower_bound", "proven_optimal"};
+                                           "time_ns",   "lower_bound", "proven_optimal", "stages_proven"};
 constexpr std::string_view kMiiFields[] = {"resource", "recurrence", "fine_density", "dependency",
                                            "max"};
 constexpr std::string_view kOpFields[] = {"id", "start", "stage", "order", "agent"};
@@ -158,6 +158,11 @@ Status ScheduleReader::read_proof(const Fields& top) {
   if (s_.proven_optimal && (!s_.feasible || s_.lower_bound != s_.ii)) {
     return top.object().member("proven_optimal")
         .error("a proven optimum needs a feasible schedule with lower_bound equal to ii");
+  }
+  TS_ASSIGN_OR_RETURN(s_.stages_proven, top.boolean_or("stages_proven", false));
+  if (s_.stages_proven && (!s_.feasible || !s_.lower_bound)) {
+    return top.object().member("stages_proven")
+        .error("a proven stage count needs a feasible schedule with a lower_bound");
   }
   if (s_.feasible && s_.lower_bound && *s_.lower_bound > s_.ii) {
     return top.object().member("lower_bound")
@@ -424,6 +429,7 @@ std::string write_schedule_json(const Graph& g, const Schedule& s) {
   if (s.lower_bound) {
     doc["lower_bound"] = *s.lower_bound;
     doc["proven_optimal"] = s.proven_optimal;
+    doc["stages_proven"] = s.stages_proven;
   }
   return jsonio::format_document(doc);
 }

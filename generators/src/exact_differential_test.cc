@@ -5,7 +5,10 @@
 // force: on tiny graphs that carry every rule (pooled slots, rate and
 // storage pools, groups, max depths, recurrences), the smallest II at which
 // some start vector within the stage horizon passes the verifier is the
-// oracle's proven optimum. generators_tests runs a few graphs
+// oracle's proven optimum, and a proven stage count has no legal schedule
+// with fewer stages at that II. The oracle's II and stage count are never
+// worse than serial's, cost-based's under either arm policy, IMS's or
+// SMS's (it starts from the best of them). generators_tests runs a few graphs
 // (label unit); exact_tests many more (label exact), from other seeds.
 #include <iostream>
 
@@ -13,6 +16,8 @@
 
 #include "tilesched/cost_based.h"
 #include "tilesched/exact.h"
+#include "tilesched/ims.h"
+#include "tilesched/sms.h"
 #include "tilesched/graphgen/random_layered.h"
 #include "tilesched/mii.h"
 #include "tilesched/rng.h"
@@ -52,6 +57,17 @@ TEST(ExactDifferential, RandomLayeredGraphs) {
     const Schedule cb = generate_cost_based(*g, CostBasedOptions{}).schedule;
     ASSERT_TRUE(cb.feasible);
     EXPECT_LE(s.ii, cb.ii);
+    CostBasedOptions best_cost;
+    best_cost.arm_policy = ArmPolicy::kBestCost;
+    for (const Schedule& h :
+         {cb, generate_cost_based(*g, best_cost).schedule, generate_serial(*g),
+          generate_ims(*g, ImsOptions{}), generate_sms(*g, SmsOptions{})}) {
+      if (!h.feasible || !verify_schedule(*g, h).legal()) continue;
+      EXPECT_LE(s.ii, h.ii) << h.generator;
+      if (s.ii == h.ii) {
+        EXPECT_LE(s.stage_count, h.stage_count) << h.generator;
+      }
+    }
     if (s.proven_optimal) ++proven;
     if (s.ii > s.mii.max()) ++above_mii;
     if (s.ii < cb.ii) ++below_heuristic;
@@ -124,7 +140,7 @@ bool BruteForceFeasible(const Graph& g, int64_t ii, int64_t horizon) {
 }
 
 TEST(ExactDifferential, TinyGraphsAgainstBruteForce) {
-  int checked = 0, above_mii = 0;
+  int checked = 0, above_mii = 0, stage_checked = 0;
   for (uint64_t seed = TILESCHED_EXACT_FIRST_SEED;
        seed < TILESCHED_EXACT_FIRST_SEED + 2 * TILESCHED_EXACT_GRAPHS; ++seed) {
     const Graph g = TinyGraph(seed);
@@ -149,9 +165,21 @@ TEST(ExactDifferential, TinyGraphsAgainstBruteForce) {
       ++checked;
       if (ii < s.ii) ++above_mii;
     }
+    // A proven stage count: no start vector with every stage below the
+    // last one passes the verifier at the II.
+    if (s.stages_proven && s.stage_count > 1) {
+      const int64_t horizon = s.ii * (s.stage_count - 1);
+      int64_t combos = 1;
+      for (int v = 0; v < g.op_count() && combos <= 300'000; ++v) combos *= horizon;
+      if (combos <= 300'000) {
+        EXPECT_FALSE(BruteForceFeasible(g, s.ii, horizon)) << "fewer stages at II " << s.ii;
+        ++stage_checked;
+      }
+    }
   }
   std::cout << checked << " (graph, II) pairs checked by brute force, " << above_mii
-            << " of them infeasible IIs at or above the MII\n";
+            << " of them infeasible IIs at or above the MII; " << stage_checked
+            << " proven stage counts\n";
   EXPECT_GT(checked, TILESCHED_EXACT_GRAPHS);
 }
 

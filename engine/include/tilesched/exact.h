@@ -1,10 +1,11 @@
 // The exact oracle (docs/CONTRACT.md, "The schedule generators"): proves the
 // optimal II of a graph under L1-L7 with Z3, then minimises the stage count
-// at that II. One satisfiability question per candidate II, from the MII up
-// to the heuristic's II (cost-based, else serial), in an integer model with
-// start s_v = II * k_v + r_v. docs/EXACT.md states the formulation, the
-// stage bound and why it cuts off no better schedule, the determinism and
-// the time-limit semantics.
+// at that II. It starts from the best heuristic schedule (serial, cost-based
+// under both arm policies, IMS, SMS), so its II and stage count are never
+// worse; one satisfiability question per candidate II, from the MII up to
+// below that schedule's II, in an integer model with start s_v = II * k_v + r_v.
+// docs/EXACT.md states the formulation, the stage bounds and why they cut
+// off no better schedule, the determinism and the time-limit semantics.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,8 @@ struct ExactOptions {
   // Off by default: on 24-op graphs it is dozens of checks for no change
   // in II or stage count.
   bool minimise_start_sum = false;
-  // Z3 resource units ("rlimit") for that whole descent, about 0.5-2.5 s
+  // Z3 resource units ("rlimit") for that whole descent (the stage count
+  // never rises above the schedule it started from, whatever stops it), about 0.5-2.5 s
   // on the development machine (loaded or not). Unlike time it counts the same on every run,
   // so where it ends the descent, it ends it the same way each time.
   int64_t descent_rlimit = 500'000;
@@ -56,7 +58,7 @@ struct ExactResult {
   // and diagnostics carry the per-II outcomes.
   Schedule schedule;
   std::vector<IiAttempt> attempts;  // in the order they were asked
-  int64_t stage_bound = 0;          // K at the reported II (docs/EXACT.md)
+  int64_t stage_bound = 0;  // K of the model at the reported II (docs/EXACT.md)
 };
 
 // REQUIRES: g passed validate_graph. A Z3 failure (out of memory, ...) is

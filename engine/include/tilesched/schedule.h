@@ -67,6 +67,9 @@ struct Schedule {
   // false, for the heuristic generators, which prove nothing.
   std::optional<int64_t> lower_bound;
   bool proven_optimal = false;
+  // The oracle proved that no legal schedule at `ii` has fewer stages than
+  // stage_count (independent of proven_optimal, which is about the II).
+  bool stages_proven = false;
 
   friend bool operator==(const Schedule&, const Schedule&) = default;
 };

@@ -1,21 +1,28 @@
-// The exact oracle (docs/EXACT.md): one Z3 satisfiability check
-// per candidate II from the MII up, below the heuristic's II; then, at the
-// first feasible II, the stage count and the sum of starts are pinned down
-// by descent. Every II below the reported one that was proven infeasible
-// raises the lower bound; an undecided one (time limit) stops it.
+// The exact oracle (docs/EXACT.md): starts from the best heuristic
+// schedule; one Z3 satisfiability check per candidate II from the MII up,
+// below that schedule's II; then, at the reported II, the stage count is
+// lowered from the best known one by bisection (and, optionally, the sum of
+// starts). Every II below the reported one that was proven infeasible
+// raises the lower bound; an undecided one (time limit) stops it. A
+// watchdog thread interrupts Z3 when the call's time limit is reached.
 #include "tilesched/exact.h"
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <numeric>
 #include <string>
+#include <thread>
 
 #include "../search.h"
 #include "model.h"
 #include "tilesched/cost_based.h"
+#include "tilesched/ims.h"
 #include "tilesched/limits.h"
 #include "tilesched/mii.h"
 #include "tilesched/serial.h"
+#include "tilesched/sms.h"
 #include "tilesched/verify.h"
 
 namespace tilesched {
@@ -39,14 +46,17 @@ int64_t elapsed_us(Clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since).count();
 }
 
-// The wall-clock budget and its split between checks.
+// The wall-clock budget and its split between checks. Work stops 1/32 of
+// the limit early: verifying the answer and tearing down the Z3 context
+// after the last check must fit in the 5 % the limit allows beyond itself.
 class Budget {
  public:
-  Budget(Clock::time_point t0, const ExactOptions& opts) : t0_(t0), opts_(opts) {}
+  Budget(Clock::time_point t0, const ExactOptions& opts)
+      : t0_(t0), opts_(opts), limit_ms_(opts.time_limit_ms - opts.time_limit_ms / 32) {}
   int64_t remaining_ms() const {
     const int64_t used =
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0_).count();
-    return std::max<int64_t>(0, opts_.time_limit_ms - used);
+    return std::max<int64_t>(0, limit_ms_ - used);
   }
   // The limit of the next check; 0 means none is left.
   int64_t next_check_ms() const {
@@ -56,27 +66,110 @@ class Budget {
                                                      : std::max<int64_t>(1, left / 2);
     return std::min(left, cap);
   }
-  int64_t all_remaining_ms() const { return remaining_ms(); }
+  Clock::time_point deadline() const { return t0_ + std::chrono::milliseconds(limit_ms_); }
 
  private:
   Clock::time_point t0_;
   const ExactOptions& opts_;
+  int64_t limit_ms_;
 };
 
-// The heuristic upper bound: the cost-based schedule, else the serial one,
-// when the verifier accepts it.
-std::optional<Schedule> heuristic_schedule(const Graph& g) {
-  Schedule cb = generate_cost_based(g, CostBasedOptions{}).schedule;
-  if (cb.feasible && verify_schedule(g, cb).legal()) return cb;
-  Schedule serial = generate_serial(g);
-  if (serial.feasible && verify_schedule(g, serial).legal()) return serial;
-  return std::nullopt;
+int64_t max_stage(const std::vector<int64_t>& start, int64_t ii) {
+  int64_t m = 0;
+  for (int64_t x : start) m = std::max(m, x / ii);
+  return m;
 }
+
+// The heuristic schedules the oracle starts from, in the order they run
+// (on equal II and stage count the first wins). Another generator (a
+// scheduler) joins the start by one entry here. Each run after serial is
+// capped at the best II so far: it can tie it with fewer stages, and
+// searching above it is wasted. Serial and the first-success cost-based run
+// always (the oracle has no answer without them); the others only while
+// time is left. best_heuristic verifies every schedule.
+std::vector<Schedule> heuristic_schedules(const Graph& g, const Budget& budget) {
+  std::vector<Schedule> out;
+  int64_t best_ii = 0;  // 0: none yet
+  auto add = [&](Schedule s) {
+    if (s.feasible && (best_ii == 0 || s.ii < best_ii)) best_ii = s.ii;
+    out.push_back(std::move(s));
+  };
+  add(generate_serial(g));
+  for (ArmPolicy policy : {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost}) {
+    if (policy != ArmPolicy::kFirstSuccess && budget.remaining_ms() <= 0) break;
+    CostBasedOptions o;
+    o.arm_policy = policy;
+    o.ii_cap = best_ii;
+    Schedule s = generate_cost_based(g, o).schedule;
+    s.generator += std::string(" (") + std::string(arm_policy_name(policy)) + ")";
+    add(std::move(s));
+  }
+  // The baseline modulo schedulers (docs/BASELINES.md).
+  if (budget.remaining_ms() > 0) {
+    ImsOptions o;
+    o.ii_cap = best_ii;
+    add(generate_ims(g, o));
+  }
+  if (budget.remaining_ms() > 0) {
+    SmsOptions o;
+    o.ii_cap = best_ii;
+    add(generate_sms(g, o));
+  }
+  return out;
+}
+
+// The legal schedule of least II, then least stage count, shifted so that
+// its smallest start is 0 (which keeps it legal, docs/EXACT.md, and only
+// lowers stages); nullopt when no heuristic found a legal one.
+std::optional<Schedule> best_heuristic(const Graph& g, std::vector<Schedule> candidates) {
+  std::optional<Schedule> best;
+  bool groups = false;
+  for (const Op& op : g.ops) groups = groups || op.leader_gid.has_value();
+  for (Schedule& s : candidates) {
+    if (!s.feasible || !verify_schedule(g, s).legal()) continue;
+    if (!groups && !s.start.empty()) {
+      Schedule shifted = s;
+      const int64_t low = *std::min_element(s.start.begin(), s.start.end());
+      for (int64_t& x : shifted.start) x -= low;
+      derive_stage_order(shifted);
+      if (verify_schedule(g, shifted).legal()) s = std::move(shifted);
+    }
+    derive_stage_order(s);
+    if (!best || s.ii < best->ii || (s.ii == best->ii && s.stage_count < best->stage_count)) {
+      best = std::move(s);
+    }
+  }
+  return best;
+}
+
+// Interrupts the context once the deadline passes, until stopped.
+class Watchdog {
+ public:
+  Watchdog(z3::context& ctx, Clock::time_point deadline)
+      : thread_([this, &ctx, deadline] {
+          std::unique_lock<std::mutex> lock(mu_);
+          if (!cv_.wait_until(lock, deadline, [this] { return stop_; })) ctx.interrupt();
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
 
 class Oracle {
  public:
   Oracle(const Graph& g, const ExactOptions& opts, Clock::time_point t0)
-      : g_(g), opts_(opts), t0_(t0), budget_(t0, opts) {}
+      : g_(g), opts_(opts), t0_(t0), budget_(t0, opts), watchdog_(ctx_, budget_.deadline()) {}
   ExactResult run();
 
  private:
@@ -84,41 +177,55 @@ class Oracle {
   // The II search: decide every II from `lower` to `last` until one is
   // feasible or the budget is spent. Raises proven_below_.
   std::optional<int64_t> search(int64_t lower, int64_t last);
-  // No II below the heuristic's was feasible: publish the heuristic's
-  // schedule, with fewer stages when the solver finds them at its II.
-  void adopt_heuristic(const Schedule& heuristic);
+  // At the reported II, from the schedule in result_: lowers its largest
+  // stage by bisection between the ASAP floor and its own, each step a
+  // fresh model whose stage bound is the step's (docs/EXACT.md, step 5).
+  void lower_stages();
   // Never publishes an illegal schedule as proven: falls back to the
   // heuristic (or to infeasible) when the verifier refuses the model's.
   void verify_result(const std::optional<Schedule>& heuristic, int64_t lower);
   void report_failure(int64_t lower, int64_t last);
   void record_stats(const std::optional<Schedule>& heuristic);
 
-  // One check at ii on a fresh model; `descent`: a step of the stage/start
-  // descent, so under its resource budget.
-  IiOutcome decide(int64_t ii, bool descent = false);
+  // A fresh model at ii with stage bound k into `out`; false (and `out`
+  // empty) when the deadline passed while building it.
+  bool build(std::optional<IiModel>& out, int64_t ii, int64_t k,
+             const std::vector<int64_t>& asap);
+  // One check at ii on a fresh model with the safe stage bound, after a
+  // short one bounded near the start's stage count (when that is lower).
+  IiOutcome decide(int64_t ii);
   z3::check_result check_in_descent(IiModel& model, int64_t limit_ms);
   // One descent check under the time budget.
   z3::check_result ask(IiModel& model);
-  void pin_down(IiModel& model, std::vector<int64_t>& start);
   // Lowers measure(start) from its value towards `lo` by bisection: each
-  // step bounds the model at the midpoint (`bound`) in a scope, keeps the
-  // starts on sat, raises lo on unsat, stops on unknown. Returns the
-  // measure reached.
-  template <class Bound, class Measure>
-  int64_t bisect(IiModel& model, int64_t lo, std::vector<int64_t>& start, Bound bound,
-                 Measure measure);
+  // step asks `attempt(mid, next)` whether a schedule of measure <= mid
+  // exists (filling `next` on sat), keeps it on sat, raises lo on unsat,
+  // stops on unknown. Returns the measure reached; `closed` says whether it
+  // met lo (a proof).
+  template <class Attempt, class Measure>
+  int64_t bisect(int64_t lo, std::vector<int64_t>& start, Attempt attempt, Measure measure,
+                 bool& closed);
+  // One descent step: a fresh model at ii with stage bound k (and the sum
+  // of starts at most `sum_limit`, when set); the starts on sat.
+  z3::check_result descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& asap,
+                                std::optional<int64_t> sum_limit, std::vector<int64_t>& next);
 
   const Graph& g_;
   const ExactOptions& opts_;
   Clock::time_point t0_;
   Budget budget_;
   z3::context ctx_;
+  Watchdog watchdog_;  // after ctx_: stopped before the context goes
   ExactResult result_;
   std::optional<IiModel> model_;     // the model of the last feasible II
   std::vector<int64_t> found_start_;
   int64_t solver_us_ = 0;
   int64_t descent_checks_ = 0;
   int64_t descent_units_ = 0;        // Z3 resource units the descent used
+  int64_t start_stages_ = 0;         // stage count the descent started from
+  std::optional<int64_t> start_max_stage_;  // the best heuristic's largest stage
+  int64_t tight_found_ = 0;          // IIs found feasible by the tight check
+  int64_t heuristic_us_ = 0;         // the heuristic runs and their checks
   std::optional<int64_t> proof_us_;  // when the lower bound met the II
   bool descent_cut_ = false;        // by the time limit: may differ run to run
   bool descent_rlimit_hit_ = false;  // by descent_rlimit: the same on every run
@@ -126,16 +233,50 @@ class Oracle {
   int counts_[4] = {0, 0, 0, 0};  // decided IIs by IiOutcome
 };
 
-IiOutcome Oracle::decide(int64_t ii, bool descent) {
+bool Oracle::build(std::optional<IiModel>& out, int64_t ii, int64_t k,
+                   const std::vector<int64_t>& asap) {
+  const std::vector<int64_t> tail = *exact_internal::longest_paths(g_, ii, true);
+  out.reset();
+  try {
+    out.emplace(ctx_, g_, ii, k, asap, tail, opts_.random_seed, budget_.deadline());
+    return true;
+  } catch (const exact_internal::ModelDeadline&) {
+    out.reset();
+    return false;
+  } catch (const z3::exception&) {
+    // After the watchdog's interrupt Z3 refuses new work ("canceled").
+    out.reset();
+    if (Clock::now() >= budget_.deadline()) return false;
+    throw;
+  }
+}
+
+IiOutcome Oracle::decide(int64_t ii) {
   const int64_t limit = budget_.next_check_ms();
   if (limit <= 0) return IiOutcome::kSkipped;
   const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g_, ii, false);
   if (!asap) return IiOutcome::kInfeasible;  // II below a recurrence: no model needed
-  const std::vector<int64_t> tail = *exact_internal::longest_paths(g_, ii, true);
   const int64_t k = exact_internal::stage_bound(g_, ii);
-  model_.emplace(ctx_, g_, ii, k, *asap, tail, opts_.random_seed);
   const Clock::time_point t = Clock::now();
-  const z3::check_result r = descent ? check_in_descent(*model_, limit) : model_->check(limit);
+  // Tight first: schedules with at most one stage more than the start's
+  // (never below the ASAP floor). The model is much smaller and a sat
+  // answer leaves little for the stage descent; unsat or unknown proves
+  // nothing about II (docs/EXACT.md), so the safe model follows.
+  const int64_t tight = start_max_stage_
+                            ? std::max(*start_max_stage_ + 1, max_stage(*asap, ii))
+                            : k;
+  if (tight < k && build(model_, ii, tight, *asap)) {
+    const z3::check_result r = model_->check(std::max<int64_t>(1, budget_.next_check_ms() / 4));
+    if (r == z3::sat) {
+      solver_us_ += elapsed_us(t);
+      found_start_ = model_->starts();
+      result_.stage_bound = tight;
+      ++tight_found_;
+      return IiOutcome::kFeasible;
+    }
+  }
+  if (budget_.next_check_ms() <= 0 || !build(model_, ii, k, *asap)) return IiOutcome::kSkipped;
+  const z3::check_result r = model_->check(budget_.next_check_ms());
   solver_us_ += elapsed_us(t);
   if (r == z3::unsat) return IiOutcome::kInfeasible;
   if (r == z3::unknown) return IiOutcome::kUnknown;
@@ -172,47 +313,79 @@ z3::check_result Oracle::ask(IiModel& model) {
   return r;
 }
 
-template <class Bound, class Measure>
-int64_t Oracle::bisect(IiModel& model, int64_t lo, std::vector<int64_t>& start, Bound bound,
-                       Measure measure) {
+template <class Attempt, class Measure>
+int64_t Oracle::bisect(int64_t lo, std::vector<int64_t>& start, Attempt attempt,
+                       Measure measure, bool& closed) {
   int64_t hi = measure(start);
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    model.push();
-    bound(mid);
-    const z3::check_result r = ask(model);
-    if (r == z3::sat) {
-      start = model.starts();
+    std::vector<int64_t> next;
+    const z3::check_result r = attempt(mid, next);
+    // A model's schedule replaces the start only when it is no worse.
+    if (r == z3::sat && measure(next) <= mid) {
+      start = std::move(next);
       hi = measure(start);
     } else if (r == z3::unsat) {
       lo = mid + 1;
+    } else {
+      break;
     }
-    model.pop();
-    if (r == z3::unknown) break;
   }
+  closed = lo >= hi;
   return hi;
 }
 
-// At the chosen II: the least largest stage, then (minimise_start_sum)
-// the least sum of starts by bisection; each step a scoped bound on the
-// same solver, all under the descent's resource budget.
-void Oracle::pin_down(IiModel& model, std::vector<int64_t>& start) {
-  const int64_t ii = result_.schedule.ii;
-  auto max_stage = [&](const std::vector<int64_t>& s) {
-    int64_t m = 0;
-    for (int64_t x : s) m = std::max(m, x / ii);
-    return m;
-  };
-  auto sum = [](const std::vector<int64_t>& s) {
-    return std::accumulate(s.begin(), s.end(), int64_t{0});
-  };
-  // No op can sit below its ASAP stage, nor the sum of starts below theirs.
+z3::check_result Oracle::descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& asap,
+                                      std::optional<int64_t> sum_limit,
+                                      std::vector<int64_t>& next) {
+  if (budget_.next_check_ms() <= 0) {
+    descent_cut_ = true;
+    return z3::unknown;
+  }
+  std::optional<IiModel> model;
+  if (!build(model, ii, k, asap)) {
+    descent_cut_ = true;
+    return z3::unknown;
+  }
+  if (sum_limit) model->limit_start_sum(*sum_limit);
+  const z3::check_result r = ask(*model);
+  if (r == z3::sat) next = model->starts();
+  return r;
+}
+
+void Oracle::lower_stages() {
+  Schedule& s = result_.schedule;
+  const int64_t ii = s.ii;
+  std::vector<int64_t> start = s.start;
+  const int64_t from = max_stage(start, ii);
+  start_stages_ = from + 1;
+  // No op can sit below its ASAP stage (every start is >= 0).
   const std::vector<int64_t> asap = *exact_internal::longest_paths(g_, ii, false);
-  const int64_t stages = bisect(model, max_stage(asap), start,
-                                [&](int64_t mid) { model.limit_max_stage(mid); }, max_stage);
-  if (!opts_.minimise_start_sum) return;
-  model.limit_max_stage(stages);
-  bisect(model, sum(asap), start, [&](int64_t mid) { model.limit_start_sum(mid); }, sum);
+  const int64_t floor_stage = max_stage(asap, ii);
+  if (result_.stage_bound == 0) result_.stage_bound = from;
+  bool closed = floor_stage >= from;
+  auto stages = [&](const std::vector<int64_t>& v) { return max_stage(v, ii); };
+  if (!closed && opts_.minimise_stages) {
+    bisect(floor_stage, start,
+           [&](int64_t mid, std::vector<int64_t>& next) {
+             return descent_step(ii, mid, asap, std::nullopt, next);
+           },
+           stages, closed);
+  }
+  if (opts_.minimise_stages && opts_.minimise_start_sum) {
+    const int64_t k = stages(start);
+    auto sum = [](const std::vector<int64_t>& v) {
+      return std::accumulate(v.begin(), v.end(), int64_t{0});
+    };
+    bool sum_closed = false;
+    bisect(sum(asap), start,
+           [&](int64_t mid, std::vector<int64_t>& next) {
+             return descent_step(ii, k, asap, mid, next);
+           },
+           sum, sum_closed);
+  }
+  s.start = std::move(start);
+  s.stages_proven = closed;
 }
 
 ExactResult Oracle::run() {
@@ -220,8 +393,15 @@ ExactResult Oracle::run() {
   record_options();
   s.mii = compute_mii(g_);
   const int64_t lower = s.mii.max();
-  const std::optional<Schedule> heuristic = heuristic_schedule(g_);
+  const std::optional<Schedule> heuristic = best_heuristic(g_, heuristic_schedules(g_, budget_));
+  heuristic_us_ = elapsed_us(t0_);
+  if (heuristic) start_max_stage_ = heuristic->stage_count - 1;
   const int64_t last = heuristic ? heuristic->ii - 1 : sequential_ii_cap(g_, lower);
+  if (heuristic) {
+    s.diagnostics.push_back("exact: starts from the " + heuristic->generator + " schedule: II " +
+                            std::to_string(heuristic->ii) + ", " +
+                            std::to_string(heuristic->stage_count) + " stages");
+  }
 
   const std::optional<int64_t> found = search(lower, last);
   const int64_t reached = found ? *found : heuristic ? heuristic->ii : 0;
@@ -229,22 +409,31 @@ ExactResult Oracle::run() {
   if (found) {
     s.feasible = true;
     s.ii = *found;
-    if (opts_.minimise_stages) pin_down(*model_, found_start_);
     s.start = found_start_;
+    model_.reset();
+    lower_stages();
   } else if (heuristic) {
-    adopt_heuristic(*heuristic);
+    s.feasible = true;
+    s.ii = heuristic->ii;
+    s.start = heuristic->start;
+    s.diagnostics.push_back("II " + std::to_string(s.ii) + ": the " + heuristic->generator +
+                            " schedule (the upper bound)");
+    lower_stages();
   }
   if (s.feasible) verify_result(heuristic, lower);
   s.lower_bound = s.feasible ? std::min(proven_below_, s.ii) : proven_below_;
   s.proven_optimal = s.feasible && proven_below_ == s.ii;
   if (!s.feasible) report_failure(lower, last);
-  if (descent_rlimit_hit_) {
-    s.diagnostics.push_back("exact: the stage/start tie-break stopped at its resource limit "
-                            "(descent_rlimit); the schedule is optimal in II, perhaps not in "
-                            "stage count or start sum");
+  if (s.feasible && !s.stages_proven) {
+    s.diagnostics.push_back(
+        "exact: stage count " + std::to_string(s.stage_count) + " at II " +
+        std::to_string(s.ii) + " not proven minimal" +
+        (descent_rlimit_hit_ ? " (the descent reached its resource limit, descent_rlimit)"
+         : descent_cut_      ? " (the time limit cut the descent short)"
+                             : ""));
   }
   if (descent_cut_) {
-    s.diagnostics.push_back("exact: the time limit cut the stage/start tie-break short; the "
+    s.diagnostics.push_back("exact: the time limit cut the stage/start descent short; the "
                             "starts may differ from run to run (the II and bounds do not)");
   }
   record_stats(heuristic);
@@ -284,29 +473,6 @@ std::optional<int64_t> Oracle::search(int64_t lower, int64_t last) {
   return std::nullopt;
 }
 
-void Oracle::adopt_heuristic(const Schedule& heuristic) {
-  Schedule& s = result_.schedule;
-  s.feasible = true;
-  s.ii = heuristic.ii;
-  s.start = heuristic.start;
-  s.diagnostics.push_back("II " + std::to_string(s.ii) + ": the " + heuristic.generator +
-                          " schedule (the upper bound)");
-  // Its stage count is the heuristic's; the solver may lower it.
-  const IiOutcome at_upper = opts_.minimise_stages ? decide(s.ii, true) : IiOutcome::kSkipped;
-  if (at_upper == IiOutcome::kInfeasible) {  // the heuristic's schedule is legal there
-    s.diagnostics.push_back("exact: the model calls the heuristic's II " + std::to_string(s.ii) +
-                            " infeasible: a bug in the model");
-  }
-  if (at_upper == IiOutcome::kFeasible) {
-    pin_down(*model_, found_start_);
-    Schedule a = s, b = s;
-    a.start = found_start_;
-    derive_stage_order(a);
-    derive_stage_order(b);
-    if (a.stage_count <= b.stage_count) s.start = found_start_;
-  }
-}
-
 void Oracle::verify_result(const std::optional<Schedule>& heuristic, int64_t lower) {
   Schedule& s = result_.schedule;
   derive_stage_order(s);
@@ -316,6 +482,7 @@ void Oracle::verify_result(const std::optional<Schedule>& heuristic, int64_t low
   s.diagnostics.push_back("exact: the model's schedule at II " + std::to_string(s.ii) +
                           " fails the verifier (" + report.violations.front().message +
                           "); reported as not proven");
+  s.stages_proven = false;
   if (heuristic) {
     s.ii = heuristic->ii;
     s.start = heuristic->start;
@@ -344,7 +511,11 @@ void Oracle::record_stats(const std::optional<Schedule>& heuristic) {
              {"exact.ii_unknown", counts_[static_cast<int>(IiOutcome::kUnknown)]},
              {"exact.ii_skipped", counts_[static_cast<int>(IiOutcome::kSkipped)]},
              {"exact.heuristic_ii", heuristic ? heuristic->ii : 0},
+             {"exact.heuristic_stages", heuristic ? heuristic->stage_count : 0},
+             {"exact.heuristic_us", heuristic_us_},
              {"exact.stage_bound", result_.stage_bound},
+             {"exact.descent_start_stages", start_stages_},
+             {"exact.tight_found", tight_found_},
              {"exact.descent_checks", descent_checks_},
              {"exact.descent_units", descent_units_},
              {"exact.solver_us", solver_us_}};

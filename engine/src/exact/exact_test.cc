@@ -6,11 +6,14 @@
 #include "tilesched/exact.h"
 
 #include <filesystem>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "model.h"
 #include "tilesched/cost_based.h"
+#include "tilesched/ims.h"
+#include "tilesched/sms.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
 #include "tilesched/mii.h"
@@ -216,6 +219,37 @@ TEST(Exact, BundledExamplesKnownOptima) {
   ExpectProvenOptimum(Example("seed_worked_example.loop.json"), 15, 15);
 }
 
+// Every heuristic the oracle starts from: serial, cost-based under both
+// arm policies, IMS and SMS (the last three only when time is left).
+std::vector<Schedule> Heuristics(const Graph& g) {
+  std::vector<Schedule> out = {generate_serial(g)};
+  for (ArmPolicy p : {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost}) {
+    CostBasedOptions o;
+    o.arm_policy = p;
+    out.push_back(generate_cost_based(g, o).schedule);
+  }
+  out.push_back(generate_ims(g, ImsOptions{}));
+  out.push_back(generate_sms(g, SmsOptions{}));
+  return out;
+}
+
+// The oracle's II and stage count are never worse than any heuristic's;
+// `exact` may be cut short (no descent budget, no time). With no time at
+// all only serial and first-success run (`all` false: the first two).
+void ExpectNoWorseThanEveryHeuristic(const Graph& g, const Schedule& exact, bool all = true) {
+  ASSERT_TRUE(exact.feasible);
+  std::vector<Schedule> heuristics = Heuristics(g);
+  if (!all) heuristics.resize(2);
+  for (const Schedule& h : heuristics) {
+    if (!h.feasible || !verify_schedule(g, h).legal()) continue;
+    SCOPED_TRACE(h.generator);
+    EXPECT_LE(exact.ii, h.ii);
+    if (exact.ii == h.ii) {
+      EXPECT_LE(exact.stage_count, h.stage_count);
+    }
+  }
+}
+
 TEST(Exact, EveryBundledExampleIsProvenAndNoWorseThanTheHeuristics) {
   for (const auto& entry : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
     if (!entry.path().string().ends_with(".loop.json")) continue;
@@ -224,13 +258,43 @@ TEST(Exact, EveryBundledExampleIsProvenAndNoWorseThanTheHeuristics) {
     const Schedule s = Exact(g);
     ASSERT_TRUE(s.feasible);
     EXPECT_TRUE(s.proven_optimal);
-    const Schedule cb = generate_cost_based(g, CostBasedOptions{}).schedule;
+    EXPECT_TRUE(s.stages_proven);
     EXPECT_LE(s.mii.max(), s.ii);
-    EXPECT_LE(s.ii, cb.ii);
-    if (s.ii == cb.ii) {
-      EXPECT_LE(s.stage_count, cb.stage_count);
+    ExpectNoWorseThanEveryHeuristic(g, s);
+  }
+}
+
+// Without a descent budget (one resource unit) or any solver time, the
+// answer is still the best heuristic schedule: never more stages than any
+// heuristic at the same II, and a stage proof only where the ASAP floor
+// meets the start (no check needed).
+TEST(Exact, StartsFromTheBestHeuristicWhateverTheBudget) {
+  for (const auto& entry : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
+    if (!entry.path().string().ends_with(".loop.json")) continue;
+    SCOPED_TRACE(entry.path().string());
+    const Graph g = Example(entry.path().filename().string());
+    ExactOptions starved;
+    starved.descent_rlimit = 1;
+    for (int64_t limit : {int64_t{0}, int64_t{20'000}}) {
+      starved.time_limit_ms = limit;
+      StatusOr<ExactResult> r = generate_exact(g, starved);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      EXPECT_TRUE(verify_schedule(g, r->schedule).legal());
+      ExpectNoWorseThanEveryHeuristic(g, r->schedule, limit > 0);
     }
   }
+}
+
+// A heuristic at the MII proves the II without a single check
+// (seed_worked_example: cost-based reaches its MII 15).
+TEST(Exact, HeuristicAtTheMiiIsProvenAtOnce) {
+  const Graph g = Example("seed_worked_example.loop.json");
+  StatusOr<ExactResult> r = generate_exact(g, ExactOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->attempts.empty());
+  EXPECT_TRUE(r->schedule.proven_optimal);
+  EXPECT_EQ(r->schedule.ii, 15);
+  EXPECT_TRUE(r->schedule.stages_proven);
 }
 
 // generate_schedule runs the oracle and materializes its schedule.
@@ -277,6 +341,7 @@ TEST(Exact, Deterministic) {
   EXPECT_EQ(a.ii, b.ii);
   EXPECT_EQ(a.start, b.start);
   EXPECT_EQ(a.stage_count, b.stage_count);
+  EXPECT_EQ(a.stages_proven, b.stages_proven);
 }
 
 TEST(Exact, ProofFieldsRoundTripAndAreChecked) {
@@ -284,6 +349,7 @@ TEST(Exact, ProofFieldsRoundTripAndAreChecked) {
   const Schedule s = Exact(g);
   const std::string text = write_schedule_json(g, s);
   EXPECT_NE(text.find("\"proven_optimal\": true"), std::string::npos);
+  EXPECT_NE(text.find("\"stages_proven\": true"), std::string::npos);
   StatusOr<Schedule> back = parse_schedule_json(text, "rt", g);
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(*back, s);
@@ -292,6 +358,12 @@ TEST(Exact, ProofFieldsRoundTripAndAreChecked) {
   StatusOr<Schedule> refused = parse_schedule_json(bad, "bad", g);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("proven_optimal"), std::string::npos);
+  // A stage proof needs the oracle's lower bound beside it.
+  std::string serial = write_schedule_json(g, generate_serial(g));
+  serial.insert(serial.find('{') + 1, "\"stages_proven\": true,");
+  StatusOr<Schedule> unbacked = parse_schedule_json(serial, "bad", g);
+  ASSERT_FALSE(unbacked.ok());
+  EXPECT_NE(unbacked.status().message().find("stages_proven"), std::string::npos);
 }
 
 }  // namespace

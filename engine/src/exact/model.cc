@@ -40,32 +40,125 @@ std::optional<std::vector<int64_t>> longest_paths(const Graph& g, int64_t ii, bo
   return std::nullopt;
 }
 
+namespace {
+
+struct WeightedEdge {
+  OpId from, to;
+  int64_t weight;
+};
+
+// Strongly connected components (Kosaraju, iterative); comp[v] numbers
+// them in topological order of the condensation (an edge between two
+// components goes from a lower to a higher id).
+std::vector<int> components(int n, const std::vector<WeightedEdge>& edges, int& count) {
+  std::vector<std::vector<OpId>> out(n), in(n);
+  for (const WeightedEdge& e : edges) {
+    out[e.from].push_back(e.to);
+    in[e.to].push_back(e.from);
+  }
+  std::vector<OpId> finish;
+  std::vector<char> seen(n, 0);
+  for (OpId root = 0; root < n; ++root) {
+    if (seen[root]) continue;
+    std::vector<std::pair<OpId, size_t>> stack = {{root, 0}};
+    seen[root] = 1;
+    while (!stack.empty()) {
+      auto& [v, i] = stack.back();
+      if (i < out[v].size()) {
+        const OpId w = out[v][i++];
+        if (!seen[w]) {
+          seen[w] = 1;
+          stack.push_back({w, 0});
+        }
+      } else {
+        finish.push_back(v);
+        stack.pop_back();
+      }
+    }
+  }
+  std::vector<int> comp(n, -1);
+  count = 0;
+  for (auto it = finish.rbegin(); it != finish.rend(); ++it) {
+    if (comp[*it] >= 0) continue;
+    std::vector<OpId> stack = {*it};
+    comp[*it] = count;
+    while (!stack.empty()) {
+      const OpId v = stack.back();
+      stack.pop_back();
+      for (OpId u : in[v]) {
+        if (comp[u] < 0) {
+          comp[u] = count;
+          stack.push_back(u);
+        }
+      }
+    }
+    ++count;
+  }
+  return comp;
+}
+
+}  // namespace
+
 int64_t stage_bound(const Graph& g, int64_t ii) {
   if (g.attrs.force_serial_execution) return 0;
   const bool storage = g.target.storage_pool().has_value();
-  // best[x]: the largest weight of an edge leaving x in the stage
-  // difference graph (docs/EXACT.md); a longest simple path takes at most
-  // one edge out of each op.
-  std::vector<int64_t> best(g.op_count(), 0);
+  const int n = g.op_count();
+  // The stage difference graph (docs/EXACT.md), each edge with the largest
+  // weight it can take whatever the rows.
+  std::vector<WeightedEdge> edges;
   for (const Edge& e : g.edges) {
     // L1: k_to - k_from >= ceil((r_from + latency - r_to) / II) - distance.
-    const int64_t w = ceil_div(e.latency + ii - 1, ii) - e.distance;
-    best[e.from] = std::max(best[e.from], w);
+    edges.push_back({e.from, e.to, ceil_div(e.latency + ii - 1, ii) - e.distance});
     // L4 keeps each buffer's consumers no further away: k_from >= k_to - D,
     // D >= (a lower bound of the L1 weight) >= -distance.
     if (storage && e.kind == EdgeKind::kData && g.ops[e.from].store_bytes > 0) {
-      best[e.to] = std::max(best[e.to], e.distance);
+      edges.push_back({e.to, e.from, e.distance});
     }
   }
+  // L5: a group's members share a stage (weight 0 both ways).
+  std::vector<std::pair<int64_t, OpId>> members;
+  for (OpId v = 0; v < n; ++v) {
+    if (g.ops[v].leader_gid) members.push_back({*g.ops[v].leader_gid, v});
+  }
+  std::sort(members.begin(), members.end());
+  for (size_t i = 1; i < members.size(); ++i) {
+    if (members[i].first != members[i - 1].first) continue;
+    edges.push_back({members[i - 1].second, members[i].second, 0});
+    edges.push_back({members[i].second, members[i - 1].second, 0});
+  }
+  // A longest simple path visits each component in one stretch, taking at
+  // most one edge out of each op: inside a component at most the sum over
+  // its ops of their largest positive inner edge weight; between
+  // components, a longest path over the condensation (a DAG).
+  int count = 0;
+  const std::vector<int> comp = components(n, edges, count);
+  std::vector<int64_t> best_inner(n, 0), inner(count, 0), reach(count, 0);
+  for (const WeightedEdge& e : edges) {
+    if (comp[e.from] == comp[e.to]) best_inner[e.from] = std::max(best_inner[e.from], e.weight);
+  }
+  for (OpId v = 0; v < n; ++v) {
+    inner[comp[v]] = std::min(inner[comp[v]] + best_inner[v], limits::kMaxStart);
+  }
+  std::vector<std::vector<const WeightedEdge*>> entering(count);
+  for (const WeightedEdge& e : edges) {
+    if (comp[e.from] != comp[e.to]) entering[comp[e.to]].push_back(&e);
+  }
   int64_t k = 0;
-  for (int64_t b : best) k = std::min(k + b, limits::kMaxStart);
+  for (int c = 0; c < count; ++c) {  // topological order
+    int64_t before = 0;  // the path may start in c
+    for (const WeightedEdge* e : entering[c]) {
+      before = std::max(before, reach[comp[e->from]] + e->weight);
+    }
+    reach[c] = std::min(before + inner[c], limits::kMaxStart);
+    k = std::max(k, reach[c]);
+  }
   return k;
 }
 
 IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bound,
                  const std::vector<int64_t>& asap, const std::vector<int64_t>& tail,
-                 unsigned random_seed)
-    : ctx_(ctx), g_(g), ii_(ii), solver_(ctx) {
+                 unsigned random_seed, std::chrono::steady_clock::time_point deadline)
+    : ctx_(ctx), g_(g), ii_(ii), deadline_(deadline), solver_(ctx) {
   z3::params p(ctx_);
   p.set("random_seed", random_seed);
   solver_.set(p);
@@ -84,6 +177,7 @@ IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bou
     solver_.add(s_[v] >= ctx_.int_val(asap[v]));
     solver_.add(s_[v] <= ctx_.int_val(horizon - tail[v]));
   }
+  check_deadline();
   add_dependences();
   add_slots();
   add_rate_pools();
@@ -98,7 +192,12 @@ IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bou
     for (OpId v = 0; v < n; ++v) at_zero.push_back(s_[v] == 0);
     solver_.add(z3::mk_or(at_zero));
   }
+  check_deadline();
   add_interchangeable_order();
+}
+
+void IiModel::check_deadline() const {
+  if (std::chrono::steady_clock::now() >= deadline_) throw ModelDeadline{};
 }
 
 // Ops that differ in nothing but their names (gid aside, which no rule
@@ -135,6 +234,7 @@ void IiModel::add_interchangeable_order() {
   };
   // Chain each op to the latest earlier op it can swap with.
   for (OpId v = 0; v < n; ++v) {
+    check_deadline();
     for (OpId u = v - 1; u >= 0; --u) {
       if (!same_op(u, v) || sig[u].out != sig[v].out || sig[u].in != sig[v].in) continue;
       if (std::find(neighbours[v].begin(), neighbours[v].end(), u) != neighbours[v].end()) continue;
@@ -152,6 +252,7 @@ void IiModel::add_dependences() {
 
 void IiModel::add_singleton(const std::vector<Hold>& holds) {
   for (size_t a = 0; a < holds.size(); ++a) {
+    check_deadline();
     if (holds[a].duration > ii_) {  // collides with itself
       solver_.add(ctx_.bool_val(false));
       return;
@@ -197,6 +298,7 @@ void IiModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capaci
   if (base + arcs_total <= capacity) return;
   const z3::expr ii = ctx_.int_val(ii_);
   for (const Hold& u : arcs) {
+    check_deadline();
     z3::expr load = ctx_.int_val(u.amount);
     for (const Hold& v : arcs) {
       if (v.op == u.op) continue;
@@ -296,7 +398,13 @@ z3::check_result IiModel::check(int64_t timeout_ms, int64_t rlimit) {
   // Z3 counts the limit from where this check starts; 0 is none.
   p.set("rlimit", static_cast<unsigned>(std::clamp<int64_t>(rlimit, 0, UINT32_MAX)));
   solver_.set(p);
-  return solver_.check();
+  try {
+    return solver_.check();
+  } catch (const z3::exception&) {
+    // The watchdog's interrupt ("canceled") ends a check like its timeout.
+    if (std::chrono::steady_clock::now() >= deadline_) return z3::unknown;
+    throw;
+  }
 }
 
 int64_t IiModel::resources_used() const {
@@ -315,10 +423,6 @@ std::vector<int64_t> IiModel::starts() const {
   out.reserve(s_.size());
   for (const z3::expr& s : s_) out.push_back(m.eval(s, true).get_numeral_int64());
   return out;
-}
-
-void IiModel::limit_max_stage(int64_t s) {
-  for (const z3::expr& k : k_) solver_.add(k <= ctx_.int_val(s));
 }
 
 void IiModel::limit_start_sum(int64_t t) {

@@ -4,6 +4,7 @@
 // this header and exact/*.cc.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -25,13 +26,19 @@ std::optional<std::vector<int64_t>> longest_paths(const Graph& g, int64_t ii, bo
 // all at most K (docs/EXACT.md, "Stage bound" gives the argument).
 int64_t stage_bound(const Graph& g, int64_t ii);
 
+// Thrown by the IiModel constructor when its deadline passes while it adds
+// constraints (a large graph's pairwise capacity constraints can take
+// seconds); the half-built model is discarded.
+struct ModelDeadline {};
+
 // The constraints of one candidate II on a solver of its own.
 class IiModel {
  public:
   // REQUIRES: g validated, ii >= 1; asap and tail from longest_paths at ii.
+  // Throws ModelDeadline once `deadline` has passed.
   IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bound,
           const std::vector<int64_t>& asap, const std::vector<int64_t>& tail,
-          unsigned random_seed);
+          unsigned random_seed, std::chrono::steady_clock::time_point deadline);
 
   // One check under a timeout in milliseconds (at least 1) and a Z3
   // resource limit counted from the check's start (0: none).
@@ -41,11 +48,10 @@ class IiModel {
   // The starts of the last sat check's model.
   std::vector<int64_t> starts() const;
 
-  // Scoped extra bounds for the stage and tie-break descent.
-  void push() { solver_.push(); }
-  void pop() { solver_.pop(); }
-  void limit_max_stage(int64_t s);  // every k_v <= s
-  void limit_start_sum(int64_t t);  // sum of s_v <= t
+  // The start-sum tie-break's bound: sum of s_v <= t. (The stage descent
+  // builds a fresh model per step with the step's stage bound instead: a
+  // push on a large model internalises it outside any time limit.)
+  void limit_start_sum(int64_t t);
 
  private:
   void add_dependences();
@@ -62,10 +68,12 @@ class IiModel {
   };
   void add_modulo_capacity(const std::vector<Hold>& holds, int64_t capacity);
   void add_singleton(const std::vector<Hold>& holds);
+  void check_deadline() const;
 
   z3::context& ctx_;
   const Graph& g_;
   int64_t ii_;
+  std::chrono::steady_clock::time_point deadline_;
   z3::solver solver_;
   std::vector<z3::expr> k_, r_, s_;
 };
