@@ -123,4 +123,62 @@ std::vector<int64_t> longest_zero_distance_paths(const Graph& g, const Adjacency
   return lp;
 }
 
+LeaderGroups find_leader_groups(const Graph& g) {
+  LeaderGroups out;
+  out.group_of.assign(g.ops.size(), LeaderGroups::kNone);
+  std::vector<int64_t> leaders;
+  for (OpId v = 0; v < g.op_count(); ++v) {
+    if (!g.ops[v].leader_gid) continue;
+    auto it = std::find(leaders.begin(), leaders.end(), *g.ops[v].leader_gid);
+    if (it == leaders.end()) {
+      leaders.push_back(*g.ops[v].leader_gid);
+      out.members.emplace_back();
+      it = leaders.end() - 1;
+    }
+    const int group = static_cast<int>(it - leaders.begin());
+    out.group_of[v] = group;
+    out.members[group].push_back(v);
+  }
+  return out;
+}
+
+// Longest distance-0 paths from each member over the distance-0
+// condensation. Inside a distance-0 component every edge has latency 0
+// (validate_graph refuses a positive one), so a component is one value.
+int64_t group_span_bound(const Graph& g, const Adjacency& adj,
+                         const std::vector<std::vector<OpId>>& members) {
+  int64_t bound = 1;
+  if (std::none_of(members.begin(), members.end(),
+                   [](const std::vector<OpId>& m) { return m.size() > 1; })) {
+    return bound;
+  }
+  const Components zero = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
+  std::vector<std::vector<OpId>> members_of(zero.count);
+  for (OpId v = 0; v < g.op_count(); ++v) members_of[zero.component[v]].push_back(v);
+  constexpr int64_t kUnreached = INT64_MIN;
+  std::vector<int64_t> reach(zero.count);
+  for (const std::vector<OpId>& group : members) {
+    if (group.size() < 2) continue;
+    for (OpId source : group) {
+      std::fill(reach.begin(), reach.end(), kUnreached);
+      reach[zero.component[source]] = 0;
+      for (int c = zero.component[source]; c >= 0; --c) {  // topological: ids descend
+        if (reach[c] == kUnreached) continue;
+        for (OpId u : members_of[c]) {
+          for (int p = adj.out_begin[u]; p < adj.out_begin[u + 1]; ++p) {
+            const Edge& e = g.edges[adj.out_edges[p]];
+            const int d = zero.component[e.to];
+            if (e.distance == 0 && d != c) reach[d] = std::max(reach[d], reach[c] + e.latency);
+          }
+        }
+      }
+      for (OpId v : group) {
+        const int64_t r = reach[zero.component[v]];
+        if (v != source && r != kUnreached) bound = std::max(bound, r + 1);
+      }
+    }
+  }
+  return bound;
+}
+
 }  // namespace tilesched

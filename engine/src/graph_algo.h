@@ -70,4 +70,20 @@ std::vector<int64_t> longest_zero_distance_paths(const Graph& g, const Adjacency
 // strongly connected component (it closes a positive cycle), if any.
 std::optional<int> find_zero_distance_positive_cycle(const Graph& g, const Adjacency& adj);
 
+// Leader groups (rule L5): dense ids in order of first appearance, members
+// in ascending op id.
+struct LeaderGroups {
+  static constexpr int kNone = -1;
+  std::vector<int> group_of;               // per op, or kNone
+  std::vector<std::vector<OpId>> members;  // per group
+};
+LeaderGroups find_leader_groups(const Graph& g);
+
+// The least II at which every group can share a stage: members u, v joined
+// by a distance-0 path of latency P need s_v - s_u >= P and
+// |s_v - s_u| <= II - 1, so II >= P + 1. 1 when no group has two members.
+// REQUIRES: no zero-distance positive cycle.
+int64_t group_span_bound(const Graph& g, const Adjacency& adj,
+                         const std::vector<std::vector<OpId>>& members);
+
 }  // namespace tilesched

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "rrt.h"
 #include "tilesched/limits.h"
 
 namespace tilesched {
@@ -13,6 +14,12 @@ int64_t sequential_ii_cap(const Graph& g, int64_t lower) {
   int64_t cap = lower;
   for (const Op& op : g.ops) cap += std::max(op.latency, footprint_duration(op));
   return std::min<int64_t>(cap, limits::kMaxII);
+}
+
+int64_t heuristic_ii_cap(const Graph& g, int64_t lower, int64_t ii_cap, const Schedule& serial) {
+  int64_t cap = ii_cap;
+  if (cap == 0) cap = serial.feasible ? serial.ii : sequential_ii_cap(g, lower);
+  return std::min(cap, ModuloRrt::kMaxRrtII);
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "tilesched/graph.h"
+#include "tilesched/schedule.h"
 
 namespace tilesched {
 
@@ -20,6 +21,11 @@ namespace tilesched {
 // limits::kMaxII. The cost-based generator uses it when the serial
 // schedule is infeasible, the exact oracle when no heuristic succeeded.
 int64_t sequential_ii_cap(const Graph& g, int64_t lower);
+
+// The top of a heuristic generator's II search from `lower`: `ii_cap` when
+// given (non-zero), else the serial schedule's II when it is legal (never
+// worse than serial), else sequential_ii_cap; at most the RRT's largest II.
+int64_t heuristic_ii_cap(const Graph& g, int64_t lower, int64_t ii_cap, const Schedule& serial);
 
 // A feasibility question about one integer (an II, a threshold, a cycle).
 using SearchProbe = std::function<bool(int64_t)>;

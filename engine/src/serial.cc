@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 
+#include "elapsed.h"
 #include "graph_algo.h"
 #include "storage.h"
 #include "tilesched/mii.h"
@@ -107,10 +108,6 @@ class InOrderTable {
 };
 
 using Clock = std::chrono::steady_clock;
-
-int64_t elapsed_ns(Clock::time_point since) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count();
-}
 
 std::string list_ops(const Graph& g, const std::vector<OpId>& ops, size_t limit) {
   std::string out;

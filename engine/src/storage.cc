@@ -27,4 +27,13 @@ int64_t storage_bytes_needed(const Graph& g, const Adjacency& adj,
   return total;
 }
 
+std::optional<int64_t> stores_over_storage(const Graph& g) {
+  const std::optional<int> pool = g.target.storage_pool();
+  if (!pool) return std::nullopt;
+  int64_t total = 0;  // <= kMaxOps * kMaxPoolCapacity: no overflow
+  for (const Op& op : g.ops) total += op.store_bytes;
+  if (total > g.target.pools[*pool].capacity) return total;
+  return std::nullopt;
+}
+
 }  // namespace tilesched

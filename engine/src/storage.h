@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tilesched/graph.h"
@@ -18,5 +19,12 @@ int64_t buffer_copies(const Graph& g, const Adjacency& adj, const std::vector<in
 // Total bytes held, saturated just above `cap` (so it cannot overflow).
 int64_t storage_bytes_needed(const Graph& g, const Adjacency& adj,
                              const std::vector<int64_t>& start, int64_t ii, int64_t cap);
+
+// Rule L4 charges every buffer at least once at every II (its lifetime is
+// at least 1): when the stores alone add up to more than the storage pool,
+// no II can be legal. Returns that total, or nullopt. (Without this check a
+// generator tries every II up to its cap; fuzz/regressions/fuzz_materialize/
+// stores-exceed-smem-every-ii.)
+std::optional<int64_t> stores_over_storage(const Graph& g);
 
 }  // namespace tilesched

@@ -15,7 +15,7 @@ Context::Context(const Graph& graph, const CostBasedOptions& options, const MiiB
   rank_topologically();
   compute_heights();
   find_leader_groups();
-  bound_group_spans();
+  group_span_bound = tilesched::group_span_bound(g, adj, group_members);
   read_register_footprints();
   read_bank_model();
   if (std::optional<int> sp = g.target.storage_pool()) max_storage = g.target.pools[*sp].capacity;
@@ -79,56 +79,13 @@ void Context::compute_heights() {
 // Dense group ids in order of first appearance; the anchor is the member
 // first in topological order.
 void Context::find_leader_groups() {
-  const int n = g.op_count();
-  group_of.assign(n, kNoGroup);
-  std::vector<int64_t> leaders;
-  for (OpId v = 0; v < n; ++v) {
-    if (!g.ops[v].leader_gid) continue;
-    auto it = std::find(leaders.begin(), leaders.end(), *g.ops[v].leader_gid);
-    if (it == leaders.end()) {
-      leaders.push_back(*g.ops[v].leader_gid);
-      group_members.emplace_back();
-      it = leaders.end() - 1;
-    }
-    const int group = static_cast<int>(it - leaders.begin());
-    group_of[v] = group;
-    group_members[group].push_back(v);
-  }
+  LeaderGroups groups = tilesched::find_leader_groups(g);
+  group_of = std::move(groups.group_of);
+  group_members = std::move(groups.members);
   for (const std::vector<OpId>& members : group_members) {
     group_anchor.push_back(*std::min_element(
         members.begin(), members.end(),
         [&](OpId a, OpId b) { return topo_rank[a] < topo_rank[b]; }));
-  }
-}
-
-// group_span_bound: the longest distance-0 path between two members of a
-// group, plus one.
-void Context::bound_group_spans() {
-  const int n = g.op_count();
-  std::vector<OpId> by_rank(n);
-  for (OpId v = 0; v < n; ++v) by_rank[topo_rank[v]] = v;
-  std::vector<int64_t> reach(n);
-  constexpr int64_t kUnreached = INT64_MIN;
-  for (const std::vector<OpId>& members : group_members) {
-    if (members.size() < 2) continue;
-    for (OpId source : members) {  // longest distance-0 paths from source
-      std::fill(reach.begin(), reach.end(), kUnreached);
-      reach[source] = 0;
-      for (OpId u : by_rank) {
-        if (reach[u] == kUnreached) continue;
-        for (int p = adj.out_begin[u]; p < adj.out_begin[u + 1]; ++p) {
-          const Edge& e = g.edges[adj.out_edges[p]];
-          if (e.distance == 0 && topo_rank[e.to] > topo_rank[u]) {
-            reach[e.to] = std::max(reach[e.to], reach[u] + e.latency);
-          }
-        }
-      }
-      for (OpId v : members) {
-        if (v != source && reach[v] != kUnreached) {
-          group_span_bound = std::max(group_span_bound, reach[v] + 1);
-        }
-      }
-    }
   }
 }
 

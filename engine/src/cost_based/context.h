@@ -13,7 +13,7 @@
 
 namespace tilesched::cost_based {
 
-inline constexpr int kNoGroup = -1;
+inline constexpr int kNoGroup = -1;  // LeaderGroups::kNone
 inline constexpr int64_t kUnbounded = INT64_MAX / 4;
 
 struct Context {
@@ -58,7 +58,6 @@ struct Context {
   void rank_topologically();
   void compute_heights();
   void find_leader_groups();
-  void bound_group_spans();
   void read_register_footprints();
   void read_bank_model();
 };

@@ -6,6 +6,8 @@
 // function.
 #include <chrono>
 
+#include "../elapsed.h"
+#include "../storage.h"
 #include "ii_search.h"
 #include "refinement.h"
 #include "tilesched/cost_based.h"
@@ -92,12 +94,6 @@ std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& 
 
 namespace cost_based {
 namespace {
-
-int64_t elapsed_ns(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              t0)
-      .count();
-}
 
 class Generator {
  public:

@@ -20,11 +20,6 @@ struct IiRange {
 // legal (never worse than serial), and the RRT bounds it.
 IiRange ii_range(const Context& ctx, const Schedule& serial);
 
-// Rule L4 charges every buffer at least once at every II (its lifetime is
-// at least 1): when the stores alone add up to more than the storage pool,
-// no II can be legal. Returns that total, or nullopt.
-std::optional<int64_t> stores_over_storage(const Graph& g);
-
 // Searches the range with `attempt` (a placement attempt at one II), as
 // `how` says. On success the table holds the found II's placement (the
 // galloping search re-runs the II it settles on).

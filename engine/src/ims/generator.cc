@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "../elapsed.h"
 #include "../search.h"
 #include "../storage.h"
 #include "attempt.h"
@@ -44,12 +45,6 @@ std::string format_ratio(double r) {
   char buf[32];
   const std::to_chars_result res = std::to_chars(buf, buf + sizeof buf, r);
   return std::string(buf, res.ptr);
-}
-
-int64_t elapsed_ns(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              t0)
-      .count();
 }
 
 // ceil(ratio * ops) placement steps, at least 1, and far below overflow.
@@ -103,9 +98,7 @@ Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
     return s;
   }
   const int64_t lower = std::max(serial_.mii.max(), problem_.group_span_bound);
-  int64_t cap = opts_.ii_cap;
-  if (cap == 0) cap = serial_.feasible ? serial_.ii : sequential_ii_cap(g_, lower);
-  cap = std::min(cap, ModuloRrt::kMaxRrtII);
+  const int64_t cap = heuristic_ii_cap(g_, lower, opts_.ii_cap, serial_);
 
   Schedule s = blank();
   if (problem_.storage_capacity && problem_.store_total > *problem_.storage_capacity) {

@@ -13,7 +13,7 @@
 
 namespace tilesched::ims {
 
-inline constexpr int kNoGroup = -1;
+inline constexpr int kNoGroup = -1;  // LeaderGroups::kNone
 
 struct Problem {
   explicit Problem(const Graph& graph);
@@ -38,8 +38,6 @@ struct Problem {
 
  private:
   void find_users();
-  void find_groups();
-  void bound_group_spans();
 };
 
 // The bytes L4 charges at `ii` to any schedule: every buffer at its least

@@ -15,52 +15,6 @@ std::string_view failure_name(Failure f) {
   return kNames[static_cast<int>(f)];
 }
 
-Groups Groups::find(const Graph& g) {
-  Groups out;
-  out.group_of.assign(static_cast<size_t>(g.op_count()), kNone);
-  std::vector<int64_t> leaders;
-  for (OpId v = 0; v < g.op_count(); ++v) {
-    if (!g.ops[v].leader_gid) continue;
-    auto it = std::find(leaders.begin(), leaders.end(), *g.ops[v].leader_gid);
-    if (it == leaders.end()) {
-      leaders.push_back(*g.ops[v].leader_gid);
-      out.members.emplace_back();
-      it = leaders.end() - 1;
-    }
-    const int group = static_cast<int>(it - leaders.begin());
-    out.group_of[v] = group;
-    out.members[group].push_back(v);
-  }
-  return out;
-}
-
-int64_t group_span_bound(const Graph& g, const Adjacency& adj, const Groups& groups) {
-  // Longest distance-0 paths from each member, over Kahn's walk (ops on a
-  // zero-latency zero-distance cycle are left out: a lower bound still).
-  const std::vector<OpId> walk = zero_distance_walk(g, adj);
-  constexpr int64_t kUnreached = std::numeric_limits<int64_t>::min();
-  std::vector<int64_t> reach(static_cast<size_t>(g.op_count()));
-  int64_t bound = 1;
-  for (const std::vector<OpId>& members : groups.members) {
-    if (members.size() < 2) continue;
-    for (OpId source : members) {
-      std::fill(reach.begin(), reach.end(), kUnreached);
-      reach[source] = 0;
-      for (OpId u : walk) {
-        if (reach[u] == kUnreached) continue;
-        for (int p = adj.out_begin[u]; p < adj.out_begin[u + 1]; ++p) {
-          const Edge& e = g.edges[adj.out_edges[p]];
-          if (e.distance == 0) reach[e.to] = std::max(reach[e.to], reach[u] + e.latency);
-        }
-      }
-      for (OpId v : members) {
-        if (v != source && reach[v] != kUnreached) bound = std::max(bound, reach[v] + 1);
-      }
-    }
-  }
-  return bound;
-}
-
 Placer::Placer(const Graph& g, const Adjacency& adj, const std::vector<NodeRrt>& nodes,
                const Groups& groups)
     : g_(g), adj_(adj), nodes_(nodes), groups_(groups), rrt_(g.target) {

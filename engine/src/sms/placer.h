@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../distance.h"
+#include "../graph_algo.h"
 #include "../rrt.h"
 #include "order.h"
 #include "tilesched/graph.h"
@@ -28,17 +29,8 @@ enum class Failure {
 inline constexpr int kFailureCount = 5;
 std::string_view failure_name(Failure f);
 
-// Leader groups (L5): dense ids in order of first appearance.
-struct Groups {
-  static constexpr int kNone = -1;
-  std::vector<int> group_of;                // per op, or kNone
-  std::vector<std::vector<OpId>> members;   // ascending op id
-  static Groups find(const Graph& g);
-};
-
-// The least II at which every group can share a stage: members u, v with a
-// distance-0 path of latency P need s_v − s_u ≥ P and |s_v − s_u| ≤ II − 1.
-int64_t group_span_bound(const Graph& g, const Adjacency& adj, const Groups& groups);
+// Leader groups (L5), as graph_algo.h finds them.
+using Groups = LeaderGroups;
 
 struct AttemptFailure {
   Failure failure = Failure::kNoSlot;

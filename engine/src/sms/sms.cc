@@ -12,6 +12,7 @@
 #include <string>
 
 #include "../distance.h"
+#include "../elapsed.h"
 #include "../rrt.h"
 #include "../search.h"
 #include "../storage.h"
@@ -25,10 +26,6 @@ namespace sms {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t elapsed_ns(Clock::time_point since) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count();
-}
 
 // Diagnostics name at most this many ops of the order, and this many
 // failed IIs one by one.
@@ -46,22 +43,11 @@ std::string describe_order(const Graph& g, const std::vector<OpId>& order, int64
   return out;
 }
 
-// Rule L4 charges every buffer at least once at every II: stores that add
-// up to more than the pool fail at every II.
-std::optional<int64_t> stores_over_storage(const Graph& g) {
-  const std::optional<int> pool = g.target.storage_pool();
-  if (!pool) return std::nullopt;
-  int64_t total = 0;  // <= kMaxOps * kMaxPoolCapacity: no overflow
-  for (const Op& op : g.ops) total += op.store_bytes;
-  if (total > g.target.pools[*pool].capacity) return total;
-  return std::nullopt;
-}
-
 class Generator {
  public:
   Generator(const Graph& g, const SmsOptions& opts)
       : g_(g), opts_(opts), adj_(Adjacency::build(g)), serial_(generate_serial(g)),
-        groups_(Groups::find(g)) {
+        groups_(find_leader_groups(g)) {
     nodes_.reserve(static_cast<size_t>(g.op_count()));
     for (const Op& op : g.ops) nodes_.push_back(NodeRrt::lower(op, g.target));
   }
@@ -145,10 +131,8 @@ Schedule Generator::run(Clock::time_point t0) {
   if (opts_.ii_cap != 0) s.options.emplace_back("ii_cap", std::to_string(opts_.ii_cap));
   s.mii = serial_.mii;
   sets_ = find_node_sets(g_, adj_);
-  const int64_t lower = std::max(s.mii.max(), group_span_bound(g_, adj_, groups_));
-  int64_t cap = opts_.ii_cap;
-  if (cap == 0) cap = serial_.feasible ? serial_.ii : sequential_ii_cap(g_, lower);
-  cap = std::min(cap, ModuloRrt::kMaxRrtII);
+  const int64_t lower = std::max(s.mii.max(), group_span_bound(g_, adj_, groups_.members));
+  const int64_t cap = heuristic_ii_cap(g_, lower, opts_.ii_cap, serial_);
   std::optional<int64_t> found;
   const std::optional<int64_t> stores_over = stores_over_storage(g_);
   if (!stores_over) {
