@@ -71,20 +71,6 @@ void BM_CostBased(benchmark::State& state) {
   report(state, g, s);
 }
 
-void BM_CostBasedExample(benchmark::State& state, const char* file) {
-  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + file);
-  if (!g.ok()) {
-    state.SkipWithError(g.status().message().c_str());
-    return;
-  }
-  Schedule s;
-  for (auto _ : state) {
-    s = generate_cost_based(*g, {}).schedule;
-    benchmark::DoNotOptimize(s.ii);
-  }
-  report(state, *g, s);
-}
-
 void Sizes(benchmark::internal::Benchmark* b) {
   for (int ops : {16, 64, 256, 1024}) {
     for (int seed : {1, 2, 3}) b->Args({ops, seed});
@@ -101,27 +87,47 @@ void CostSizes(benchmark::internal::Benchmark* b) {
   }
 }
 
-// Every family of the registry (tilesched/graphgen/families.h, the sweep's
-// families) at its default parameters, 16 to 1024 ops, seed 1: each
-// generator of kFamilyGenerators (the cost-based one first-success,
-// linear). Named BM_Family/<generator>/<family>/<ops>.
-void BM_Family(benchmark::State& state, std::string family, GeneratorKind kind) {
-  StatusOr<Graph> g = graphgen::generate(family, static_cast<int>(state.range(0)), 1, {});
+// One run of a heuristic generator at its default options.
+Schedule run_generator(GeneratorKind kind, const Graph& g) {
+  switch (kind) {
+    case GeneratorKind::kCostBased: return generate_cost_based(g, {}).schedule;
+    case GeneratorKind::kIms: return generate_ims(g, {});
+    case GeneratorKind::kSms: return generate_sms(g, {});
+    default: return generate_serial(g);
+  }
+}
+
+// Runs `kind` on g (or reports why there is no graph).
+void run_on(benchmark::State& state, const StatusOr<Graph>& g, GeneratorKind kind) {
   if (!g.ok()) {
     state.SkipWithError(g.status().message().c_str());
     return;
   }
   Schedule s;
   for (auto _ : state) {
-    switch (kind) {
-      case GeneratorKind::kCostBased: s = generate_cost_based(*g, {}).schedule; break;
-      case GeneratorKind::kIms: s = generate_ims(*g, {}); break;
-      case GeneratorKind::kSms: s = generate_sms(*g, {}); break;
-      default: s = generate_serial(*g); break;
-    }
+    s = run_generator(kind, *g);
     benchmark::DoNotOptimize(s.ii);
   }
   report(state, *g, s);
+}
+
+// Every family of the registry (tilesched/graphgen/families.h, the sweep's
+// families) at its default parameters, 16 to 1024 ops, seed 1: each
+// generator of kFamilyGenerators (the cost-based one first-success,
+// linear). Named BM_Family/<generator>/<family>/<ops>.
+void BM_Family(benchmark::State& state, std::string family, GeneratorKind kind) {
+  run_on(state, graphgen::generate(family, static_cast<int>(state.range(0)), 1, {}), kind);
+}
+
+// A bundled example (engine/examples/FILE) under `kind`.
+void BM_Example(benchmark::State& state, GeneratorKind kind, const char* file) {
+  run_on(state, read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + file), kind);
+}
+void BM_CostBasedExample(benchmark::State& state, const char* file) {
+  BM_Example(state, GeneratorKind::kCostBased, file);
+}
+void BM_ImsExample(benchmark::State& state, const char* file) {
+  BM_Example(state, GeneratorKind::kIms, file);
 }
 
 // The generators BM_Family runs, with the time unit they report in.
@@ -150,20 +156,6 @@ constexpr FamilyGenerator kFamilyGenerators[] = {
   }
   return true;
 }();
-
-void BM_ImsExample(benchmark::State& state, const char* file) {
-  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + file);
-  if (!g.ok()) {
-    state.SkipWithError(g.status().message().c_str());
-    return;
-  }
-  Schedule s;
-  for (auto _ : state) {
-    s = generate_ims(*g, {});
-    benchmark::DoNotOptimize(s.ii);
-  }
-  report(state, *g, s);
-}
 
 BENCHMARK(BM_Serial)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CostBased)->Apply(CostSizes)->Unit(benchmark::kMillisecond);

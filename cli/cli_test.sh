@@ -128,15 +128,17 @@ grep -Eq '"lower_bound": ?27' "$work/out" || fail "--time-limit 0: lower bound i
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --time-limit -1
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --time-limit soon
 
-# The iterative modulo scheduler: every bundled example schedules and
-# verifies; the budget ratio is checked.
+# The iterative and swing modulo schedulers: every bundled example
+# schedules and verifies under both; ims's budget ratio is checked.
 grep -q -- "--ims-budget-ratio" <("$bin" schedule --help) || fail "schedule --help does not list --ims-budget-ratio"
-for g in "$examples"/*.loop.json; do
-  name=$(basename "$g" .loop.json)
-  expect 0 "$bin" schedule "$g" --generator ims -o "$work/$name.ims.json"
-  grep -q '"generator": "ims"' "$work/$name.ims.json" || fail "$name: generator is not ims"
-  expect 0 "$bin" verify "$g" "$work/$name.ims.json"
-  grep -q '^legal' "$work/out" || fail "$name: verify did not accept the ims schedule"
+for gen in ims sms; do
+  for g in "$examples"/*.loop.json; do
+    name=$(basename "$g" .loop.json)
+    expect 0 "$bin" schedule "$g" --generator "$gen" -o "$work/$name.$gen.json"
+    grep -q "\"generator\": \"$gen\"" "$work/$name.$gen.json" || fail "$name: generator is not $gen"
+    expect 0 "$bin" verify "$g" "$work/$name.$gen.json"
+    grep -q '^legal' "$work/out" || fail "$name: verify did not accept the $gen schedule"
+  done
 done
 grep -Eq '"ii": ?15' "$work/seed_worked_example.ims.json" || fail "seed_worked_example: ims II is not 15"
 expect 0 "$bin" schedule "$examples/generic_dsp.loop.json" --generator ims --ims-budget-ratio 0.5
@@ -145,15 +147,6 @@ expect 2 "$bin" schedule "$examples/generic_dsp.loop.json" --generator ims --ims
 expect 2 "$bin" schedule "$examples/generic_dsp.loop.json" --generator ims --ims-budget-ratio nan
 grep -q "ims" <("$bin" schedule "$examples/generic_dsp.loop.json" --generator greedy 2>&1) ||
   fail "an unknown generator's message does not list ims"
-
-# Swing modulo scheduling: every bundled example schedules and verifies.
-for g in "$examples"/*.loop.json; do
-  name=$(basename "$g" .loop.json)
-  expect 0 "$bin" schedule "$g" --generator sms -o "$work/$name.sms.json"
-  grep -q '"generator": "sms"' "$work/$name.sms.json" || fail "$name: generator is not sms"
-  expect 0 "$bin" verify "$g" "$work/$name.sms.json"
-  grep -q '^legal' "$work/out" || fail "$name: verify did not accept the sms schedule"
-done
 grep -q "sms" <("$bin" schedule "$examples/generic_dsp.loop.json" --generator greedy 2>&1) ||
   fail "an unknown generator's message does not list sms"
 

@@ -2,16 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "test_graphs.h"
 #include "tilesched/verify.h"
 
 namespace tilesched {
 namespace {
-
-Graph Build(const GraphBuilder& b) {
-  StatusOr<Graph> g = b.build();
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
-}
 
 void ExpectLegal(const Graph& g, const Schedule& s) {
   ASSERT_TRUE(s.feasible);

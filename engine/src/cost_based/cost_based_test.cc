@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_graphs.h"
 #include "cost.h"
 #include "driver.h"
 #include "tilesched/json_io.h"
@@ -15,18 +16,6 @@
 
 namespace tilesched::cost_based {
 namespace {
-
-Graph Build(const GraphBuilder& b) {
-  StatusOr<Graph> g = b.build();
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
-}
-
-Graph Example(const std::string& name) {
-  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + name);
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
-}
 
 // Schedules g, checks the verifier accepts it, returns it.
 Schedule Schedule_(const Graph& g, CostBasedOptions opts = {}) {

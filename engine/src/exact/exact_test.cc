@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_graphs.h"
 #include "model.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/ims.h"
@@ -204,12 +205,6 @@ TEST(Exact, LeastStageCountAtTheOptimalII) {
   const Schedule s = Exact(b.build().value());
   EXPECT_EQ(s.ii, 3);
   EXPECT_EQ(s.stage_count, 2);
-}
-
-Graph Example(const std::string& name) {
-  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + name);
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
 }
 
 // The optima docs/COST_BASED.md argues by hand, now proven.

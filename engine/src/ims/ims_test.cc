@@ -9,23 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_graphs.h"
 #include "tilesched/json_io.h"
 #include "tilesched/verify.h"
 
 namespace tilesched {
 namespace {
-
-Graph Build(const GraphBuilder& b) {
-  StatusOr<Graph> g = b.build();
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
-}
-
-Graph Example(const std::string& name) {
-  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + name);
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
-}
 
 // Schedules g and checks that the verifier accepts a feasible result.
 Schedule Ims(const Graph& g, ImsOptions opts = {}) {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_graphs.h"
 #include "order.h"
 #include "tilesched/json_io.h"
 #include "tilesched/rng.h"
@@ -17,12 +18,6 @@
 
 namespace tilesched::sms {
 namespace {
-
-Graph Build(const GraphBuilder& b) {
-  StatusOr<Graph> g = b.build();
-  EXPECT_TRUE(g.ok()) << g.status().message();
-  return std::move(g).value();
-}
 
 int64_t Stat(const Schedule& s, const std::string& name) {
   for (const auto& [key, value] : s.stats) {
