@@ -101,9 +101,9 @@ Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
   const int64_t cap = heuristic_ii_cap(g_, lower, opts_.ii_cap, serial_);
 
   Schedule s = blank();
-  if (problem_.storage_capacity && problem_.store_total > *problem_.storage_capacity) {
+  if (const std::optional<int64_t> stores = stores_over_storage(g_)) {
     s.failure = FailureReason::kStorageBudget;
-    s.diagnostics.push_back("store_bytes add up to " + std::to_string(problem_.store_total) +
+    s.diagnostics.push_back("store_bytes add up to " + std::to_string(*stores) +
                             ", more than the storage pool's " +
                             std::to_string(*problem_.storage_capacity) +
                             " bytes: L4 fails at every II");

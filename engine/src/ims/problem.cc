@@ -24,7 +24,6 @@ Problem::Problem(const Graph& graph) : g(graph), adj(Adjacency::build(graph)) {
     const int64_t life = e.latency + footprint_duration(g.ops[e.to]);
     least_lifetime[e.from] = std::max(least_lifetime[e.from], life);
   }
-  for (const Op& op : g.ops) store_total += op.store_bytes;  // <= 2^13 * 2^40
 }
 
 void Problem::find_users() {

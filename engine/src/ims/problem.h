@@ -33,7 +33,6 @@ struct Problem {
   // buffer can have at any II: max(1, max over data edges v -> w of
   // lambda + D_w) (L1 gives s_w + delta*II >= s_v + lambda).
   std::optional<int64_t> storage_capacity;
-  int64_t store_total = 0;
   std::vector<int64_t> least_lifetime;
 
  private:
