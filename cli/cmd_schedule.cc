@@ -44,6 +44,14 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
       ("max-constraint-iterations",
        po::value(&opts.cost_based.max_constraint_iterations)->default_value(16),
        "cost-based: bound of the constraint refinement loop (seed 003)")
+      ("backtrack-budget-ratio",
+       po::value(&opts.cost_based.backtrack_budget_ratio)->default_value(32),
+       "cost-based: seats per op the backtracking rung may spend at one II; 0 = the seeds' "
+       "ladder only (docs/COST_BASED.md)")
+      ("descent-budget-ratio",
+       po::value(&opts.cost_based.descent_budget_ratio)->default_value(10000),
+       "cost-based: seats per op the backtracking rung may spend at each II below the one "
+       "the search found; 0 = keep the search's II (docs/COST_BASED.md)")
       ("ims-budget-ratio", po::value(&opts.ims.budget_ratio)->default_value(3.0),
        "ims: placement steps per II, as a multiple of the op count (Rau's BudgetRatio)")
       ("time-limit", po::value(&f.time_limit_s)->default_value(10.0),
@@ -82,6 +90,13 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
   }
   if (opts.cost_based.ii_cap < 0 || opts.cost_based.max_constraint_iterations < 1) {
     return Status::InvalidInput("--ii-cap must be >= 0 and --max-constraint-iterations >= 1");
+  }
+  if (opts.cost_based.backtrack_budget_ratio < 0 ||
+      opts.cost_based.backtrack_budget_ratio > 1000000 ||
+      opts.cost_based.descent_budget_ratio < 0 ||
+      opts.cost_based.descent_budget_ratio > 1000000) {
+    return Status::InvalidInput(
+        "--backtrack-budget-ratio and --descent-budget-ratio must be between 0 and 1000000");
   }
   opts.ims.ii_cap = opts.cost_based.ii_cap;
   opts.sms.ii_cap = opts.cost_based.ii_cap;

@@ -41,6 +41,13 @@ struct CostBasedOptions {
   int permute_samples = 8;        // seeded samples beyond it
   int eviction_budget_ratio = 2;  // Rau: placements per op before a rung gives up (measured, docs)
   int max_constraint_iterations = 16;  // 003: bound of the refinement loop
+  // The backtracking rung after the seed's rungs (docs/COST_BASED.md):
+  // seats per op it may spend at one II; 0 runs the seed's ladder only.
+  int backtrack_budget_ratio = 32;
+  // After the search finds an II above its lower bound: the IIs below it
+  // are tried again, by the backtracking rung alone with this many seats
+  // per op, until one fails (docs/COST_BASED.md); 0 keeps the found II.
+  int descent_budget_ratio = 10000;
   uint64_t seed = 1;              // seeds permutation sampling
 };
 
@@ -54,9 +61,9 @@ std::string_view gate_name(Gate g);
 
 enum class Rung {
   kRauRefinement, kDeepestRetry, kInitialPlacement, kCostBasedPlacement,
-  kInitialAfterClear, kCostBasedAfterClear, kSerialFallback,
+  kInitialAfterClear, kCostBasedAfterClear, kBacktrack, kSerialFallback,
 };
-inline constexpr int kRungCount = 7;
+inline constexpr int kRungCount = 8;
 std::string_view rung_name(Rung r);
 
 // Why an II attempt gave up. Counted per II tried.
@@ -84,6 +91,8 @@ struct CostBasedStats {
   std::array<int64_t, kRungCount> rung_successes{};
   std::array<int64_t, kGiveUpCount> give_ups{};
   int64_t evictions = 0;
+  int64_t descent_successes = 0;  // IIs the descent took below the search's
+  int64_t backtrack_seats = 0;  // seats the backtracking rung took, undone ones included
   int64_t group_reorders = 0;
   int64_t refinement_iterations = 0;
   int64_t constraints_added = 0;

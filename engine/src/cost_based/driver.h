@@ -47,6 +47,13 @@ class Driver {
   // Runs one rung of the ladder at the placement's II on an empty table.
   // True when every op is placed.
   bool run(Rung rung);
+  // The backtracking rung (backtrack.cc): a depth-first search over the
+  // ops in the Rau rung's priority order, each tried at every gated seat
+  // within one II of its window, until every op is placed or the budget
+  // (backtrack_budget_ratio seats per op) is spent. True when every op is
+  // placed.
+  bool backtrack() { return backtrack(ctx_.opts.backtrack_budget_ratio); }
+  bool backtrack(int budget_ratio);
   // Restarts the permute arm's sampling stream for an II attempt, so an
   // attempt depends on (seed, II) only, not on which IIs were tried before
   // (the galloping search re-runs the II it settles on).
@@ -85,6 +92,7 @@ class Driver {
  private:
   bool step(Rung rung);
   bool pending(OpId v) const;  // G1's predicate
+  bool storage_holds() const;  // rule L4 for a full placement
   // The cost-based arm's scan of v's seats from `first`: the cheapest
   // feasible one into `best`; false when v has none.
   bool cheapest_seat(OpId v, const Window& w, SeatSearch first, std::optional<Proposal>& best);

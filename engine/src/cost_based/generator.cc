@@ -43,7 +43,7 @@ std::string_view gate_name(Gate g) {
 std::string_view rung_name(Rung r) {
   static constexpr std::string_view kNames[] = {
       "rau_refinement", "deepest_retry", "initial_placement", "cost_based_placement",
-      "initial_after_clear", "cost_based_after_clear", "serial_fallback"};
+      "initial_after_clear", "cost_based_after_clear", "backtrack", "serial_fallback"};
   return kNames[static_cast<int>(r)];
 }
 std::string_view constraint_family_name(ConstraintFamily f) {
@@ -79,6 +79,8 @@ std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& 
     add("give_ups." + std::string(give_up_name(static_cast<GiveUp>(g))), s.give_ups[g]);
   }
   add("evictions", s.evictions);
+  add("backtrack_seats", s.backtrack_seats);
+  add("descent_successes", s.descent_successes);
   add("group_reorders", s.group_reorders);
   add("refinement_iterations", s.refinement_iterations);
   add("constraints_added", s.constraints_added);
@@ -113,7 +115,8 @@ class Generator {
  private:
   // Rule L7 is hard: a force_serial_execution region keeps the serial schedule.
   CostBasedResult keep_serial(std::chrono::steady_clock::time_point t0) const;
-  Schedule publish(std::optional<int64_t> found, const IiRange& range,
+  Schedule publish(std::optional<int64_t> found, const std::vector<int64_t>& seats,
+                   bool serial_fallback, const IiRange& range,
                    std::optional<int64_t> stores_over);
 
   Schedule serial_;
@@ -136,8 +139,20 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
     found = search_ii(ctx_.opts.ii_search, range,
                       [&](int64_t ii) { return refinement_.attempt(ii); });
   }
+  std::vector<int64_t> seats;
+  bool serial_fallback = refinement_.serial_fallback();
+  if (found) seats = placement_.starts();
+  if (found && ctx_.opts.descent_budget_ratio > 0) {
+    for (int64_t ii = *found - 1; ii >= range.lower; --ii) {
+      if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) break;
+      ++stats_.descent_successes;
+      found = ii;
+      seats = placement_.starts();
+      serial_fallback = false;
+    }
+  }
   CostBasedResult result;
-  result.schedule = publish(found, range, stores_over);
+  result.schedule = publish(found, seats, serial_fallback, range, stores_over);
   result.schedule.time_ns = elapsed_ns(t0);
   result.stats = stats_;
   result.refinement_status = refinement_.status();
@@ -158,7 +173,8 @@ CostBasedResult Generator::keep_serial(std::chrono::steady_clock::time_point t0)
 
 // The schedule: the table's seats at the found II, or why there is none;
 // diagnostics and statistics either way (time_ns is the caller's).
-Schedule Generator::publish(std::optional<int64_t> found, const IiRange& range,
+Schedule Generator::publish(std::optional<int64_t> found, const std::vector<int64_t>& seats,
+                            bool serial_fallback, const IiRange& range,
                             std::optional<int64_t> stores_over) {
   const Graph& g = ctx_.g;
   Schedule s;
@@ -170,9 +186,9 @@ Schedule Generator::publish(std::optional<int64_t> found, const IiRange& range,
   if (found) {
     s.feasible = true;
     s.ii = *found;
-    s.start = placement_.starts();
+    s.start = seats;
     derive_stage_order(s);
-    if (refinement_.serial_fallback()) s.flags.push_back("serial_fallback");
+    if (serial_fallback) s.flags.push_back("serial_fallback");
   } else if (stores_over) {
     s.failure = FailureReason::kStorageBudget;
     s.diagnostics.push_back("store_bytes add up to " + std::to_string(*stores_over) +

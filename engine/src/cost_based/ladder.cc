@@ -20,9 +20,33 @@ std::optional<Rung> Ladder::run() {
     placement_.clear_seats();
     if (driver_.run(r)) return winner_ = r;
   }
+  // The backtracking rung runs once the up-front families (density,
+  // grouping) are lifted, so an II that cannot be met pays for it once, not
+  // once per batch the refinement loop lifts.
+  if (!upfront_in_force()) {
+    placement_.clear_seats();
+    if (driver_.backtrack()) return winner_ = Rung::kBacktrack;
+  }
   if (serial_rung()) return winner_;
   for (const std::string& f : driver_.failure()) notes_.add(f);
   return std::nullopt;
+}
+
+bool Ladder::storage_search() {
+  placement_.clear_constraints();
+  placement_.clear_seats();
+  if (!driver_.backtrack()) return false;
+  winner_ = Rung::kBacktrack;
+  return true;
+}
+
+bool Ladder::upfront_in_force() const {
+  for (const BuilderConstraint& c : placement_.constraints()) {
+    if (c.family == ConstraintFamily::kDensity || c.family == ConstraintFamily::kGrouping) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool Ladder::rerun_winner() {

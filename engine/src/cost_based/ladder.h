@@ -27,8 +27,15 @@ class Ladder {
   // is legal and the II is at least its II. Also the refinement loop's
   // fallback when only the SMEM budget (rule L4) fails.
   bool serial_rung();
+  // The refinement loop's last try when only the SMEM budget (rule L4)
+  // fails and the depth family has nothing left: every builder constraint
+  // lifted, the backtracking rung, which takes only placements that meet L4.
+  bool storage_search();
 
  private:
+  // A density or grouping constraint (the builder's up-front families) is in force.
+  bool upfront_in_force() const;
+
   Placement& placement_;
   Driver& driver_;
   CostBasedStats& stats_;

@@ -36,6 +36,22 @@ bool Refinement::attempt(int64_t ii) {
   return out_of_iterations(st, ii);
 }
 
+bool Refinement::descend(int64_t ii, int budget_ratio) {
+  const uint8_t found_status = status_;  // the published placement's
+  if (!start(ii)) {
+    status_ = found_status;
+    return false;
+  }
+  placement_.clear_constraints();
+  if (!driver_.backtrack(budget_ratio)) {
+    if (!driver_.failure().empty()) notes_.add(driver_.failure().back());  // the rung's own line
+    status_ = found_status;
+    return false;
+  }
+  status_ = kConverged;
+  return true;
+}
+
 // A fresh table and closure at `ii`, the intermediate state and the builder
 // constraints of the last II gone, the builder's up-front families in.
 bool Refinement::start(int64_t ii) {
@@ -70,6 +86,9 @@ Refinement::Next Refinement::after_storage_miss(State& st, const std::vector<int
   std::optional<BuilderConstraint> limit = builder_.tighten_for_storage(start);
   if (!limit) {
     if (st.legal) return keep_legal(st);
+    // The depth family has nothing left to try: search for a placement
+    // that meets L4 itself, with every builder constraint lifted.
+    if (ladder_.storage_search()) return after_placement(st, ii);
     if (storage_fallback(ii)) return Next::kSucceeded;
     ++stats_.give_ups[static_cast<int>(GiveUp::kStorage)];
     notes_.add("II " + std::to_string(ii) + ": the SMEM budget (L4) does not hold and no "
@@ -120,6 +139,7 @@ bool Refinement::out_of_iterations(const State& st, int64_t ii) {
   notes_.add("II " + std::to_string(ii) + ": constraint refinement stopped after " +
              std::to_string(ctx_.opts.max_constraint_iterations) + " iterations");
   if (st.legal) return keep_legal(st) == Next::kSucceeded;
+  if (st.last == GiveUp::kStorage && ladder_.storage_search()) return true;  // meets L4
   if (storage_fallback(ii)) return true;
   ++stats_.give_ups[static_cast<int>(st.last)];
   return false;

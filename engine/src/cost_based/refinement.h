@@ -25,6 +25,11 @@ class Refinement {
 
   // One II attempt; true when the table holds a legal placement at `ii`.
   bool attempt(int64_t ii);
+  // The descent below a found II (docs/COST_BASED.md "II search"): a fresh
+  // table at `ii` and the backtracking rung alone, with no builder
+  // constraint and `budget_ratio` seats per op. True when the table holds
+  // a legal placement.
+  bool descend(int64_t ii, int budget_ratio);
 
   uint8_t status() const { return status_; }  // the last attempt's
   bool truncated() const { return truncated_; }  // some attempt ran out of iterations
