@@ -18,7 +18,7 @@ namespace {
 // The options given as text, before they are checked.
 struct ScheduleFlags {
   std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear",
-                          emit_kind = "json";
+                          emit_kind = "json", policy_fallback = "on";
   double time_limit_s = 10.0;
 };
 
@@ -48,6 +48,9 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
        po::value(&opts.cost_based.backtrack_budget_ratio)->default_value(32),
        "cost-based: seats per op the backtracking rung may spend at one II; 0 = the seeds' "
        "ladder only (docs/COST_BASED.md)")
+      ("policy-fallback", po::value(&f.policy_fallback)->default_value("on"),
+       "cost-based best-cost: on = first-success's rungs run when best-cost's fail at an II; "
+       "off = seed 001's policy alone")
       ("descent-budget-ratio",
        po::value(&opts.cost_based.descent_budget_ratio)->default_value(10000),
        "cost-based: seats per op the backtracking rung may spend at each II below the one "
@@ -82,6 +85,10 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
     return Status::InvalidInput("--arm-policy: unknown policy '" + f.arm_policy +
                                 "' (first-success, best-cost)");
   }
+  if (f.policy_fallback != "on" && f.policy_fallback != "off") {
+    return Status::InvalidInput("--policy-fallback: '" + f.policy_fallback + "' is not on or off");
+  }
+  opts.cost_based.policy_fallback = f.policy_fallback == "on";
   if (std::optional<IiSearch> s = parse_ii_search(f.ii_search)) {
     opts.cost_based.ii_search = *s;
   } else {

@@ -98,9 +98,14 @@ bool Driver::storage_holds() const {
          ctx_.max_storage;
 }
 
-bool Driver::backtrack(int budget_ratio) {
+int64_t Driver::backtrack_budget(int ratio, int64_t work) const {
+  const int64_t n = std::max(1, ctx_.g.op_count());
+  return std::min(static_cast<int64_t>(ratio) * n, work / n);
+}
+
+bool Driver::backtrack(int64_t budget) {
   const int n = ctx_.g.op_count();
-  if (budget_ratio <= 0 || n == 0) return false;
+  if (budget <= 0 || n == 0) return false;
   ++stats_.rung_attempts[static_cast<int>(Rung::kBacktrack)];
   // The earlier rungs' reasons stay: this rung's failure adds one line.
   const std::vector<OpId> order = priority_order(ctx_);
@@ -175,7 +180,6 @@ bool Driver::backtrack(int budget_ratio) {
   };
   std::vector<Frame> frames;
   frames.reserve(n);
-  const int64_t budget = static_cast<int64_t>(budget_ratio) * n;
   int64_t seats = 0;
   // Without stage rules (leader groups, max depths, builder constraints)
   // a placement shifted by a constant is a placement, so the first op's

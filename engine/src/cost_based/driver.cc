@@ -30,7 +30,7 @@ uint64_t slot_mask(const Op& op) {
 }  // namespace
 
 Driver::Driver(const Context& ctx, Placement& placement, CostBasedStats& stats)
-    : ctx_(ctx), p_(placement), stats_(stats), rng_(ctx.opts.seed) {}
+    : ctx_(ctx), p_(placement), stats_(stats), rng_(ctx.opts.seed), policy_(ctx.opts.arm_policy) {}
 
 void Driver::reseed(int64_t ii) {
   rng_ = SplitMix64(ctx_.opts.seed ^ (static_cast<uint64_t>(ii) * 0x9E3779B97F4A7C15ull));
@@ -341,7 +341,7 @@ bool Driver::step(Rung rung) {
     ++stats_.arm_proposals[static_cast<int>(p->arm)];
     if (!chosen || p->cost < chosen->cost) chosen = std::move(p);  // ties: earlier arm
   };
-  if (ctx_.opts.arm_policy == ArmPolicy::kFirstSuccess) {
+  if (policy_ == ArmPolicy::kFirstSuccess) {
     if (!cost_only) {
       offer(try_permute(ready, /*whole_set=*/true));
       if (!chosen) offer(try_fuse(ready));

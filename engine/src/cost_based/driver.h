@@ -52,8 +52,15 @@ class Driver {
   // within one II of its window, until every op is placed or the budget
   // (backtrack_budget_ratio seats per op) is spent. True when every op is
   // placed.
-  bool backtrack() { return backtrack(ctx_.opts.backtrack_budget_ratio); }
-  bool backtrack(int budget_ratio);
+  bool backtrack() { return backtrack(backtrack_budget(ctx_.opts.backtrack_budget_ratio, kRungWork)); }
+  bool backtrack(int64_t budget);  // REQUIRES: budget >= 0 seats
+  // The rung's seats: `ratio` per op, at most `work` / n (each seat looks
+  // at every unplaced op, so a seat costs O(n)).
+  int64_t backtrack_budget(int ratio, int64_t work) const;
+  // The rung's work in the ladder: a 64-op graph's at 32 seats per op.
+  static constexpr int64_t kRungWork = int64_t{32} * 64 * 64;
+  // The descent's work at one II: about 0.1 s on the benchmark machine.
+  static constexpr int64_t kDescentWork = int64_t{1} << 20;
   // Restarts the permute arm's sampling stream for an II attempt, so an
   // attempt depends on (seed, II) only, not on which IIs were tried before
   // (the galloping search re-runs the II it settles on).
@@ -62,6 +69,11 @@ class Driver {
   // Why the last run gave up (seed 004 "Diagnostics"): empty on success.
   const std::vector<std::string>& failure() const { return failure_; }
   GiveUp give_up() const { return give_up_; }
+  // The arm policy the rungs run under: the options' unless the ladder's
+  // policy fallback switched it.
+  ArmPolicy policy() const { return policy_; }
+  const Context& ctx() const { return ctx_; }
+  void set_policy(ArmPolicy p) { policy_ = p; }
 
   // The one gate check (seed 001 "Admission Gates"; gates.cc): the four
   // gates in their fixed order for seating v in [from, end]. G1 (pending
@@ -110,6 +122,7 @@ class Driver {
   int64_t budget_ = 0;
   std::vector<std::string> failure_;
   GiveUp give_up_ = GiveUp::kNoSeat;
+  ArmPolicy policy_;
 };
 
 }  // namespace tilesched::cost_based

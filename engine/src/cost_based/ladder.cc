@@ -8,17 +8,14 @@ Ladder::Ladder(Placement& placement, Driver& driver, CostBasedStats& stats,
     : placement_(placement), driver_(driver), stats_(stats), serial_(serial), notes_(notes) {}
 
 std::optional<Rung> Ladder::run() {
-  static constexpr Rung kFirst[] = {Rung::kRauRefinement, Rung::kDeepestRetry,
-                                    Rung::kInitialPlacement, Rung::kCostBasedPlacement};
-  static constexpr Rung kAfterClear[] = {Rung::kInitialAfterClear, Rung::kCostBasedAfterClear};
-  for (Rung r : kFirst) {
-    placement_.clear_seats();
-    if (driver_.run(r)) return winner_ = r;
-  }
-  placement_.clear_intermediate();  // dead marks and surcharges; builder constraints stay
-  for (Rung r : kAfterClear) {
-    placement_.clear_seats();
-    if (driver_.run(r)) return winner_ = r;
+  if (seed_rungs()) return winner_;
+  // The policy fallback: best-cost's rungs failed; first-success's run too,
+  // so best-cost never gives up an II first-success would place.
+  if (driver_.policy() == ArmPolicy::kBestCost && driver_.ctx().opts.policy_fallback) {
+    driver_.set_policy(ArmPolicy::kFirstSuccess);
+    const bool placed = seed_rungs();
+    driver_.set_policy(ArmPolicy::kBestCost);
+    if (placed) return winner_;
   }
   // The backtracking rung runs once the up-front families (density,
   // grouping) are lifted, so an II that cannot be met pays for it once, not
@@ -30,6 +27,22 @@ std::optional<Rung> Ladder::run() {
   if (serial_rung()) return winner_;
   for (const std::string& f : driver_.failure()) notes_.add(f);
   return std::nullopt;
+}
+
+bool Ladder::seed_rungs() {
+  static constexpr Rung kFirst[] = {Rung::kRauRefinement, Rung::kDeepestRetry,
+                                    Rung::kInitialPlacement, Rung::kCostBasedPlacement};
+  static constexpr Rung kAfterClear[] = {Rung::kInitialAfterClear, Rung::kCostBasedAfterClear};
+  for (Rung r : kFirst) {
+    placement_.clear_seats();
+    if (driver_.run(r)) return (winner_ = r), true;
+  }
+  placement_.clear_intermediate();  // dead marks and surcharges; builder constraints stay
+  for (Rung r : kAfterClear) {
+    placement_.clear_seats();
+    if (driver_.run(r)) return (winner_ = r), true;
+  }
+  return false;
 }
 
 bool Ladder::storage_search() {
