@@ -108,6 +108,7 @@ bool Driver::backtrack(int64_t budget) {
   if (budget <= 0 || n == 0) return false;
   ++stats_.rung_attempts[static_cast<int>(Rung::kBacktrack)];
   // The earlier rungs' reasons stay: this rung's failure adds one line.
+  searched_all_ = false;
   const std::vector<OpId> order = priority_order(ctx_);
   std::vector<int> rank(n);
   for (int i = 0; i < n; ++i) rank[order[i]] = i;
@@ -228,6 +229,7 @@ bool Driver::backtrack(int64_t budget) {
     if (frames.size() == 1) {
       give_up_ = GiveUp::kNoSeat;
       explain_failure(f.op, "backtracking tried every seat within one II of each window");
+      searched_all_ = true;
       return false;
     }
     frames.pop_back();

@@ -54,6 +54,9 @@ class Driver {
   // placed.
   bool backtrack() { return backtrack(backtrack_budget(ctx_.opts.backtrack_budget_ratio, kRungWork)); }
   bool backtrack(int64_t budget);  // REQUIRES: budget >= 0 seats
+  // The last backtracking run failed having tried every seat it allows
+  // (not for want of budget).
+  bool searched_all() const { return searched_all_; }
   // The rung's seats: `ratio` per op, at most `work` / n (each seat looks
   // at every unplaced op, so a seat costs O(n)).
   int64_t backtrack_budget(int ratio, int64_t work) const;
@@ -123,6 +126,7 @@ class Driver {
   std::vector<std::string> failure_;
   GiveUp give_up_ = GiveUp::kNoSeat;
   ArmPolicy policy_;
+  bool searched_all_ = false;
 };
 
 }  // namespace tilesched::cost_based

@@ -97,6 +97,9 @@ std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& 
 namespace cost_based {
 namespace {
 
+// The descent's tries that may run out of budget before it stops.
+constexpr int kDescentMisses = 3;
+
 class Generator {
  public:
   // The serial schedule gives the II cap, the last rung's seats and the MII
@@ -143,8 +146,14 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   bool serial_fallback = refinement_.serial_fallback();
   if (found) seats = placement_.starts();
   if (found && ctx_.opts.descent_budget_ratio > 0) {
+    int misses = 0;  // IIs whose search ran out of budget
     for (int64_t ii = *found - 1; ii >= range.lower; --ii) {
-      if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) break;
+      if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) {
+        // Searched to the end: a lower II is no easier. Out of budget: a
+        // lower II may still be found, within kDescentMisses tries.
+        if (refinement_.descent_searched_all() || ++misses >= kDescentMisses) break;
+        continue;
+      }
       ++stats_.descent_successes;
       found = ii;
       seats = placement_.starts();

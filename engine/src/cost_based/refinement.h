@@ -30,6 +30,7 @@ class Refinement {
   // constraint and `budget_ratio` seats per op. True when the table holds
   // a legal placement.
   bool descend(int64_t ii, int budget_ratio);
+  bool descent_searched_all() const { return driver_.searched_all(); }
 
   uint8_t status() const { return status_; }  // the last attempt's
   bool truncated() const { return truncated_; }  // some attempt ran out of iterations
