@@ -91,6 +91,8 @@ void CostSizes(benchmark::internal::Benchmark* b) {
 Schedule run_generator(GeneratorKind kind, const Graph& g) {
   switch (kind) {
     case GeneratorKind::kCostBased: return generate_cost_based(g, {}).schedule;
+    case GeneratorKind::kCostBasedSeed:
+      return generate_cost_based(g, as_the_seeds_write_it({})).schedule;
     case GeneratorKind::kIms: return generate_ims(g, {});
     case GeneratorKind::kSms: return generate_sms(g, {});
     default: return generate_serial(g);
@@ -138,6 +140,7 @@ struct FamilyGenerator {
 constexpr FamilyGenerator kFamilyGenerators[] = {
     {GeneratorKind::kSerial, benchmark::kMicrosecond},
     {GeneratorKind::kCostBased, benchmark::kMillisecond},
+    {GeneratorKind::kCostBasedSeed, benchmark::kMillisecond},
     {GeneratorKind::kIms, benchmark::kMicrosecond},
     {GeneratorKind::kSms, benchmark::kMicrosecond},
 };

@@ -86,8 +86,10 @@ ConfigRun run_config(const Graph& g, const GraphKey& key, const GeneratorConfig&
   // The cb_* columns are the cost-based generator's counters; other
   // generators' counters (some share a name) stay in their schedule JSON.
   const std::vector<std::string> keys =
-      s->generator == generator_name(GeneratorKind::kCostBased) ? stat_keys()
-                                                                : std::vector<std::string>{};
+      s->generator == generator_name(GeneratorKind::kCostBased) ||
+              s->generator == generator_name(GeneratorKind::kCostBasedSeed)
+          ? stat_keys()
+          : std::vector<std::string>{};
   for (const auto& [key_name, value] : s->stats) {
     for (size_t i = 0; i < keys.size(); ++i) {
       if (keys[i] == key_name) r.stats[i] = value;

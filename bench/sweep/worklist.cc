@@ -141,7 +141,8 @@ StatusOr<std::vector<GeneratorConfig>> parse_generators(std::string_view generat
       return Status::InvalidInput("--generators: unknown generator '" + std::string(item) +
                                   "' (" + generator_names() + ")");
     }
-    const bool takes_policy = *k == GeneratorKind::kCostBased || *k == GeneratorKind::kAuto;
+    const bool takes_policy = *k == GeneratorKind::kCostBased ||
+                              *k == GeneratorKind::kCostBasedSeed || *k == GeneratorKind::kAuto;
     std::vector<GeneratorConfig> configs;
     if (takes_policy) {
       for (ArmPolicy p : policies) configs.push_back({*k, p});
@@ -197,13 +198,15 @@ std::vector<GraphKey> shard_graphs(const std::vector<GraphKey>& all, const Shard
 namespace {
 
 constexpr Preset kPresets[] = {
-    {"quick", "all", "8,16,32", "1-3", "serial,cost-based,ims,sms", "first-success,best-cost",
+    {"quick", "all", "8,16,32", "1-3", "serial,cost-based,cost-based-seed,ims,sms",
+     "first-success,best-cost",
      "the CI regression gate: every family at 8, 16 and 32 ops (the sizes it builds), 3 "
      "seeds; about a minute on 2 cores"},
-    {"default", "all", "8-64x2", "1-5", "serial,cost-based,ims,sms", "first-success,best-cost",
+    {"default", "all", "8-64x2", "1-5", "serial,cost-based,cost-based-seed,ims,sms",
+     "first-success,best-cost",
      "what scripts/run sweeps into results/: every family at 8 to 64 ops, 5 seeds; a few "
      "minutes on 2 cores (best-cost at 128 ops alone would take about 15)"},
-    {"paper", "all", "16-1024x2", "1-100", "serial,cost-based,ims,sms,exact",
+    {"paper", "all", "16-1024x2", "1-100", "serial,cost-based,cost-based-seed,ims,sms,exact",
      "first-success,best-cost",
      "the full study: 700 graphs per family, hours; split it with --shard on a cluster"},
 };

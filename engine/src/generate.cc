@@ -27,6 +27,11 @@ StatusOr<Schedule> run_serial(const Graph& g, const GenerateOptions&) {
 StatusOr<Schedule> run_cost_based(const Graph& g, const GenerateOptions& opts) {
   return generate_cost_based(g, opts.cost_based).schedule;
 }
+StatusOr<Schedule> run_cost_based_seed(const Graph& g, const GenerateOptions& opts) {
+  Schedule s = generate_cost_based(g, as_the_seeds_write_it(opts.cost_based)).schedule;
+  s.generator = generator_name(GeneratorKind::kCostBasedSeed);
+  return s;
+}
 StatusOr<Schedule> run_ims(const Graph& g, const GenerateOptions& opts) {
   return generate_ims(g, opts.ims);
 }
@@ -43,6 +48,7 @@ constexpr GeneratorEntry kGenerators[] = {
     {GeneratorKind::kAuto, "auto", nullptr},  // resolved by select_generator
     {GeneratorKind::kSerial, "serial", run_serial},
     {GeneratorKind::kCostBased, "cost-based", run_cost_based},
+    {GeneratorKind::kCostBasedSeed, "cost-based-seed", run_cost_based_seed},
     {GeneratorKind::kIms, "ims", run_ims},
     {GeneratorKind::kSms, "sms", run_sms},
     {GeneratorKind::kExact, "exact", run_exact},

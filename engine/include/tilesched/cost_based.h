@@ -54,6 +54,11 @@ struct CostBasedOptions {
   uint64_t seed = 1;              // seeds permutation sampling
 };
 
+// `opts` with what the seeds do not have turned off: no backtracking rung,
+// no descent, best-cost without the policy fallback (the generator
+// "cost-based-seed"; docs/COST_BASED.md).
+CostBasedOptions as_the_seeds_write_it(CostBasedOptions opts);
+
 enum class Arm { kPermute, kFuse, kRetry, kCostBased };
 inline constexpr int kArmCount = 4;
 std::string_view arm_name(Arm a);

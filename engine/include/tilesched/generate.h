@@ -16,12 +16,12 @@
 
 namespace tilesched {
 
-enum class GeneratorKind { kAuto, kSerial, kCostBased, kIms, kSms, kExact };
+enum class GeneratorKind { kAuto, kSerial, kCostBased, kCostBasedSeed, kIms, kSms, kExact };
 std::string_view generator_name(GeneratorKind k);
 std::optional<GeneratorKind> parse_generator(std::string_view name);
 // Every kind, in the order tools list them (the table in generate.cc).
 std::span<const GeneratorKind> all_generators();
-// Their names, comma-separated: "auto, serial, cost-based, ims, sms, exact".
+// Their names, comma-separated: "auto, serial, cost-based, cost-based-seed, ims, sms, exact".
 std::string generator_names();
 
 struct GenerateOptions {

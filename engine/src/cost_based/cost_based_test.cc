@@ -368,6 +368,86 @@ TEST(CostBased, InfeasibleBelowTheCapIsReportedWithDiagnostics) {
   EXPECT_EQ(r.stats.ii_tried, 4);
 }
 
+// --- beyond the seeds: backtracking rung, descent, policy fallback --------
+
+// engine/testdata/regions/graphs/NAME: generated kernels whose optima the
+// exact oracle proves (fa3_forward 32, fa4_forward 33, warp_specialized 32).
+Graph Kernel(const std::string& name) {
+  StatusOr<Graph> g =
+      read_graph_file(std::string(TILESCHED_TESTDATA_DIR) + "/regions/graphs/" + name);
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return std::move(g).value();
+}
+
+int64_t RungWins(const CostBasedResult& r, Rung rung) {
+  return r.stats.rung_successes[static_cast<int>(rung)];
+}
+
+TEST(Backtracking, ReachesTheProvenOptimaWhereTheSeedsLadderDoesNot) {
+  const std::pair<const char*, std::pair<int64_t, int64_t>> kCases[] = {
+      {"fa3_forward.loop.json", {32, 52}},  // {optimum, the seeds' ladder}
+      {"fa4_forward.loop.json", {33, 46}},
+  };
+  for (auto [file, iis] : kCases) {
+    const Graph g = Kernel(file);
+    for (ArmPolicy policy : kPolicies) {
+      CostBasedOptions opts;
+      opts.arm_policy = policy;
+      const CostBasedResult ours = generate_cost_based(g, opts);
+      ASSERT_TRUE(ours.schedule.feasible) << file;
+      EXPECT_TRUE(verify_schedule(g, ours.schedule).legal()) << file;
+      EXPECT_EQ(ours.schedule.ii, iis.first) << file << " " << arm_policy_name(policy);
+      EXPECT_GT(RungWins(ours, Rung::kBacktrack) + ours.stats.descent_successes, 0) << file;
+      EXPECT_GT(ours.stats.backtrack_seats, 0) << file;
+      // The seeds' generator as written, kept as the generator cost-based-seed.
+      const CostBasedResult seeds = generate_cost_based(g, as_the_seeds_write_it(opts));
+      EXPECT_EQ(seeds.schedule.ii, iis.second) << file << " " << arm_policy_name(policy);
+      EXPECT_EQ(seeds.stats.backtrack_seats, 0) << file;
+      EXPECT_EQ(RungWins(seeds, Rung::kBacktrack), 0) << file;
+    }
+  }
+}
+
+TEST(Descent, TakesTheIiBelowTheOneTheSearchFound) {
+  const Graph g = Kernel("fa4_forward.loop.json");
+  const CostBasedResult with = generate_cost_based(g, {});
+  EXPECT_EQ(with.schedule.ii, 33);
+  EXPECT_EQ(with.stats.descent_successes, 1);  // the search stops at 34
+  CostBasedOptions off;
+  off.descent_budget_ratio = 0;
+  const CostBasedResult without = generate_cost_based(g, off);
+  EXPECT_EQ(without.schedule.ii, 34);
+  EXPECT_EQ(without.stats.descent_successes, 0);
+  EXPECT_TRUE(verify_schedule(g, without.schedule).legal());
+}
+
+TEST(PolicyFallback, KeepsBestCostFromGivingUpAnIiFirstSuccessPlaces) {
+  const Graph g = Kernel("warp_specialized.loop.json");
+  CostBasedOptions best;
+  best.arm_policy = ArmPolicy::kBestCost;
+  const Schedule first = Schedule_(g);
+  const Schedule fallback = Schedule_(g, best);
+  EXPECT_EQ(first.ii, 32);  // the proven optimum
+  EXPECT_EQ(fallback.ii, 32);
+  best.policy_fallback = false;  // seed 001's policy alone
+  best.backtrack_budget_ratio = 0;
+  best.descent_budget_ratio = 0;
+  EXPECT_EQ(Schedule_(g, best).ii, 41);
+}
+
+TEST(Backtracking, ASearchThatTriedEverySeatSaysSo) {
+  CostBasedOptions opts;
+  opts.ii_cap = 30;  // the optimum is 34
+  const CostBasedResult r = generate_cost_based(Example("attention_forward.loop.json"), opts);
+  ASSERT_FALSE(r.schedule.feasible);
+  bool said = false;
+  for (const std::string& d : r.schedule.diagnostics) {
+    said = said || d.find("backtracking tried every seat") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  EXPECT_GT(r.stats.rung_attempts[static_cast<int>(Rung::kBacktrack)], 0);
+}
+
 // --- evaluators -----------------------------------------------------------
 
 // A graph with a placement at a fixed II, a context and a driver over it.

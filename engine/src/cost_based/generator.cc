@@ -56,6 +56,13 @@ std::string_view give_up_name(GiveUp g) {
   return kNames[static_cast<int>(g)];
 }
 
+CostBasedOptions as_the_seeds_write_it(CostBasedOptions opts) {
+  opts.backtrack_budget_ratio = 0;
+  opts.descent_budget_ratio = 0;
+  opts.policy_fallback = false;
+  return opts;
+}
+
 std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& s) {
   std::vector<std::pair<std::string, int64_t>> out;
   auto add = [&](std::string key, int64_t value) { out.emplace_back(std::move(key), value); };
