@@ -100,7 +100,7 @@ bool Driver::storage_holds() const {
 
 int64_t Driver::backtrack_budget(int ratio, int64_t work) const {
   const int64_t n = std::max(1, ctx_.g.op_count());
-  return std::min(static_cast<int64_t>(ratio) * n, work / n);
+  return std::min(static_cast<int64_t>(ratio) * n, work / (n * n));
 }
 
 bool Driver::backtrack(int64_t budget) {
@@ -161,20 +161,50 @@ bool Driver::backtrack(int64_t budget) {
   // Fail first: the unplaced op with the fewest seats (counted up to
   // kEnough), ties by priority; ops held by G1 wait for their anchor. An
   // unplaced op with no seat at all means the branch is dead: -1.
+  // The counts are kept per op and recounted only after a seat is taken
+  // or undone by an op it can see: one sharing a slot or a pool, a leader
+  // group, or a path in the closure either way (its window, gates and
+  // builder constraints read nothing else).
   constexpr int kEnough = 3;
+  std::vector<uint64_t> slots(n), pools(n);
+  for (OpId v = 0; v < n; ++v) {
+    const NodeRrt& node = ctx_.nodes[v];
+    if (!node.rows.empty()) slots[v] = node.rows[0];  // rows nest: row 0 has every bit
+    for (const Triple& t : node.pooled) slots[v] |= slot_bit(t.slot);
+    for (const PoolUse& u : node.pools) pools[v] |= uint64_t{1} << (u.pool % 64);
+  }
+  std::vector<Frame> range(n);
+  std::vector<int> count(n, 0);
+  std::vector<char> stale(n, 1);
+  auto touched = [&](OpId u) {  // u was seated or unseated
+    stale[u] = 1;
+    const int gu = ctx_.group_of[u];
+    for (OpId v = 0; v < n; ++v) {
+      if (stale[v] || p_.placed(v)) continue;
+      if ((slots[u] & slots[v]) || (pools[u] & pools[v]) ||
+          (gu != kNoGroup && ctx_.group_of[v] == gu) || p_.dist().has_path(u, v) ||
+          p_.dist().has_path(v, u)) {
+        stale[v] = 1;
+      }
+    }
+  };
   auto choose = [&]() -> std::optional<Frame> {
     std::optional<Frame> best;
     int best_count = kEnough + 1;
     for (OpId v = 0; v < n; ++v) {
       if (p_.placed(v) || pending(v)) continue;
-      Frame f = range_of(v);
-      Frame probe = f;
-      int count = 0;
-      while (count < kEnough && next_seat(probe)) ++count;
-      if (count == 0) return Frame{v, 0, 0, -1};
-      if (count < best_count || (count == best_count && rank[v] < rank[best->op])) {
+      if (stale[v]) {
+        range[v] = range_of(v);
+        Frame probe = range[v];
+        count[v] = 0;
+        while (count[v] < kEnough && next_seat(probe)) ++count[v];
+        stale[v] = 0;
+      }
+      const Frame& f = range[v];
+      if (count[v] == 0) return Frame{v, 0, 0, -1};
+      if (count[v] < best_count || (count[v] == best_count && rank[v] < rank[best->op])) {
         best = f;
-        best_count = count;
+        best_count = count[v];
       }
     }
     return best;
@@ -217,6 +247,7 @@ bool Driver::backtrack(int64_t budget) {
                            std::to_string(budget) + " seats");
         return false;
       }
+      touched(f.op);
       std::optional<Frame> next = choose();
       if (!next) {  // every unplaced op is held: cannot happen with anchors placeable
         give_up_ = GiveUp::kNoSeat;
@@ -234,6 +265,7 @@ bool Driver::backtrack(int64_t budget) {
     }
     frames.pop_back();
     p_.unplace(frames.back().op);
+    touched(frames.back().op);
   }
   ++stats_.rung_successes[static_cast<int>(Rung::kBacktrack)];
   return true;

@@ -57,13 +57,14 @@ class Driver {
   // The last backtracking run failed having tried every seat it allows
   // (not for want of budget).
   bool searched_all() const { return searched_all_; }
-  // The rung's seats: `ratio` per op, at most `work` / n (each seat looks
-  // at every unplaced op, so a seat costs O(n)).
+  // The rung's seats: `ratio` per op, at most `work` / n^2 (a seat looks
+  // at every unplaced op, and undoing one recomputes the dependence bounds
+  // of the ops it bounded, O(n) each; so a seat costs up to O(n^2)).
   int64_t backtrack_budget(int ratio, int64_t work) const;
   // The rung's work in the ladder: a 64-op graph's at 32 seats per op.
-  static constexpr int64_t kRungWork = int64_t{32} * 64 * 64;
-  // The descent's work at one II: about 0.1 s on the benchmark machine.
-  static constexpr int64_t kDescentWork = int64_t{1} << 20;
+  static constexpr int64_t kRungWork = int64_t{32} * 64 * 64 * 64;
+  // The descent's work at one II.
+  static constexpr int64_t kDescentWork = int64_t{1} << 26;
   // Restarts the permute arm's sampling stream for an II attempt, so an
   // attempt depends on (seed, II) only, not on which IIs were tried before
   // (the galloping search re-runs the II it settles on).
