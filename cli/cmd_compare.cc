@@ -1,8 +1,9 @@
 // `tilesched compare BASE.csv NEW.csv`: the regression gate over two sweep
-// CSVs (bench/sweep/compare.h has the rules). Prints a summary table per
-// generator and family; exit 1 when NEW regresses, 0 when not, 2 on bad
-// usage or a malformed file.
+// CSVs (bench/sweep/compare.h has the rules). Prints a summary per
+// generator and family as text, Markdown or JSON; exit 1 when NEW
+// regresses, 0 when not, 2 on bad usage or a malformed file.
 #include <iostream>
+#include <sstream>
 
 #include "commands.h"
 #include "sweep/compare.h"
@@ -15,9 +16,13 @@ int run_compare(const Args& args) {
   std::string base_path, new_path;
   sweep::CompareOptions opts;
   double fail_ratio = 0, floor_us = 50;
+  std::string format = "text";
   po::options_description visible("options");
   visible.add_options()
       ("help,h", "show this help")
+      ("format", po::value(&format)->default_value(format),
+       "text, markdown (a CI job summary) or json (every regression listed)")
+      ("quiet,q", "text: only the regressions and the result line")
       ("time-warn-ratio", po::value(&opts.time_warn_ratio)->default_value(1.5),
        "warn when a group's median generator time grows by more than this factor")
       ("time-fail-ratio", po::value(&fail_ratio)->default_value(0),
@@ -43,6 +48,13 @@ int run_compare(const Args& args) {
                                "--time-warn-ratio must be > 0, --time-fail-ratio and "
                                "--time-floor-us >= 0"));
   }
+  if (format == "text") opts.format = sweep::CompareFormat::kText;
+  else if (format == "markdown") opts.format = sweep::CompareFormat::kMarkdown;
+  else if (format == "json") opts.format = sweep::CompareFormat::kJson;
+  else {
+    return fail("compare", Status::InvalidInput("--format: unknown format '" + format +
+                                                "' (text, markdown, json)"));
+  }
   if (fail_ratio > 0) opts.time_fail_ratio = fail_ratio;
   opts.time_floor_ns = static_cast<int64_t>(floor_us * 1000);
   opts.allow_graph_changes = vm.count("allow-graph-changes") > 0;
@@ -54,8 +66,17 @@ int run_compare(const Args& args) {
   StatusOr<sweep::CompareReport> report =
       sweep::compare_sweeps(*base, base_path, *now, new_path, opts);
   if (!report.ok()) return fail("compare", report.status());
-  std::cout << report->text;
-  std::cout << (report->regressed ? "result: REGRESSION\n" : "result: ok\n");
+  if (vm.count("quiet") && opts.format == sweep::CompareFormat::kText) {
+    std::istringstream lines(report->text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("REGRESSION: ", 0) == 0 || line.rfind("... and ", 0) == 0 ||
+          line.rfind("result: ", 0) == 0) {
+        std::cout << line << "\n";
+      }
+    }
+  } else {
+    std::cout << report->text;
+  }
   return report->regressed ? kExitNoSchedule : kExitOk;
 }
 

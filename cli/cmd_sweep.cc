@@ -1,13 +1,13 @@
-// `tilesched sweep`: run generators over families, sizes and seeds and
-// write one verified CSV row per (graph, generator), with a context file
-// (docs/SWEEP.md). A thin wrapper around tilesched::harness (bench/sweep/).
+// `tilesched sweep`: run generators over families, sizes and seeds (or
+// over graph files, --graphs) and write one verified CSV row per (graph,
+// generator), with a context file (docs/SWEEP.md). A thin wrapper around tilesched::harness (bench/sweep/).
 // Exit 0 when every row verified, 1 when some did not, 2 bad usage/input.
 #include <unistd.h>
 
 #include <iostream>
-#include <thread>
 
 #include "commands.h"
+#include "sweep/context.h"
 #include "sweep/runner.h"
 #include "tilesched/limits.h"
 
@@ -29,7 +29,8 @@ std::string shell_quote(const std::string& s) {
 // The options given as text, before they are checked.
 struct SweepFlags {
   std::string families = "all", ops = "8,16,32,64", seeds = "1-5", generators = "serial,cost-based",
-              arm_policy = "first-success", shard = "1/1", out, preset;
+              arm_policy = "first-success", shard = "1/1", out, out_alias, preset;
+  std::vector<std::string> graphs;
   int jobs = 1;
 };
 
@@ -48,12 +49,18 @@ po::options_description sweep_options(SweepFlags& f, int cpus) {
        ("comma-separated, of: " + generator_names()).c_str())
       ("arm-policy", po::value(&f.arm_policy)->default_value(f.arm_policy),
        "cost-based arm policies: first-success, best-cost, or both comma-separated")
-      ("jobs,j", po::value(&f.jobs)->default_value(cpus), "worker threads (default: CPU count)")
+      ("graphs", po::value(&f.graphs)->multitoken(),
+       "PATH...: sweep these graphs instead of the families: loop graph JSON files, HatScheT "
+       "GraphML files (resource model STEM_RM.xml or STEMRM.xml beside each), or directories "
+       "searched for *.loop.json and *.graphml")
+      ("jobs,j", po::value(&f.jobs)->default_value(cpus),
+       "worker threads (default: the CPUs this process may use, as nproc counts them)")
       ("shard", po::value(&f.shard)->default_value(f.shard),
        "k/N: run only the k-th of N deterministic slices of the graph list (1 <= k <= N)")
-      ("out,o", po::value(&f.out)->required(), "the CSV to write (context: OUT.json)")
+      ("output,o", po::value(&f.out), "the CSV to write (context: OUTPUT.json)")
       ("resume", "continue an interrupted sweep of the same parameters: rows already in "
-                 "OUT(.partial) are kept, the rest are run");
+                 "OUTPUT(.partial) are kept, the rest are run")
+      ("quiet,q", "no progress and no summary line on stderr (errors still are)");
   return visible;
 }
 
@@ -100,41 +107,77 @@ StatusOr<sweep::SweepSpec> sweep_spec(const SweepFlags& f) {
   return spec;
 }
 
+// --graphs: the files instead of the families; the family lists do not apply.
+Status add_graph_files(const po::variables_map& vm, const SweepFlags& f, sweep::SweepSpec& spec) {
+  if (!vm.count("graphs")) return Status::Ok();
+  for (const char* name : {"families", "ops", "seeds"}) {
+    if (!vm[name].defaulted()) {
+      return Status::InvalidInput(std::string("--") + name + ": not with --graphs (the files are "
+                                  "the work list)");
+    }
+  }
+  StatusOr<std::vector<sweep::GraphKey>> files = sweep::find_graph_files(f.graphs);
+  if (!files.ok()) return files.status();
+  spec.files = *std::move(files);
+  return Status::Ok();
+}
+
 }  // namespace
 
 int run_sweep(const Args& args) {
   SweepFlags f;
-  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const po::options_description visible = sweep_options(f, cpus);
+  const po::options_description visible = sweep_options(f, sweep::usable_cpus());
   po::options_description hidden;
+  double progress_seconds = 10;
+  hidden.add_options()
+      ("out", po::value(&f.out_alias), "the old name of --output")
+      ("progress-seconds", po::value(&progress_seconds),
+       "the longest gap between two progress lines (tests)");
   po::positional_options_description positional;
   po::variables_map vm;
-  if (std::optional<int> done = parse_args(args, "sweep", "--out FILE.csv [options]", visible,
+  if (std::optional<int> done = parse_args(args, "sweep", "--output FILE.csv [options]", visible,
                                            hidden, positional, vm)) {
     return *done;
+  }
+  if (vm.count("out") && vm.count("output")) {
+    return fail("sweep", Status::InvalidInput("--out: give --output only (--out is its old name)"));
+  }
+  if (vm.count("out")) f.out = f.out_alias;
+  if (!vm.count("out") && !vm.count("output")) {
+    return fail("sweep", Status::InvalidInput("--output FILE.csv is required"));
   }
   if (Status s = apply_preset(vm, f); !s.ok()) return fail("sweep", s);
   sweep::SweepOptions opts;
   StatusOr<sweep::SweepSpec> spec = sweep_spec(f);
   if (!spec.ok()) return fail("sweep", spec.status());
   opts.spec = *std::move(spec);
+  if (Status s = add_graph_files(vm, f, opts.spec); !s.ok()) return fail("sweep", s);
   if (f.jobs < 1 || f.jobs > 1024) {
     return fail("sweep", Status::InvalidInput("--jobs: " + std::to_string(f.jobs) +
                                               " is out of range 1..1024"));
   }
-  if (f.out.empty()) return fail("sweep", Status::InvalidInput("--out: empty file name"));
+  if (f.out.empty()) return fail("sweep", Status::InvalidInput("--output: empty file name"));
+  const bool quiet = vm.count("quiet") > 0;
   opts.out = f.out;
   opts.jobs = f.jobs;
   opts.resume = vm.count("resume") > 0;
-  opts.progress = isatty(STDERR_FILENO) == 1;
+  opts.progress = quiet                          ? sweep::Progress::kNone
+                 : isatty(STDERR_FILENO) == 1 ? sweep::Progress::kBar
+                                              : sweep::Progress::kLines;
+  if (!(progress_seconds >= 0)) {
+    return fail("sweep", Status::InvalidInput("--progress-seconds: must be >= 0"));
+  }
+  opts.progress_seconds = progress_seconds;
   opts.command = "tilesched sweep";
   for (const std::string& a : args) opts.command += " " + shell_quote(a);
 
   StatusOr<sweep::SweepSummary> summary = sweep::run_sweep(opts);
   if (!summary.ok()) return fail("sweep", summary.status());
-  std::cerr << "tilesched sweep: " << summary->rows << " rows in " << f.out;
-  if (summary->kept > 0) std::cerr << " (" << summary->kept << " kept from the earlier run)";
-  std::cerr << "\n";
+  if (!quiet) {
+    std::cerr << "tilesched sweep: " << summary->rows << " rows in " << f.out;
+    if (summary->kept > 0) std::cerr << " (" << summary->kept << " kept from the earlier run)";
+    std::cerr << "\n";
+  }
   if (summary->failures > 0) {
     std::cerr << "tilesched sweep: " << summary->failures
               << " row(s) not verified (see the failure and reason columns of " << f.out << ")\n";

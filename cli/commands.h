@@ -27,6 +27,7 @@ int run_generate(const Args& args);
 int run_import(const Args& args);
 int run_sweep(const Args& args);
 int run_compare(const Args& args);
+int run_merge(const Args& args);
 int run_replay(const Args& args);
 int run_export(const Args& args);
 

@@ -21,10 +21,12 @@ constexpr std::string_view kUsage =
     "                   write a loop graph of a random or structured family\n"
     "  import --from hatschet GRAPH.graphml --resources RM.xml\n"
     "                   convert a HatScheT (HLS) instance to a loop graph\n"
-    "  sweep --out FILE.csv\n"
-    "                   run generators over families, sizes and seeds into a CSV\n"
+    "  sweep --output FILE.csv\n"
+    "                   run generators over families, sizes and seeds (or graph files) into a CSV\n"
     "  compare BASE.csv NEW.csv\n"
     "                   compare two sweeps; exit 1 when NEW regresses\n"
+    "  merge OUT.csv SHARD.csv...\n"
+    "                   join the shards of one sweep into the file a single run writes\n"
     "  replay FILE.csv --row N\n"
     "                   regenerate one sweep row's graph and schedule\n"
     "  export GRAPH --dot | --resolved\n"
@@ -58,6 +60,7 @@ int main(int argc, char** argv) {
   if (command == "import") return run_import(args);
   if (command == "sweep") return run_sweep(args);
   if (command == "compare") return run_compare(args);
+  if (command == "merge") return run_merge(args);
   if (command == "replay") return run_replay(args);
   if (command == "export") return run_export(args);
   std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";

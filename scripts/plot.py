@@ -1,7 +1,13 @@
 #!/usr/bin/python3
 """Plots of a tilesched sweep CSV (docs/SWEEP.md).
 
-usage: /usr/bin/python3 scripts/plot.py RESULTS.csv --out DIR
+usage: /usr/bin/python3 scripts/plot.py RESULTS.csv [MORE.csv ...] --out DIR
+
+Several CSVs are plotted as one: their rows are pooled, and an exact row
+(verified) of one file fills optimal_ii and proven of the rows of the same
+graph (family, ops, seed, graph, graph_hash) in the others. That is how
+scripts/run gets the optimality gap: the oracle runs in a sweep of its own
+with one worker (docs/SWEEP.md).
 
 Writes, as PNG and SVG each:
   ii_over_mii       distribution of II/MII per generator (box plot)
@@ -24,8 +30,10 @@ import argparse
 import os
 import sys
 
-VERSION_LINE = "# tilesched.sweep/2"
-VERSION_LINE_1 = "# tilesched.sweep/1"  # no stages_proven column; read alike
+# Version 3 opens with the header; versions 1 and 2 with a version line
+# (1 lacks stages_proven, 1 and 2 lack graph; read alike).
+HEADER_START = "family,ops,"
+OLD_VERSION_LINES = ("# tilesched.sweep/1", "# tilesched.sweep/2")
 
 # One colour per generator configuration, the same in every plot. A new
 # generator is one line here.
@@ -59,6 +67,26 @@ def colours_for(labels):
     return out
 
 
+def power_of_two_ticks(axis, ticker):
+    """A log2 axis labelled 4, 8, 16, 32, ... (plain numbers, every power)."""
+    axis.set_major_locator(ticker.LogLocator(base=2, numticks=30))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(ticker.NullLocator())
+
+
+def readable_log_ticks(axis, ticker):
+    """A log10 axis labelled 1, 2, 5, 10, 20, 50, ... (plain numbers), so that
+    even a range within one decade gets several labelled ticks; over more
+    than three decades, one label per decade. Call it after plotting."""
+    lo, hi = sorted(axis.get_view_interval())
+    wide = lo > 0 and hi / lo > 1e3
+    subs = (1.0,) if wide else (1.0, 2.0, 5.0)
+    axis.set_major_locator(ticker.LogLocator(base=10, subs=subs, numticks=30))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(ticker.LogLocator(base=10, subs="auto", numticks=30))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
 def save(fig, out, name, written):
     for ext in ("png", "svg"):
         path = os.path.join(out, f"{name}.{ext}")
@@ -68,9 +96,51 @@ def save(fig, out, name, written):
         written.append(path)
 
 
+def read_sweep(path, pd):
+    """One sweep CSV of any version as a DataFrame (missing graph: "")."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline().rstrip("\r\n")
+    except OSError as e:
+        die(f"{path}: {e.strerror}")
+    if first in OLD_VERSION_LINES:
+        skip = 1
+    elif first.startswith(HEADER_START):
+        skip = 0
+    else:
+        die(f"{path}: line 1: not a tilesched sweep CSV (expected the header "
+            f"'{HEADER_START}...')")
+    try:
+        df = pd.read_csv(path, skiprows=skip, dtype={"family": str, "generator": str,
+                                                     "arm_policy": str, "reason": str,
+                                                     "graph": str, "graph_hash": str},
+                         keep_default_na=False, na_values={"ii": [""], "stage_count": [""],
+                                                           "optimal_ii": [""]})
+    except Exception as e:  # pandas raises many types for malformed files
+        die(f"{path}: {e}")
+    if "graph" not in df.columns:
+        df["graph"] = ""  # versions 1 and 2: family rows only
+    return df
+
+
+def fill_optimal_across(df, pd):
+    """optimal_ii and proven from a verified exact row of the same graph,
+    for the rows that lack them (their exact row was in another file)."""
+    graph = ["family", "ops", "seed", "graph", "graph_hash"]
+    exact = df[(df["generator"] == "exact") & (df["verified"] == 1)]
+    exact = exact[graph + ["ii", "proven"]].drop_duplicates(subset=graph)
+    exact = exact.rename(columns={"ii": "_opt", "proven": "_proven"})
+    out = df.merge(exact, on=graph, how="left")
+    lacking = out["optimal_ii"].isna() & out["_opt"].notna()
+    out.loc[lacking, "optimal_ii"] = out.loc[lacking, "_opt"]
+    out["proven"] = out["proven"].astype(str)
+    out.loc[lacking, "proven"] = out.loc[lacking, "_proven"].astype(str)
+    return out.drop(columns=["_opt", "_proven"])
+
+
 def main():
     ap = argparse.ArgumentParser(description="Plot a tilesched sweep CSV.")
-    ap.add_argument("csv")
+    ap.add_argument("csv", nargs="+")
     ap.add_argument("--out", required=True, help="directory for the PNG and SVG files")
     args = ap.parse_args()
 
@@ -84,20 +154,11 @@ def main():
     except ImportError as e:
         die(f"needs python3-matplotlib and python3-pandas ({e}); run it with /usr/bin/python3", 3)
 
-    try:
-        with open(args.csv, encoding="utf-8") as f:
-            first = f.readline().rstrip("\r\n")
-    except OSError as e:
-        die(f"{args.csv}: {e.strerror}")
-    if first not in (VERSION_LINE, VERSION_LINE_1):
-        die(f"{args.csv}: line 1: not a tilesched sweep CSV (expected '{VERSION_LINE}')")
-    try:
-        df = pd.read_csv(args.csv, skiprows=1, dtype={"family": str, "generator": str,
-                                                      "arm_policy": str, "reason": str},
-                         keep_default_na=False, na_values={"ii": [""], "stage_count": [""],
-                                                           "optimal_ii": [""]})
-    except Exception as e:  # pandas raises many types for malformed files
-        die(f"{args.csv}: {e}")
+    frames = [read_sweep(path, pd) for path in args.csv]
+    df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if len(frames) > 1:
+        df = fill_optimal_across(df, pd)
+    args.csv = ", ".join(args.csv)
     needed = ["family", "ops", "graph_ops", "seed", "generator", "arm_policy", "feasible",
               "verified", "ii", "mii", "stage_count", "time_ns", "optimal_ii", "proven"]
     missing = [c for c in needed if c not in df.columns]
@@ -128,7 +189,7 @@ def main():
 
     # 2. Serial vs every other heuristic's II per graph.
     fig, ax = plt.subplots(figsize=(5.5, 5))
-    key = ["family", "ops", "seed"]
+    key = ["family", "ops", "seed", "graph"]
     serial = ok[ok["generator"] == "serial"][key + ["ii"]].rename(columns={"ii": "serial_ii"})
     for l in labels:
         part = ok[(ok["label"] == l) & ~ok["generator"].isin(["serial", "exact"])]
@@ -141,6 +202,8 @@ def main():
         ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--", label="equal II")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        readable_log_ticks(ax.xaxis, matplotlib.ticker)
+        readable_log_ticks(ax.yaxis, matplotlib.ticker)
         ax.legend(fontsize=8)
     ax.set_xlabel("serial II")
     ax.set_ylabel("heuristic II")
@@ -154,7 +217,7 @@ def main():
         part = ok[ok["label"] == l].groupby("ops")["stage_count"].mean()
         ax.plot(part.index, part.values, marker="o", label=l, color=colour[l])
     ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    power_of_two_ticks(ax.xaxis, matplotlib.ticker)
     ax.set_xlabel("ops")
     ax.set_ylabel("mean stage count")
     ax.set_title("Stage count per generator")
@@ -177,13 +240,10 @@ def main():
             ax.plot(xs, 10 ** icpt * xs ** slope, lw=1, color=colour[l])
             text += f" (slope {slope:.2f})"
         ax.scatter(x, y, s=8, alpha=0.5, label=text, color=colour[l])
-    ax.set_xscale("log")
+    ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    sizes = sorted(ok["graph_ops"].unique())
-    if 0 < len(sizes) <= 12:
-        ax.set_xticks(sizes)
-        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    power_of_two_ticks(ax.xaxis, matplotlib.ticker)
+    readable_log_ticks(ax.yaxis, matplotlib.ticker)
     ax.set_xlabel("ops")
     ax.set_ylabel("generator time (µs)")
     ax.set_title("Scheduling time against op count")

@@ -6,6 +6,8 @@
 #include <map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace tilesched::sweep {
 namespace {
 
@@ -23,9 +25,15 @@ Status bad_field(const std::string& file, const ReadRow& r, Col c) {
 
 StatusOr<std::vector<Row>> load(const ReadResult& read, const std::string& file) {
   std::vector<Row> rows;
+  std::map<std::string, size_t> first_line;  // key -> line number
   for (const ReadRow& r : read.rows) {
     Row x;
     x.key = r.key();
+    if (auto [at, fresh] = first_line.emplace(x.key, r.line_number); !fresh) {
+      return Status::InvalidInput(file + ": line " + std::to_string(r.line_number) +
+                                  ": duplicate row key " + x.key + " (first at line " +
+                                  std::to_string(at->second) + ")");
+    }
     x.group_gen = r[Col::kGenerator] + (r[Col::kArmPolicy].empty() ? "" : "/" + r[Col::kArmPolicy]);
     x.family = r[Col::kFamily];
     x.hash = r[Col::kGraphHash];
@@ -198,8 +206,62 @@ void judge_time(const GroupKey& name, double tb, double r, const CompareOptions&
   }
 }
 
-// The table, a line per group, base -> new; judges each group's time.
-std::string group_table(const CompareOptions& opts, Findings& f) {
+// One group's figures, base -> new, as every format shows them.
+struct GroupLine {
+  std::string generator, family;
+  size_t rows = 0, wins = 0, losses = 0;
+  double ratio[2] = {}, share[2] = {}, stages[2] = {}, time[2] = {}, time_ratio = 0;
+};
+
+// The groups' figures; judges each group's time.
+std::vector<GroupLine> group_lines(const CompareOptions& opts, Findings& f) {
+  std::vector<GroupLine> out;
+  for (auto& [name, g] : f.groups) {
+    GroupLine l;
+    l.generator = name.first;
+    l.family = name.second;
+    l.rows = g.now.rows;
+    l.wins = g.wins;
+    l.losses = g.losses;
+    l.ratio[0] = g.base.mean_ratio();
+    l.ratio[1] = g.now.mean_ratio();
+    l.share[0] = g.base.at_mii_share();
+    l.share[1] = g.now.at_mii_share();
+    l.stages[0] = g.base.mean_stages();
+    l.stages[1] = g.now.mean_stages();
+    l.time[0] = median(g.base_times);
+    l.time[1] = median(g.now_times);
+    l.time_ratio = l.time[0] > 0 ? l.time[1] / l.time[0] : 0;
+    judge_time(name, l.time[0], l.time_ratio, opts, f);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+struct Cells {
+  std::string ratio, share, stages, times;
+};
+
+Cells cells(const GroupLine& l, const char* arrow) {
+  char buf[128];
+  Cells c;
+  std::snprintf(buf, sizeof buf, "%.3f %s %.3f", l.ratio[0], arrow, l.ratio[1]);
+  c.ratio = buf;
+  std::snprintf(buf, sizeof buf, "%3.0f%% %s %3.0f%%", 100 * l.share[0], arrow, 100 * l.share[1]);
+  c.share = buf;
+  std::snprintf(buf, sizeof buf, "%.2f %s %.2f", l.stages[0], arrow, l.stages[1]);
+  c.stages = buf;
+  std::snprintf(buf, sizeof buf, "%s %s %s (x%.2f)", time_text(l.time[0]).c_str(), arrow,
+                time_text(l.time[1]).c_str(), l.time_ratio);
+  c.times = buf;
+  return c;
+}
+
+constexpr size_t kShown = 20;  // regressions listed in text and markdown
+
+// The table, a line per group, base -> new; then the summary, the
+// warnings, the first regressions and the result line.
+std::string render_text(const std::vector<GroupLine>& lines, const Findings& f) {
   std::string out;
   char line[512];
   std::snprintf(line, sizeof line, "%-26s %-20s %5s  %-15s %-13s %-13s %-27s %s\n", "generator",
@@ -209,41 +271,93 @@ std::string group_table(const CompareOptions& opts, Findings& f) {
   std::snprintf(line, sizeof line, "%-26s %-20s %5s  %-15s %-13s %-13s %-27s %s\n", "", "",
                 "", "base -> new", "base -> new", "base -> new", "base -> new", "");
   out += line;
-  for (auto& [name, g] : f.groups) {
-    char ratio[64], share[64], stages[64], times[96];
-    std::snprintf(ratio, sizeof ratio, "%.3f -> %.3f", g.base.mean_ratio(), g.now.mean_ratio());
-    std::snprintf(share, sizeof share, "%3.0f%% -> %3.0f%%", 100 * g.base.at_mii_share(),
-                  100 * g.now.at_mii_share());
-    std::snprintf(stages, sizeof stages, "%.2f -> %.2f", g.base.mean_stages(), g.now.mean_stages());
-    const double tb = median(g.base_times), tn = median(g.now_times);
-    const double r = tb > 0 ? tn / tb : 0;
-    std::snprintf(times, sizeof times, "%s -> %s (x%.2f)", time_text(tb).c_str(),
-                  time_text(tn).c_str(), r);
+  for (const GroupLine& l : lines) {
+    const Cells c = cells(l, "->");
     std::snprintf(line, sizeof line, "%-26s %-20s %5zu  %-15s %-13s %-13s %-27s %zu/%zu\n",
-                  name.first.c_str(), name.second.c_str(), g.now.rows, ratio, share, stages,
-                  times, g.wins, g.losses);
+                  l.generator.c_str(), l.family.c_str(), l.rows, c.ratio.c_str(), c.share.c_str(),
+                  c.stages.c_str(), c.times.c_str(), l.wins, l.losses);
     out += line;
-    judge_time(name, tb, r, opts, f);
   }
-  return out;
-}
-
-// The count of matched rows and regressions, the warnings, and the first
-// regressions.
-std::string summary_lines(const Findings& f) {
-  char line[128];
   std::snprintf(line, sizeof line, "\n%zu matched row(s); %zu regression(s)\n", f.matched,
                 f.regressions.size());
-  std::string out = line;
+  out += line;
   for (const std::string& w : f.warnings) out += "warning: " + w + "\n";
-  constexpr size_t kShown = 20;
   for (size_t i = 0; i < f.regressions.size() && i < kShown; ++i) {
     out += "REGRESSION: " + f.regressions[i] + "\n";
   }
   if (f.regressions.size() > kShown) {
     out += "... and " + std::to_string(f.regressions.size() - kShown) + " more\n";
   }
+  out += f.regressions.empty() ? "result: ok\n" : "result: REGRESSION\n";
   return out;
+}
+
+// A GitHub-flavoured Markdown report (a CI job summary): the result as a
+// heading, the table, the warnings and the first regressions.
+std::string render_markdown(const std::vector<GroupLine>& lines, const Findings& f,
+                            const std::string& base_name, const std::string& now_name) {
+  auto cell = [](std::string t) {  // '|' would end the cell
+    std::string o;
+    for (char c : t) o += c == '|' ? std::string("\\|") : std::string(1, c);
+    return o;
+  };
+  std::string out = std::string("### tilesched compare: ") +
+                    (f.regressions.empty() ? "ok" : "REGRESSION") + "\n\n";
+  out += "`" + cell(base_name) + "` → `" + cell(now_name) + "`: " + std::to_string(f.matched) +
+         " matched row(s), " + std::to_string(f.regressions.size()) + " regression(s)\n\n";
+  out += "| generator | family | rows | II/MII | at MII | stages | median time (ratio) | "
+         "wins/losses |\n";
+  out += "|---|---|---:|---|---|---|---|---:|\n";
+  for (const GroupLine& l : lines) {
+    const Cells c = cells(l, "→");
+    out += "| " + cell(l.generator) + " | " + cell(l.family) + " | " + std::to_string(l.rows) +
+           " | " + c.ratio + " | " + c.share + " | " + c.stages + " | " + c.times + " | " +
+           std::to_string(l.wins) + "/" + std::to_string(l.losses) + " |\n";
+  }
+  if (!f.warnings.empty()) {
+    out += "\n**Warnings**\n\n";
+    for (const std::string& w : f.warnings) out += "- " + cell(w) + "\n";
+  }
+  if (!f.regressions.empty()) {
+    out += "\n**Regressions**\n\n";
+    for (size_t i = 0; i < f.regressions.size() && i < kShown; ++i) {
+      out += "- " + cell(f.regressions[i]) + "\n";
+    }
+    if (f.regressions.size() > kShown) {
+      out += "- ... and " + std::to_string(f.regressions.size() - kShown) + " more\n";
+    }
+  }
+  return out;
+}
+
+// Everything, every regression included, as one JSON document.
+std::string render_json(const std::vector<GroupLine>& lines, const Findings& f,
+                        const std::string& base_name, const std::string& now_name) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const GroupLine& l : lines) {
+    auto pair = [](const double (&v)[2]) { return nlohmann::json::array({v[0], v[1]}); };
+    groups.push_back({{"generator", l.generator},
+                      {"family", l.family},
+                      {"rows", l.rows},
+                      {"ii_over_mii", pair(l.ratio)},
+                      {"share_at_mii", pair(l.share)},
+                      {"mean_stages", pair(l.stages)},
+                      {"median_time_ns", pair(l.time)},
+                      {"time_ratio", l.time_ratio},
+                      {"wins", l.wins},
+                      {"losses", l.losses}});
+  }
+  const nlohmann::json j = {
+      {"format", "tilesched.compare/1"},
+      {"base", base_name},
+      {"new", now_name},
+      {"groups", groups},
+      {"matched", f.matched},
+      {"warnings", f.warnings},
+      {"regressions", f.regressions},
+      {"result", f.regressions.empty() ? "ok" : "regression"},
+  };
+  return j.dump(2) + "\n";
 }
 
 }  // namespace
@@ -258,8 +372,13 @@ StatusOr<CompareReport> compare_sweeps(const ReadResult& base_read, const std::s
   Findings f;
   const size_t only_base = match_rows(*base, *now, opts, f);
   warn_unmatched(only_base, base_name, now_name, opts, f);
-  std::string out = group_table(opts, f);
-  out += summary_lines(f);
+  const std::vector<GroupLine> lines = group_lines(opts, f);
+  std::string out;
+  switch (opts.format) {
+    case CompareFormat::kText: out = render_text(lines, f); break;
+    case CompareFormat::kMarkdown: out = render_markdown(lines, f, base_name, now_name); break;
+    case CompareFormat::kJson: out = render_json(lines, f, base_name, now_name); break;
+  }
   return CompareReport{out, !f.regressions.empty()};
 }
 

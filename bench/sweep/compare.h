@@ -23,7 +23,12 @@
 
 namespace tilesched::sweep {
 
+// How the report is written: a text table, GitHub-flavoured Markdown (for
+// a CI job summary), or JSON (every regression listed).
+enum class CompareFormat { kText, kMarkdown, kJson };
+
 struct CompareOptions {
+  CompareFormat format = CompareFormat::kText;
   double time_warn_ratio = 1.5;          // warn when a group's median time grows past this
   std::optional<double> time_fail_ratio;  // fail past this (off by default)
   int64_t time_floor_ns = 50000;          // groups faster than this are not timed
@@ -31,11 +36,12 @@ struct CompareOptions {
 };
 
 struct CompareReport {
-  std::string text;  // the summary table, warnings and regressions
+  std::string text;  // the report in the chosen format, the result included
   bool regressed = false;
 };
 
-// InvalidInput naming the file and line for a malformed numeric field.
+// InvalidInput naming the file and line for a malformed numeric field or a
+// row key found twice in one file.
 StatusOr<CompareReport> compare_sweeps(const ReadResult& base, const std::string& base_name,
                                        const ReadResult& now, const std::string& now_name,
                                        const CompareOptions& opts);

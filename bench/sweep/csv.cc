@@ -1,6 +1,7 @@
 // The sweep CSV writer and its libfccp-based reader (csv.h).
 #include "sweep/csv.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -18,7 +19,8 @@ constexpr std::array<std::string_view, kFixedColumnCount> kColumnNames = {
     "family",      "ops",         "edges",     "seed",       "graph_hash",     "generator",
     "arm_policy",  "feasible",    "ii",        "mii",        "res_mii",        "rec_mii",
     "fine_mii",    "dep_mii",     "stage_count", "verified", "optimal_ii",     "proven",
-    "stages_proven", "engine_version", "failure",  "reason",    "graph_ops",  "time_ns",        "wall_ns",
+    "stages_proven", "engine_version", "failure",  "reason",    "graph_ops",  "graph",
+    "time_ns",     "wall_ns",
 };
 constexpr size_t kTimingColumns = 2;  // time_ns, wall_ns: after the statistics
 
@@ -84,7 +86,7 @@ std::vector<std::string> sweep_columns() {
   return cols;
 }
 
-std::string header_text() { return std::string(kVersionLine) + "\n" + csv_line(sweep_columns()); }
+std::string header_text() { return csv_line(sweep_columns()); }
 
 std::string hash_text(uint64_t hash) {
   char buf[17];
@@ -118,6 +120,7 @@ std::string format_row(const SweepRow& r) {
   f.push_back(r.failure);
   f.push_back(r.reason);
   f.push_back(std::to_string(r.graph_ops));
+  f.push_back(r.graph);
   for (const std::optional<int64_t>& s : r.stats) f.push_back(opt_int(s));
   f.push_back(std::to_string(r.time_ns));
   f.push_back(std::to_string(r.wall_ns));
@@ -125,18 +128,20 @@ std::string format_row(const SweepRow& r) {
 }
 
 std::string row_key(std::string_view family, std::string_view ops, std::string_view seed,
-                    std::string_view generator, std::string_view arm_policy) {
+                    std::string_view generator, std::string_view arm_policy,
+                    std::string_view graph) {
   std::string k;
   for (std::string_view part : {family, ops, seed, generator, arm_policy}) {
     if (!k.empty()) k += '|';
     k += part;
   }
+  if (!graph.empty()) k += "|" + std::string(graph);
   return k;
 }
 
 std::string ReadRow::key() const {
   return row_key((*this)[Col::kFamily], (*this)[Col::kOps], (*this)[Col::kSeed],
-                 (*this)[Col::kGenerator], (*this)[Col::kArmPolicy]);
+                 (*this)[Col::kGenerator], (*this)[Col::kArmPolicy], (*this)[Col::kGraph]);
 }
 
 std::optional<int64_t> field_int(const std::string& text) {
@@ -150,29 +155,40 @@ std::optional<int64_t> field_int(const std::string& text) {
 StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string& source,
                                      bool drop_partial_tail) {
   ReadResult result;
-  if (drop_partial_tail && !content.empty() && content.back() != '\n') {
+  if (!content.empty() && content.back() != '\n') {
     const size_t last = content.rfind('\n');
     const size_t keep = last == std::string_view::npos ? 0 : last + 1;
+    if (!drop_partial_tail) {
+      const size_t lines = static_cast<size_t>(std::count(content.begin(), content.end(), '\n'));
+      return Status::InvalidInput(source + ": line " + std::to_string(lines + 1) +
+                                  ": torn last line (the file does not end with a line break)");
+    }
     result.dropped_bytes = content.size() - keep;
     content = content.substr(0, keep);
   }
   // The lines, split here too, so that each parsed row keeps its raw text.
+  // Versions 1 and 2 open with their version line; version 3 with the header.
   std::vector<std::string_view> lines;
   std::vector<size_t> line_numbers;
   size_t begin = 0, number = 0;
-  bool version1 = false;
   while (begin < content.size()) {
     size_t end = content.find('\n', begin);
     if (end == std::string_view::npos) end = content.size();
     std::string_view line = content.substr(begin, end - begin);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     ++number;
-    if (number == 1) {
-      version1 = line == kVersionLine1;
-      if (line != kVersionLine && !version1) {
-        return Status::InvalidInput(source + ": line 1: not a tilesched sweep CSV (expected '" +
-                                    std::string(kVersionLine) + "')");
+    if (number == 1 && !line.empty() && line.front() == '#') {
+      if (line == kVersionLine1) {
+        result.version = 1;
+      } else if (line == kVersionLine2) {
+        result.version = 2;
+      } else {
+        return Status::InvalidInput(source + ": line 1: not a tilesched sweep CSV of a known "
+                                    "version (" + std::string(line) + ")");
       }
+    } else if (number == 1 && line.rfind("family,ops,", 0) != 0) {
+      return Status::InvalidInput(source + ": line 1: not a tilesched sweep CSV (expected the "
+                                  "header 'family,ops,...')");
     } else if (line.empty() || line.front() == '#') {
       return Status::InvalidInput(source + ": line " + std::to_string(number) +
                                   ": empty or comment line inside the table");
@@ -194,12 +210,16 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
     Reader in(source, content.data(), content.data() + content.size());
     std::array<std::string, kFixedColumnCount> names;
     for (size_t i = 0; i < kFixedColumnCount; ++i) names[i] = kColumnNames[i];
-    // Version 1 has every column but stages_proven: that one may be missing.
+    // Version 1 lacks stages_proven and graph, version 2 graph: those may
+    // be missing there.
+    const bool old = result.version < 3;
     const io::ignore_column policy =
-        version1 ? io::ignore_extra_column | io::ignore_missing_column : io::ignore_extra_column;
+        old ? io::ignore_extra_column | io::ignore_missing_column : io::ignore_extra_column;
     std::apply([&](auto&... n) { in.read_header(policy, n...); }, names);
-    for (size_t i = 0; version1 && i < kFixedColumnCount; ++i) {
-      if (i != static_cast<size_t>(Col::kStagesProven) && !in.has_column(names[i])) {
+    for (size_t i = 0; old && i < kFixedColumnCount; ++i) {
+      const bool may_lack = i == static_cast<size_t>(Col::kGraph) ||
+                            (result.version == 1 && i == static_cast<size_t>(Col::kStagesProven));
+      if (!may_lack && !in.has_column(names[i])) {
         return Status::InvalidInput(source + ": line 2: column '" + names[i] + "' is missing");
       }
     }

@@ -3,8 +3,11 @@
 // built on libfccp (the Fast C++ CSV Parser) that the resume, compare and
 // replay paths share.
 //
-// File layout: line 1 is the version line "# tilesched.sweep/2", line 2 the
-// header, then one row per line. A field is quoted when it contains a comma,
+// File layout (tilesched.sweep/3): line 1 is the header, then one row per
+// line; the format name is in the context file (context.h), so pandas and
+// csv.DictReader read the file with no options. Versions 1 and 2 began with
+// a "# tilesched.sweep/N" line before the header; the reader still takes
+// them (compare reads old baselines). A field is quoted when it contains a comma,
 // a double quote, leading or trailing blanks, or starts with '#'; quotes
 // inside are doubled. Fields never contain line breaks (the writer turns
 // them into spaces): libfccp, like most line-oriented tools, reads one
@@ -23,11 +26,12 @@
 
 namespace tilesched::sweep {
 
-inline constexpr std::string_view kCsvFormat = "tilesched.sweep/2";
-inline constexpr std::string_view kVersionLine = "# tilesched.sweep/2";
-// Version 1 lacks the stages_proven column; the reader still takes it (the
-// field reads empty), so older baselines and results compare.
+inline constexpr std::string_view kCsvFormat = "tilesched.sweep/3";
+// The first line of the older versions. Version 1 lacks stages_proven and
+// graph, version 2 lacks graph; the reader takes both (an absent column
+// reads as empty fields), so older baselines and results compare.
 inline constexpr std::string_view kVersionLine1 = "# tilesched.sweep/1";
+inline constexpr std::string_view kVersionLine2 = "# tilesched.sweep/2";
 
 // One field, quoted when needed (see above).
 std::string csv_field(std::string_view value);
@@ -40,10 +44,10 @@ enum class Col {
   kFamily, kOps, kEdges, kSeed, kGraphHash, kGenerator, kArmPolicy, kFeasible, kIi, kMii,
   kResMii, kRecMii, kFineMii, kDepMii, kStageCount, kVerified, kOptimalIi, kProven,
   kStagesProven,
-  kEngineVersion, kFailure, kReason, kGraphOps,
+  kEngineVersion, kFailure, kReason, kGraphOps, kGraph,
   kTimeNs, kWallNs,  // written last, after the statistics columns
 };
-inline constexpr size_t kFixedColumnCount = 25;
+inline constexpr size_t kFixedColumnCount = 26;
 std::string_view column_name(Col c);
 
 // The cost-based generator's counters as the CSV names them: "cb_" + the
@@ -53,12 +57,13 @@ std::string stat_column_name(std::string_view key);
 
 // Every column name, in file order.
 std::vector<std::string> sweep_columns();
-// The version line and the header line.
+// The header line, with its '\n'.
 std::string header_text();
 
 // One row of the sweep, as written.
 struct SweepRow {
-  std::string family;
+  std::string family;      // a registry family, or "file" / "hatschet" (--graphs)
+  std::string graph;       // --graphs: the file's path relative to its argument; else ""
   int ops = 0;            // the requested size (part of the key)
   int graph_ops = 0;      // ops the graph has
   int edges = 0;
@@ -86,9 +91,11 @@ std::string format_row(const SweepRow& row);
 std::string hash_text(uint64_t hash);  // 16 lowercase hex digits
 
 // The key that matches rows across files: family, ops, seed, generator,
-// arm policy.
+// arm policy, and the graph file for --graphs rows (empty for family rows,
+// which keeps their keys those of versions 1 and 2).
 std::string row_key(std::string_view family, std::string_view ops, std::string_view seed,
-                    std::string_view generator, std::string_view arm_policy);
+                    std::string_view generator, std::string_view arm_policy,
+                    std::string_view graph = {});
 
 // A row read back: the fixed columns as text, the raw line (without '\n')
 // and its line number in the file.
@@ -101,6 +108,7 @@ struct ReadRow {
 };
 
 struct ReadResult {
+  int version = 3;           // the format version: 1, 2 (a '#' line first) or 3
   std::string header_line;   // the file's header, as written
   std::vector<ReadRow> rows;
   size_t dropped_bytes = 0;  // a partial last line that was cut off
@@ -109,8 +117,9 @@ struct ReadResult {
 // Parses `content` (a whole file, named `source` in messages) with libfccp.
 // With `drop_partial_tail`, an unterminated last line (a write cut short by
 // a kill) is dropped instead of refused. InvalidInput, naming the source and
-// line, for a missing version line, missing columns, a row with the wrong
-// number of fields or a bad quote.
+// line, for a file that is not a sweep CSV, missing columns, a row with the
+// wrong number of fields or a bad quote. Without `drop_partial_tail`, an
+// unterminated last line is refused as torn.
 StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string& source,
                                      bool drop_partial_tail = false);
 StatusOr<ReadResult> read_sweep_csv(const std::string& path, bool drop_partial_tail = false);

@@ -66,7 +66,7 @@ TEST(SweepCsv, TrickyFieldsRoundTripThroughLibfccp) {
     EXPECT_EQ(read->rows[i][Col::kIi], "12");
     EXPECT_EQ(read->rows[i][Col::kGraphHash], "0123456789abcdef");
     EXPECT_EQ(read->rows[i][Col::kTimeNs], "1234");
-    EXPECT_EQ(read->rows[i].line_number, i + 3);
+    EXPECT_EQ(read->rows[i].line_number, i + 2);
     EXPECT_EQ(read->rows[i].line + "\n", format_row([&] {
                 SweepRow r = sample_row();
                 r.reason = r.failure = r.family = tricky[i];
@@ -84,13 +84,17 @@ TEST(SweepCsv, LineBreaksBecomeSpacesSoEveryRowIsOneLine) {
   EXPECT_EQ(read->rows[0][Col::kReason], "first second  third");
 }
 
-TEST(SweepCsv, HeaderIsVersionedAndHasTheSpecColumns) {
+// Version 3: the header is line 1 (pandas and csv.DictReader read the file
+// with no options); the format name lives in the context file.
+TEST(SweepCsv, HeaderIsTheFirstLineAndHasTheSpecColumns) {
   const std::string h = header_text();
-  EXPECT_EQ(h.rfind("# tilesched.sweep/2\n", 0), 0u);
+  EXPECT_EQ(h.rfind("family,ops,", 0), 0u);
+  EXPECT_EQ(std::count(h.begin(), h.end(), '\n'), 1);
   for (const char* c : {"family", "ops", "edges", "seed", "graph_hash", "generator", "arm_policy",
                         "feasible", "ii", "mii", "res_mii", "rec_mii", "fine_mii", "dep_mii",
                         "stage_count", "time_ns", "verified", "optimal_ii", "proven",
-                        "stages_proven", "engine_version", "failure", "reason", "cb_ii_tried"}) {
+                        "stages_proven", "engine_version", "failure", "reason", "graph",
+                        "cb_ii_tried"}) {
     EXPECT_NE(("," + csv_line(sweep_columns())).find(std::string(",") + c + ","), std::string::npos) << c;
   }
   const std::vector<std::string> cols = sweep_columns();
@@ -99,34 +103,58 @@ TEST(SweepCsv, HeaderIsVersionedAndHasTheSpecColumns) {
   EXPECT_EQ(cols[cols.size() - 2], "time_ns");
 }
 
-// Version 1 files (no stages_proven column) still read, the field empty;
-// a version 1 file missing another column is refused.
-TEST(SweepCsv, ReadsVersionOneWithoutStagesProven) {
-  std::vector<std::string> cols = sweep_columns();
-  const auto at = std::find(cols.begin(), cols.end(), "stages_proven");
+// `cols` and `row` without the (empty) column `name`.
+void drop_column(std::vector<std::string>& cols, std::string& row, const std::string& name) {
+  const auto at = std::find(cols.begin(), cols.end(), name);
   ASSERT_NE(at, cols.end());
   const size_t index = static_cast<size_t>(at - cols.begin());
   cols.erase(at);
+  size_t comma = 0;
+  for (size_t i = 0; i < index; ++i) comma = row.find(',', comma) + 1;
+  row.erase(comma, 1);
+}
+
+// Version 1 files (no stages_proven, no graph) and version 2 files (no
+// graph), with their '#' version line, still read, the fields empty and
+// the keys those of version 3's family rows; one missing another column
+// is refused.
+TEST(SweepCsv, ReadsVersionsOneAndTwo) {
   SweepRow r;
   r.family = "chain";
   r.generator = "serial";
   r.stats.assign(stat_keys().size(), std::nullopt);
-  std::string row = format_row(r);
-  // Drop the stages_proven field (empty here) from the row: its comma.
-  size_t comma = 0;
-  for (size_t i = 0; i < index; ++i) comma = row.find(',', comma) + 1;
-  row.erase(comma, 1);
-  const std::string v1 = "# tilesched.sweep/1\n" + csv_line(cols) + row;
-  StatusOr<ReadResult> read = parse_sweep_csv(v1, "v1.csv");
-  ASSERT_TRUE(read.ok()) << read.status().message();
-  ASSERT_EQ(read->rows.size(), 1u);
-  EXPECT_EQ(read->rows[0][Col::kFamily], "chain");
-  EXPECT_EQ(read->rows[0][Col::kStagesProven], "");
-  EXPECT_EQ(read->rows[0][Col::kGenerator], "serial");
+  for (int version : {1, 2}) {
+    std::vector<std::string> cols = sweep_columns();
+    std::string row = format_row(r);
+    drop_column(cols, row, "graph");
+    if (version == 1) drop_column(cols, row, "stages_proven");
+    const std::string line = "# tilesched.sweep/" + std::to_string(version) + "\n";
+    StatusOr<ReadResult> read = parse_sweep_csv(line + csv_line(cols) + row, "old.csv");
+    ASSERT_TRUE(read.ok()) << read.status().message();
+    EXPECT_EQ(read->version, version);
+    ASSERT_EQ(read->rows.size(), 1u);
+    EXPECT_EQ(read->rows[0][Col::kFamily], "chain");
+    EXPECT_EQ(read->rows[0][Col::kStagesProven], "");
+    EXPECT_EQ(read->rows[0][Col::kGraph], "");
+    EXPECT_EQ(read->rows[0][Col::kGenerator], "serial");
+    EXPECT_EQ(read->rows[0].line_number, 3u);
+    EXPECT_EQ(read->rows[0].key(), row_key("chain", "0", "0", "serial", ""));
 
-  cols.erase(std::find(cols.begin(), cols.end(), "proven"));
-  const std::string bad = "# tilesched.sweep/1\n" + csv_line(cols);
-  EXPECT_FALSE(parse_sweep_csv(bad, "bad.csv").ok());
+    cols.erase(std::find(cols.begin(), cols.end(), "proven"));
+    EXPECT_FALSE(parse_sweep_csv(line + csv_line(cols), "bad.csv").ok());
+  }
+  EXPECT_FALSE(parse_sweep_csv("# tilesched.sweep/9\n" + header_text(), "v9.csv").ok());
+}
+
+// A --graphs row's key carries its file; a family row's does not.
+TEST(SweepCsv, GraphFileRowsKeyOnTheirFile) {
+  SweepRow r = sample_row();
+  r.family = "file";
+  r.graph = "sub/a.loop.json";
+  StatusOr<ReadResult> read = parse_sweep_csv(header_text() + format_row(r), "g.csv");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->rows[0][Col::kGraph], "sub/a.loop.json");
+  EXPECT_NE(read->rows[0].key().find("sub/a.loop.json"), std::string::npos);
 }
 
 TEST(SweepCsv, PartialLastLineIsDroppedOnlyWhenAsked) {
@@ -141,10 +169,10 @@ TEST(SweepCsv, PartialLastLineIsDroppedOnlyWhenAsked) {
 }
 
 TEST(SweepCsv, RefusesWhatIsNotASweepCsv) {
-  StatusOr<ReadResult> r = parse_sweep_csv("family,ops\nx,1\n", "plain.csv");
+  StatusOr<ReadResult> r = parse_sweep_csv("fam,ops\nx,1\n", "plain.csv");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("plain.csv: line 1"), std::string::npos);
-  r = parse_sweep_csv(std::string(kVersionLine) + "\nfamily,ops\nx,1\n", "few.csv");
+  r = parse_sweep_csv(std::string(kVersionLine2) + "\nfamily,ops\nx,1\n", "few.csv");
   ASSERT_FALSE(r.ok());  // columns missing from the header
   EXPECT_NE(r.status().message().find("few.csv"), std::string::npos);
   r = parse_sweep_csv(header_text() + "a,b,c\n", "short.csv");
@@ -152,6 +180,8 @@ TEST(SweepCsv, RefusesWhatIsNotASweepCsv) {
   r = parse_sweep_csv(header_text() + "\"unclosed,1\n", "quote.csv");
   EXPECT_FALSE(r.ok());
   EXPECT_FALSE(parse_sweep_csv("", "empty.csv").ok());
+  r = parse_sweep_csv("family,ops\nx,1\n", "cols.csv");
+  EXPECT_FALSE(r.ok());  // the header lacks columns
 }
 
 TEST(SweepCsv, FieldInt) {

@@ -23,6 +23,7 @@ std::string clip(std::string s) {
 SweepRow base_row(const GraphKey& key, const GeneratorConfig& config) {
   SweepRow r;
   r.family = key.family;
+  r.graph = key.graph;
   r.ops = key.ops;
   r.seed = key.seed;
   r.generator = config.name();
@@ -137,7 +138,8 @@ void fill_optimal(std::vector<ConfigRun>& runs) {
 
 std::vector<SweepRow> run_graph(const GraphKey& key, const std::vector<GeneratorConfig>& configs) {
   std::vector<SweepRow> rows;
-  StatusOr<Graph> g = graphgen::generate(key.family, key.ops, key.seed, {});
+  StatusOr<Graph> g = key.graph.empty() ? graphgen::generate(key.family, key.ops, key.seed, {})
+                                         : read_graph_key(key);
   if (!g.ok()) {
     for (const GeneratorConfig& c : configs) {
       SweepRow r = base_row(key, c);

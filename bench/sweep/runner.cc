@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 std::string graph_row_key(const GraphKey& g, const GeneratorConfig& c) {
   return row_key(g.family, std::to_string(g.ops), std::to_string(g.seed), c.name(),
-                 c.arm_policy_text());
+                 c.arm_policy_text(), g.graph);
 }
 
 // Rows of earlier runs, by key (first occurrence wins).
@@ -69,8 +69,8 @@ Status load_previous(const SweepOptions& opts, const nlohmann::json& signature, 
     }
     StatusOr<ReadResult> read = read_sweep_csv(partial, /*drop_partial_tail=*/true);
     if (!read.ok()) return read.status();
-    if (read->header_line + "\n" != header.substr(header.find('\n') + 1)) {
-      return Status::InvalidInput(partial + ": line 2: header differs from this build's columns");
+    if (read->version != 3 || read->header_line + "\n" != header) {
+      return Status::InvalidInput(partial + ": header differs from this build's columns");
     }
     if (read->dropped_bytes > 0) {
       std::cerr << "tilesched sweep: " << partial << ": dropped a partial last line ("
@@ -82,7 +82,7 @@ Status load_previous(const SweepOptions& opts, const nlohmann::json& signature, 
     StatusOr<nlohmann::json> ctx = read_json(opts.out + ".json");
     if (ctx.ok() && ctx->is_object() && ctx->contains("sweep") && (*ctx)["sweep"] == signature) {
       StatusOr<ReadResult> read = read_sweep_csv(opts.out);
-      if (read.ok() && read->header_line + "\n" == header.substr(header.find('\n') + 1)) {
+      if (read.ok() && read->version == 3 && read->header_line + "\n" == header) {
         return collect(*read, kept);
       }
     }
@@ -104,16 +104,35 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-void draw_progress(size_t done, size_t total, size_t fresh_done, size_t fresh_total,
-                   double elapsed) {
+// rows done/total, the rate and the ETA of the rows this run computes.
+struct ProgressFigures {
+  size_t done = 0, total = 0;
+  double rate = 0, eta = -1;
+};
+
+ProgressFigures progress_figures(size_t done, size_t total, size_t fresh_done, size_t fresh_total,
+                                 double elapsed) {
+  ProgressFigures p{done, total, 0, -1};
+  p.rate = elapsed > 0 ? static_cast<double>(fresh_done) / elapsed : 0;
+  p.eta = p.rate > 0 ? static_cast<double>(fresh_total - fresh_done) / p.rate : -1;
+  return p;
+}
+
+void draw_bar(const ProgressFigures& p) {
   constexpr int kWidth = 30;
-  const double share = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+  const double share = p.total ? static_cast<double>(p.done) / static_cast<double>(p.total) : 1.0;
   const int filled = static_cast<int>(share * kWidth);
-  const double rate = elapsed > 0 ? static_cast<double>(fresh_done) / elapsed : 0;
-  const double eta = rate > 0 ? static_cast<double>(fresh_total - fresh_done) / rate : -1;
   std::fprintf(stderr, "\r[%s%s] %zu/%zu rows  %.1f rows/s  ETA %s ", std::string(filled, '#').c_str(),
-               std::string(kWidth - filled, '.').c_str(), done, total, rate,
-               format_duration(eta).c_str());
+               std::string(kWidth - filled, '.').c_str(), p.done, p.total, p.rate,
+               format_duration(p.eta).c_str());
+  std::fflush(stderr);
+}
+
+void print_line(const ProgressFigures& p) {
+  const double share =
+      p.total ? 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total) : 100.0;
+  std::fprintf(stderr, "tilesched sweep: %zu/%zu rows (%.0f%%), %.1f rows/s, ETA %s\n", p.done,
+               p.total, share, p.rate, format_duration(p.eta).c_str());
   std::fflush(stderr);
 }
 
@@ -190,23 +209,41 @@ struct Pool {
   Status io_status;
 };
 
-// Waits for the workers, drawing the progress bar if `progress`.
-void wait_for_workers(Pool& pool, const Work& w, size_t graphs, size_t configs, bool progress) {
+// Waits for the workers, reporting progress as `progress` says: a bar
+// redrawn every 200 ms, or a line every 10 s and at every 5 % of the rows
+// (but at most one a second: a sweep of a second prints none).
+void wait_for_workers(Pool& pool, const Work& w, size_t graphs, size_t configs, Progress progress,
+                      double line_seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto line_every = std::chrono::duration<double>(line_seconds);
+  const auto line_floor = std::min(line_every, std::chrono::duration<double>(1.0));
   const size_t total_rows = graphs * configs;
   const size_t fresh_total = w.todo.size() * configs;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto draw = [&] {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    draw_progress(w.kept + pool.fresh_rows, total_rows, pool.fresh_rows, fresh_total, elapsed);
+  const auto t0 = Clock::now();
+  auto last_line = t0;
+  size_t last_step = 0;  // the last 5 % step a line was printed for
+  auto figures = [&] {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    return progress_figures(w.kept + pool.fresh_rows, total_rows, pool.fresh_rows, fresh_total,
+                            elapsed);
   };
   std::unique_lock<std::mutex> lock(pool.mu);
   while (pool.finished_graphs < w.todo.size() && pool.io_status.ok()) {
     pool.cv.wait_for(lock, std::chrono::milliseconds(200));
-    if (progress) draw();
+    if (progress == Progress::kBar) draw_bar(figures());
+    if (progress == Progress::kLines) {
+      const ProgressFigures p = figures();
+      const size_t step = p.total ? 20 * p.done / p.total : 20;
+      const auto since = Clock::now() - last_line;
+      if (since >= line_every || (step > last_step && p.done < p.total && since >= line_floor)) {
+        print_line(p);
+        last_line = Clock::now();
+        last_step = step;
+      }
+    }
   }
-  if (progress) {
-    draw();
+  if (progress == Progress::kBar) {
+    draw_bar(figures());
     std::fputc('\n', stderr);
   }
 }
@@ -241,7 +278,7 @@ Status run_todo(const std::vector<GraphKey>& graphs, const SweepOptions& opts,
       std::max(1, std::min<int>(opts.jobs, static_cast<int>(std::max<size_t>(1, w.todo.size()))));
   std::vector<std::thread> threads;
   for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
-  wait_for_workers(pool, w, graphs.size(), configs.size(), opts.progress);
+  wait_for_workers(pool, w, graphs.size(), configs.size(), opts.progress, opts.progress_seconds);
   for (std::thread& t : threads) t.join();
   return pool.io_status;
 }
@@ -258,6 +295,7 @@ Status write_results(const SweepOptions& opts, const nlohmann::json& signature, 
   if (Status s = write_file_atomic(opts.out, content); !s.ok()) return s;
   nlohmann::json ctx = {
       {"format", std::string(kContextFormat)},
+      {"csv_format", std::string(kCsvFormat)},
       {"csv", fs::path(opts.out).filename().string()},
       {"command", opts.command},
       {"context", machine_context()},

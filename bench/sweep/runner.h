@@ -2,7 +2,7 @@
 // survives a kill, resume, a progress bar, and the final CSV and context
 // file written atomically in work-list order.
 //
-// Files, for --out FILE.csv:
+// Files, for --output FILE.csv:
 //   FILE.csv.partial       the journal: header, then each finished graph's
 //                          rows as one flushed write, in completion order;
 //   FILE.csv.partial.json  the sweep's signature (context.h), written first;
@@ -24,12 +24,18 @@
 
 namespace tilesched::sweep {
 
+// How the sweep reports progress on stderr: not at all, a bar redrawn in
+// place (a terminal), or a plain line every 10 s and every 5 % of the rows
+// (a log: Slurm, CI).
+enum class Progress { kNone, kBar, kLines };
+
 struct SweepOptions {
   SweepSpec spec;
   std::string out;        // FILE.csv
   int jobs = 1;           // worker threads, >= 1
   bool resume = false;
-  bool progress = false;  // draw a progress bar on stderr
+  Progress progress = Progress::kNone;
+  double progress_seconds = 10;  // kLines: the longest gap between two lines
   std::string command;    // the exact command line, for the context file
 };
 

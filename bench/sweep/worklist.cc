@@ -1,9 +1,14 @@
 // Work-list expansion, list parsing and sharding (worklist.h).
 #include "sweep/worklist.h"
 
+#include <algorithm>
 #include <charconv>
+#include <filesystem>
+#include <map>
 
 #include "tilesched/graphgen/families.h"
+#include "tilesched/graphgen/hatschet.h"
+#include "tilesched/json_io.h"
 
 namespace tilesched::sweep {
 namespace {
@@ -172,14 +177,93 @@ StatusOr<Shard> parse_shard(std::string_view text) {
   return Shard{static_cast<int>(*k), static_cast<int>(*n)};
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+// The key of one graph file, its graph read once for the op count.
+StatusOr<GraphKey> graph_file_key(const fs::path& file, std::string name) {
+  GraphKey key;
+  key.graph = std::move(name);
+  key.path = file.string();
+  if (ends_with(key.path, ".graphml")) {
+    key.family = std::string(kHatschetFamily);
+    const std::string stem = key.path.substr(0, key.path.size() - std::string_view(".graphml").size());
+    for (const char* tail : {"_RM.xml", "RM.xml"}) {
+      if (key.rm_path.empty() && fs::is_regular_file(stem + tail)) key.rm_path = stem + tail;
+    }
+    if (key.rm_path.empty()) {
+      return Status::InvalidInput("--graphs: " + key.path + ": no resource model " + stem +
+                                  "_RM.xml or " + stem + "RM.xml beside it");
+    }
+  } else {
+    key.family = std::string(kFileFamily);
+  }
+  StatusOr<Graph> g = read_graph_key(key);
+  if (!g.ok()) return g.status();
+  key.ops = g->op_count();
+  return key;
+}
+
+}  // namespace
+
+StatusOr<Graph> read_graph_key(const GraphKey& key) {
+  if (key.family == kHatschetFamily) return graphgen::import_hatschet(key.path, key.rm_path);
+  return read_graph_file(key.path);
+}
+
+StatusOr<std::vector<GraphKey>> find_graph_files(const std::vector<std::string>& paths) {
+  std::vector<GraphKey> out;
+  std::map<std::string, std::string> seen;  // graph name -> its file
+  if (paths.empty()) return Status::InvalidInput("--graphs: no path given");
+  for (const std::string& arg : paths) {
+    std::error_code ec;
+    std::vector<std::pair<std::string, fs::path>> found;  // (name, file)
+    if (fs::is_directory(arg, ec)) {
+      fs::recursive_directory_iterator it(arg, ec), end;
+      for (; !ec && it != end; it.increment(ec)) {
+        const std::string file = it->path().filename().string();
+        if (!it->is_regular_file(ec) || !(ends_with(file, ".loop.json") || ends_with(file, ".graphml"))) {
+          continue;
+        }
+        found.emplace_back(it->path().lexically_relative(arg).generic_string(), it->path());
+      }
+      if (ec) return Status::InvalidInput("--graphs: " + arg + ": " + ec.message());
+      if (found.empty()) {
+        return Status::InvalidInput("--graphs: " + arg + ": no *.loop.json or *.graphml file in it");
+      }
+      std::sort(found.begin(), found.end());
+    } else if (fs::is_regular_file(arg, ec)) {
+      found.emplace_back(fs::path(arg).filename().string(), fs::path(arg));
+    } else {
+      return Status::InvalidInput("--graphs: " + arg + ": no such file or directory");
+    }
+    for (auto& [name, file] : found) {
+      if (auto [at, fresh] = seen.emplace(name, file.string()); !fresh) {
+        return Status::InvalidInput("--graphs: " + at->second + " and " + file.string() +
+                                    " have the same name " + name + " (the rows' key)");
+      }
+      StatusOr<GraphKey> key = graph_file_key(file, name);
+      if (!key.ok()) return key.status();
+      out.push_back(*std::move(key));
+    }
+  }
+  return out;
+}
+
 std::vector<GraphKey> expand_graphs(const SweepSpec& spec) {
+  if (!spec.files.empty()) return spec.files;
   std::vector<GraphKey> out;
   out.reserve(spec.families.size() * spec.ops.size() * spec.seeds.size());
   for (const std::string& f : spec.families) {
     for (int ops : spec.ops) {
       const graphgen::Family* family = graphgen::find_family(f);
       if (!family || !family->builds(ops)) continue;  // below a structured family's smallest size
-      for (uint64_t seed : spec.seeds) out.push_back({f, ops, seed});
+      for (uint64_t seed : spec.seeds) out.push_back({f, ops, seed, {}, {}, {}});
     }
   }
   return out;

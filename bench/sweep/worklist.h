@@ -13,6 +13,7 @@
 
 #include "tilesched/cost_based.h"
 #include "tilesched/generate.h"
+#include "tilesched/graph.h"
 #include "tilesched/status.h"
 
 namespace tilesched::sweep {
@@ -27,12 +28,22 @@ struct GeneratorConfig {
   friend bool operator==(const GeneratorConfig&, const GeneratorConfig&) = default;
 };
 
+// One graph of the work list: a registry family's (family, ops, seed), or a
+// file of --graphs (family "file" or "hatschet", ops its op count, seed 0,
+// `graph` its path relative to the argument that found it).
 struct GraphKey {
   std::string family;
   int ops = 0;
   uint64_t seed = 0;
+  std::string graph;    // --graphs: the name in the CSV's graph column; "" for families
+  std::string path;     // --graphs: the file to read
+  std::string rm_path;  // --graphs, hatschet: the resource model beside the GraphML
   friend bool operator==(const GraphKey&, const GraphKey&) = default;
 };
+
+// The families of --graphs rows.
+inline constexpr std::string_view kFileFamily = "file";          // loop graph JSON
+inline constexpr std::string_view kHatschetFamily = "hatschet";  // GraphML + resource model
 
 struct Shard {
   int index = 1;  // 1..count
@@ -41,6 +52,7 @@ struct Shard {
 };
 
 struct SweepSpec {
+  std::vector<GraphKey> files;  // --graphs: when not empty, the work list instead of the families
   std::vector<std::string> families;
   std::vector<int> ops;
   std::vector<uint64_t> seeds;
@@ -67,8 +79,21 @@ StatusOr<std::vector<GeneratorConfig>> parse_generators(std::string_view generat
 // "k/N" with 1 <= k <= N.
 StatusOr<Shard> parse_shard(std::string_view text);
 
-// Every graph of the sweep in its canonical order: families in the order
-// given, then sizes, then seeds.
+// The graphs of --graphs PATH...: each PATH is a loop graph JSON file, a
+// HatScheT GraphML file (its resource model STEM_RM.xml or STEMRM.xml beside
+// it, as `tilesched import --from hatschet` reads), or a directory searched
+// recursively for *.loop.json and *.graphml files, taken in byte order of
+// their path relative to it. Arguments are taken in the order given. Each
+// graph is read once here (for its op count); an unreadable or malformed
+// file, a missing resource model, an empty directory or two files with the
+// same relative name are InvalidInput naming the file.
+StatusOr<std::vector<GraphKey>> find_graph_files(const std::vector<std::string>& paths);
+
+// Reads the graph a --graphs key names.
+StatusOr<Graph> read_graph_key(const GraphKey& key);
+
+// Every graph of the sweep in its canonical order: the --graphs files in
+// their order, else families in the order given, then sizes, then seeds.
 std::vector<GraphKey> expand_graphs(const SweepSpec& spec);
 
 // The graphs of `shard`: the items whose position i in the full list has

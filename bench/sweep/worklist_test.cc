@@ -1,12 +1,20 @@
 // Work lists: list and range parsing, generator expansion, shards (their
-// union is the full list, they are disjoint and keep its order).
+// union is the full list, they are disjoint and keep its order), --graphs
+// files, and the row keys a sweep signature describes.
 #include "sweep/worklist.h"
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
 #include <set>
 
+#include "sweep/context.h"
+#include "sweep/csv.h"
 #include "tilesched/graphgen/families.h"
+#include "tilesched/json_io.h"
 
 namespace tilesched::sweep {
 namespace {
@@ -107,6 +115,82 @@ TEST(WorkList, PresetsParse) {
     EXPECT_TRUE(parse_generators(p->generators, p->arm_policies).ok());
   }
   EXPECT_EQ(find_preset("nope"), nullptr);
+}
+
+// A temporary directory, removed at the end of the test.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char name[] = "/tmp/worklist_test.XXXXXX";
+    path = mkdtemp(name);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  void write(const std::string& rel, const std::string& text) const {
+    std::filesystem::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel) << text;
+  }
+};
+
+// --graphs: a directory's *.loop.json files in byte order of their
+// relative path, other files skipped; a file argument named by its file
+// name; the op count read; bad files refused with their name.
+TEST(WorkList, GraphFilesInByteOrderOfTheirRelativePath) {
+  TempDir dir;
+  const std::string g8 = write_graph_json(*graphgen::generate("chains", 8, 1, {}));
+  const std::string g16 = write_graph_json(*graphgen::generate("chains", 16, 1, {}));
+  dir.write("d/b.loop.json", g8);
+  dir.write("d/a/z.loop.json", g16);
+  dir.write("d/B.loop.json", g8);
+  dir.write("d/notes.txt", "not a graph");
+  dir.write("d/x.schedule.json", "{}");
+  dir.write("single.json", g16);
+  StatusOr<std::vector<GraphKey>> keys =
+      find_graph_files({(dir.path / "d").string(), (dir.path / "single.json").string()});
+  ASSERT_TRUE(keys.ok()) << keys.status().message();
+  std::vector<std::string> names;
+  for (const GraphKey& k : *keys) names.push_back(k.graph);
+  EXPECT_EQ(names, (std::vector<std::string>{"B.loop.json", "a/z.loop.json", "b.loop.json",
+                                             "single.json"}));
+  EXPECT_EQ((*keys)[1].ops, 16);
+  EXPECT_EQ((*keys)[2].ops, 8);
+  for (const GraphKey& k : *keys) {
+    EXPECT_EQ(k.family, kFileFamily);
+    EXPECT_EQ(k.seed, 0u);
+  }
+
+  dir.write("bad/broken.loop.json", "{");
+  StatusOr<std::vector<GraphKey>> bad = find_graph_files({(dir.path / "bad").string()});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("broken.loop.json"), std::string::npos);
+  dir.write("hls/g.graphml", "<graphml/>");
+  bad = find_graph_files({(dir.path / "hls").string()});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("no resource model"), std::string::npos);
+  EXPECT_FALSE(find_graph_files({(dir.path / "d").string(), (dir.path / "d").string()}).ok());
+  EXPECT_FALSE(find_graph_files({(dir.path / "nope").string()}).ok());
+  EXPECT_FALSE(find_graph_files({}).ok());
+}
+
+// The keys a signature describes are the work list's, in its order: what
+// merge checks shards against.
+TEST(WorkList, SignatureRowKeysFollowTheWorkList) {
+  SweepSpec spec;
+  spec.families = {"chains", "gemm_mainloop"};
+  spec.ops = {8, 16};
+  spec.seeds = {1, 2};
+  spec.generators = *parse_generators("serial,cost-based", "first-success,best-cost");
+  spec.shard = Shard{2, 3};  // the keys are the whole sweep's, whatever the shard
+  StatusOr<std::vector<std::string>> keys = signature_row_keys(sweep_signature(spec));
+  ASSERT_TRUE(keys.ok()) << keys.status().message();
+  std::vector<std::string> want;
+  for (const GraphKey& g : expand_graphs(spec)) {
+    for (const GeneratorConfig& c : spec.generators) {
+      want.push_back(row_key(g.family, std::to_string(g.ops), std::to_string(g.seed), c.name(),
+                             c.arm_policy_text()));
+    }
+  }
+  EXPECT_EQ(*keys, want);
+  EXPECT_FALSE(signature_row_keys(nlohmann::json::object()).ok());
 }
 
 }  // namespace
