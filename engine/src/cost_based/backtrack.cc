@@ -103,21 +103,19 @@ int64_t Driver::backtrack_budget(int ratio, int64_t work) const {
   return std::min(static_cast<int64_t>(ratio) * n, work / (n * n));
 }
 
-bool Driver::backtrack(int64_t budget) {
-  const int n = ctx_.g.op_count();
-  if (budget <= 0 || n == 0) return false;
-  ++stats_.rung_attempts[static_cast<int>(Rung::kBacktrack)];
-  // The earlier rungs' reasons stay: this rung's failure adds one line.
-  searched_all_ = false;
-  const std::vector<OpId> order = priority_order(ctx_);
-  std::vector<int> rank(n);
-  for (int i = 0; i < n; ++i) rank[order[i]] = i;
-  const int64_t ii = p_.ii();
-  // A frame per depth: the op chosen there, its earliest start (G2 is
-  // judged there) and the range of seats still to try.
-  // An op with placed successors and no placed predecessor is tried from
-  // its latest seat down (as close to its consumers as it can go: short
-  // buffer and register lifetimes), every other op from its earliest up.
+// One run of the backtracking rung (Driver::backtrack): a depth-first
+// search with one frame per seated op.
+class Backtracker {
+ public:
+  Backtracker(Driver& d, int64_t budget);
+  bool run();
+
+ private:
+  // The op chosen at a depth, its earliest start (G2 is judged there) and
+  // the seats still to try. An op with placed successors and no placed
+  // predecessor is tried from its latest seat down (as close to its
+  // consumers as it can go: short buffer and register lifetimes), every
+  // other op from its earliest up.
   struct Frame {
     OpId op = 0;
     int64_t earliest = 0;
@@ -125,115 +123,165 @@ bool Driver::backtrack(int64_t budget) {
     int64_t end = -1;
     bool down = false;
   };
-  auto range_of = [&](OpId v) {
-    const Window w = p_.window(v);
-    Frame f{v, w.lo, w.lo, std::min(w.hi, w.lo + ii - 1), false};
-    if (std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v])) {
-      f.next = std::max(w.lo, *stage * ii);  // L5: only the group's stage
-      f.end = std::min(w.hi, *stage * ii + ii - 1);
-    } else if (!w.has_pred && w.hi < kUnbounded && !w.empty()) {
-      f.down = true;
-      f.next = w.hi;
-      f.end = std::max(w.lo, w.hi - ii + 1);
-    }
-    return f;
-  };
-  // The next seat of f through the gates, or nullopt.
-  auto next_seat = [&](Frame& f) -> std::optional<int64_t> {
-    if (f.down) {
-      for (; f.next >= f.end; --f.next) {
-        const SeatSearch s = admit(f.op, f.earliest, f.next, f.next);
-        if (s.outcome == SeatOutcome::kSeat) return f.next--;
-        if (s.outcome == SeatOutcome::kPending || s.outcome == SeatOutcome::kDead) break;
-      }
-      f.next = f.end - 1;
-      return std::nullopt;
-    }
-    while (f.next <= f.end) {
-      const SeatSearch s = admit(f.op, f.earliest, f.next, f.end);
-      f.next = s.t + 1;
-      if (s.outcome == SeatOutcome::kSeat) return s.t;
-      if (s.outcome != SeatOutcome::kGroupAhead && s.outcome != SeatOutcome::kGroupLater) break;
-    }
-    f.next = f.end + 1;
-    return std::nullopt;
-  };
-  // Fail first: the unplaced op with the fewest seats (counted up to
-  // kEnough), ties by priority; ops held by G1 wait for their anchor. An
-  // unplaced op with no seat at all means the branch is dead: -1.
-  // The counts are kept per op and recounted only after a seat is taken
-  // or undone by an op it can see: one sharing a slot or a pool, a leader
-  // group, or a path in the closure either way (its window, gates and
-  // builder constraints read nothing else).
-  constexpr int kEnough = 3;
-  std::vector<uint64_t> slots(n), pools(n);
-  for (OpId v = 0; v < n; ++v) {
+  // Counted seats per op: fail first looks no further than this.
+  static constexpr int kEnough = 3;
+
+  Frame range_of(OpId v) const;
+  std::optional<int64_t> next_seat(Frame& f);  // through the gates
+  // Fail first: the unplaced op with the fewest seats (up to kEnough),
+  // ties by priority; ops held by G1 wait for their anchor. An op with no
+  // seat at all comes back with an empty range (the branch is dead).
+  std::optional<Frame> choose();
+  // u was seated or unseated: the counts of the ops it can see are stale
+  // (a shared slot or pool, its leader group, a path in the closure either
+  // way; a window, the gates and the builder constraints read nothing else).
+  void touched(OpId u);
+  // After seating v: each singleton slot it claims can still hold what is unplaced.
+  bool room_left(OpId v) const;
+  bool fail(std::string why);
+
+  Driver& d_;
+  Placement& p_;
+  const Context& ctx_;
+  const int n_;
+  const int64_t ii_;
+  const int64_t budget_;
+  std::vector<int> rank_;  // position in priority_order
+  std::vector<uint64_t> slots_, pools_;
+  std::vector<Frame> range_;
+  std::vector<int> count_;
+  std::vector<char> stale_;
+  std::vector<SlotClaims> claims_;
+};
+
+Backtracker::Backtracker(Driver& d, int64_t budget)
+    : d_(d),
+      p_(d.p_),
+      ctx_(d.ctx_),
+      n_(d.ctx_.g.op_count()),
+      ii_(d.p_.ii()),
+      budget_(budget),
+      rank_(n_),
+      slots_(n_, 0),
+      pools_(n_, 0),
+      range_(n_),
+      count_(n_, 0),
+      stale_(n_, 1),
+      claims_(singleton_claims(d.ctx_, d.p_.ii())) {
+  const std::vector<OpId> order = priority_order(ctx_);
+  for (int i = 0; i < n_; ++i) rank_[order[i]] = i;
+  for (OpId v = 0; v < n_; ++v) {
     const NodeRrt& node = ctx_.nodes[v];
-    if (!node.rows.empty()) slots[v] = node.rows[0];  // rows nest: row 0 has every bit
-    for (const Triple& t : node.pooled) slots[v] |= slot_bit(t.slot);
-    for (const PoolUse& u : node.pools) pools[v] |= uint64_t{1} << (u.pool % 64);
+    if (!node.rows.empty()) slots_[v] = node.rows[0];  // rows nest: row 0 has every bit
+    for (const Triple& t : node.pooled) slots_[v] |= slot_bit(t.slot);
+    for (const PoolUse& u : node.pools) pools_[v] |= uint64_t{1} << (u.pool % 64);
   }
-  std::vector<Frame> range(n);
-  std::vector<int> count(n, 0);
-  std::vector<char> stale(n, 1);
-  auto touched = [&](OpId u) {  // u was seated or unseated
-    stale[u] = 1;
-    const int gu = ctx_.group_of[u];
-    for (OpId v = 0; v < n; ++v) {
-      if (stale[v] || p_.placed(v)) continue;
-      if ((slots[u] & slots[v]) || (pools[u] & pools[v]) ||
-          (gu != kNoGroup && ctx_.group_of[v] == gu) || p_.dist().has_path(u, v) ||
-          p_.dist().has_path(v, u)) {
-        stale[v] = 1;
-      }
+}
+
+Backtracker::Frame Backtracker::range_of(OpId v) const {
+  const Window w = p_.window(v);
+  Frame f{v, w.lo, w.lo, std::min(w.hi, w.lo + ii_ - 1), false};
+  if (std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v])) {
+    f.next = std::max(w.lo, *stage * ii_);  // L5: only the group's stage
+    f.end = std::min(w.hi, *stage * ii_ + ii_ - 1);
+  } else if (!w.has_pred && w.hi < kUnbounded && !w.empty()) {
+    f.down = true;
+    f.next = w.hi;
+    f.end = std::max(w.lo, w.hi - ii_ + 1);
+  }
+  return f;
+}
+
+std::optional<int64_t> Backtracker::next_seat(Frame& f) {
+  if (f.down) {
+    for (; f.next >= f.end; --f.next) {
+      const SeatSearch s = d_.admit(f.op, f.earliest, f.next, f.next);
+      if (s.outcome == SeatOutcome::kSeat) return f.next--;
+      if (s.outcome == SeatOutcome::kPending || s.outcome == SeatOutcome::kDead) break;
     }
-  };
-  auto choose = [&]() -> std::optional<Frame> {
-    std::optional<Frame> best;
-    int best_count = kEnough + 1;
-    for (OpId v = 0; v < n; ++v) {
-      if (p_.placed(v) || pending(v)) continue;
-      if (stale[v]) {
-        range[v] = range_of(v);
-        Frame probe = range[v];
-        count[v] = 0;
-        while (count[v] < kEnough && next_seat(probe)) ++count[v];
-        stale[v] = 0;
-      }
-      const Frame& f = range[v];
-      if (count[v] == 0) return Frame{v, 0, 0, -1};
-      if (count[v] < best_count || (count[v] == best_count && rank[v] < rank[best->op])) {
-        best = f;
-        best_count = count[v];
-      }
+    f.next = f.end - 1;
+    return std::nullopt;
+  }
+  while (f.next <= f.end) {
+    const SeatSearch s = d_.admit(f.op, f.earliest, f.next, f.end);
+    f.next = s.t + 1;
+    if (s.outcome == SeatOutcome::kSeat) return s.t;
+    if (s.outcome != SeatOutcome::kGroupAhead && s.outcome != SeatOutcome::kGroupLater) break;
+  }
+  f.next = f.end + 1;
+  return std::nullopt;
+}
+
+std::optional<Backtracker::Frame> Backtracker::choose() {
+  std::optional<Frame> best;
+  int best_count = kEnough + 1;
+  for (OpId v = 0; v < n_; ++v) {
+    if (p_.placed(v) || d_.pending(v)) continue;
+    if (stale_[v]) {
+      range_[v] = range_of(v);
+      Frame probe = range_[v];
+      count_[v] = 0;
+      while (count_[v] < kEnough && next_seat(probe)) ++count_[v];
+      stale_[v] = 0;
     }
-    return best;
-  };
-  std::vector<Frame> frames;
-  frames.reserve(n);
-  int64_t seats = 0;
+    if (count_[v] == 0) return Frame{v, 0, 0, -1};
+    if (count_[v] < best_count || (count_[v] == best_count && rank_[v] < rank_[best->op])) {
+      best = range_[v];
+      best_count = count_[v];
+    }
+  }
+  return best;
+}
+
+void Backtracker::touched(OpId u) {
+  stale_[u] = 1;
+  const int gu = ctx_.group_of[u];
+  for (OpId v = 0; v < n_; ++v) {
+    if (stale_[v] || p_.placed(v)) continue;
+    if ((slots_[u] & slots_[v]) || (pools_[u] & pools_[v]) ||
+        (gu != kNoGroup && ctx_.group_of[v] == gu) || p_.dist().has_path(u, v) ||
+        p_.dist().has_path(v, u)) {
+      stale_[v] = 1;
+    }
+  }
+}
+
+bool Backtracker::room_left(OpId v) const {
+  for (const Triple& t : ctx_.g.ops[v].resources) {
+    if (!claims_[t.slot].empty() && !slot_can_hold(p_, t.slot, claims_[t.slot])) return false;
+  }
+  return true;
+}
+
+bool Backtracker::fail(std::string why) {
+  d_.give_up_ = GiveUp::kNoSeat;
+  d_.failure_.push_back("II " + std::to_string(ii_) + ": backtracking " + why);
+  return false;
+}
+
+bool Backtracker::run() {
   // Without stage rules (leader groups, max depths, builder constraints)
   // a placement shifted by a constant is a placement, so the first op's
   // first seat stands for all of its seats.
   bool shift_invariant = ctx_.group_members.empty() && p_.constraints().empty();
   for (const Op& op : ctx_.g.ops) shift_invariant = shift_invariant && !op.max_depth;
-  const std::vector<SlotClaims> claims = singleton_claims(ctx_, ii);
-  // After seating v: its singleton slots can still hold what is unplaced.
-  auto room_left = [&](OpId v) {
-    for (const Triple& t : ctx_.g.ops[v].resources) {
-      if (!claims[t.slot].empty() && !slot_can_hold(p_, t.slot, claims[t.slot])) return false;
-    }
-    return true;
-  };
-  frames.push_back(*choose());
+  std::vector<Frame> frames;
+  frames.reserve(n_);
+  std::optional<Frame> first = choose();
+  if (!first) return fail("found no op ready");  // anchors are never held: unreachable
+  frames.push_back(*first);
+  int64_t seats = 0;
   while (true) {
     Frame& f = frames.back();
     if (frames.size() == 1 && shift_invariant && f.next > f.earliest) f.next = f.end + 1;
     if (std::optional<int64_t> seat = next_seat(f)) {
       p_.place(f.op, *seat);
-      ++stats_.backtrack_seats;
-      if (p_.placed_count() == n) {
-        if (storage_holds()) break;
+      ++d_.stats_.backtrack_seats;
+      if (++seats > budget_) {
+        return fail("spent its budget of " + std::to_string(budget_) + " seats");
+      }
+      if (p_.placed_count() == n_) {
+        if (d_.storage_holds()) return true;
         p_.unplace(f.op);  // L4 fails: this leaf is no schedule
         continue;
       }
@@ -241,32 +289,30 @@ bool Driver::backtrack(int64_t budget) {
         p_.unplace(f.op);
         continue;
       }
-      if (++seats > budget) {
-        give_up_ = GiveUp::kNoSeat;
-        failure_.push_back("II " + std::to_string(ii) + ": backtracking spent its budget of " +
-                           std::to_string(budget) + " seats");
-        return false;
-      }
       touched(f.op);
       std::optional<Frame> next = choose();
-      if (!next) {  // every unplaced op is held: cannot happen with anchors placeable
-        give_up_ = GiveUp::kNoSeat;
-        failure_.push_back("II " + std::to_string(ii) + ": backtracking: no op is ready");
-        return false;
-      }
+      if (!next) return fail("found no op ready");
       frames.push_back(*next);
       continue;
     }
     if (frames.size() == 1) {
-      give_up_ = GiveUp::kNoSeat;
-      explain_failure(f.op, "backtracking tried every seat within one II of each window");
-      searched_all_ = true;
+      d_.give_up_ = GiveUp::kNoSeat;
+      d_.explain_failure(f.op, "backtracking tried every seat within one II of each window");
+      d_.searched_all_ = true;
       return false;
     }
     frames.pop_back();
     p_.unplace(frames.back().op);
     touched(frames.back().op);
   }
+}
+
+bool Driver::backtrack(int64_t budget) {
+  if (budget <= 0 || ctx_.g.op_count() == 0) return false;
+  ++stats_.rung_attempts[static_cast<int>(Rung::kBacktrack)];
+  // The earlier rungs' reasons stay: this rung's failure adds one line.
+  searched_all_ = false;
+  if (!Backtracker(*this, budget).run()) return false;
   ++stats_.rung_successes[static_cast<int>(Rung::kBacktrack)];
   return true;
 }

@@ -40,6 +40,8 @@ struct SeatSearch {
   int64_t t = 0;
 };
 
+class Backtracker;  // backtrack.cc
+
 class Driver {
  public:
   Driver(const Context& ctx, Placement& placement, CostBasedStats& stats);
@@ -106,6 +108,8 @@ class Driver {
   bool force_place(OpId v);
 
  private:
+  friend class Backtracker;  // the backtracking rung's search
+
   bool step(Rung rung);
   bool pending(OpId v) const;  // G1's predicate
   bool storage_holds() const;  // rule L4 for a full placement
