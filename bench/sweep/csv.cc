@@ -152,24 +152,13 @@ std::optional<int64_t> field_int(const std::string& text) {
   return v;
 }
 
-StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string& source,
-                                     bool drop_partial_tail) {
-  ReadResult result;
-  if (!content.empty() && content.back() != '\n') {
-    const size_t last = content.rfind('\n');
-    const size_t keep = last == std::string_view::npos ? 0 : last + 1;
-    if (!drop_partial_tail) {
-      const size_t lines = static_cast<size_t>(std::count(content.begin(), content.end(), '\n'));
-      return Status::InvalidInput(source + ": line " + std::to_string(lines + 1) +
-                                  ": torn last line (the file does not end with a line break)");
-    }
-    result.dropped_bytes = content.size() - keep;
-    content = content.substr(0, keep);
-  }
-  // The lines, split here too, so that each parsed row keeps its raw text.
-  // Versions 1 and 2 open with their version line; version 3 with the header.
-  std::vector<std::string_view> lines;
-  std::vector<size_t> line_numbers;
+namespace {
+
+// The table's lines after the version line (versions 1 and 2) and the
+// header, each with its line number, so that a parsed row keeps its raw
+// text; the version and the header into `result`.
+Status split_table(std::string_view content, const std::string& source, ReadResult& result,
+                   std::vector<std::string_view>& lines, std::vector<size_t>& line_numbers) {
   size_t begin = 0, number = 0;
   while (begin < content.size()) {
     size_t end = content.find('\n', begin);
@@ -202,6 +191,28 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
   }
   if (number == 0) return Status::InvalidInput(source + ": empty file");
   if (result.header_line.empty()) return Status::InvalidInput(source + ": no header line");
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string& source,
+                                     bool drop_partial_tail) {
+  ReadResult result;
+  if (!content.empty() && content.back() != '\n') {
+    const size_t last = content.rfind('\n');
+    const size_t keep = last == std::string_view::npos ? 0 : last + 1;
+    if (!drop_partial_tail) {
+      const size_t lines = static_cast<size_t>(std::count(content.begin(), content.end(), '\n'));
+      return Status::InvalidInput(source + ": line " + std::to_string(lines + 1) +
+                                  ": torn last line (the file does not end with a line break)");
+    }
+    result.dropped_bytes = content.size() - keep;
+    content = content.substr(0, keep);
+  }
+  std::vector<std::string_view> lines;
+  std::vector<size_t> line_numbers;
+  if (Status st = split_table(content, source, result, lines, line_numbers); !st.ok()) return st;
 
   using Reader = io::CSVReader<kFixedColumnCount, io::trim_chars<>,
                                io::double_quote_escape<',', '"'>, io::throw_on_overflow,
