@@ -89,7 +89,9 @@ int run_generate(const Args& args) {
   StatusOr<Graph> graph = graphgen::generate(family_name, ops, *seed, *given);
   if (!graph.ok()) return fail("generate", graph.status());
 
-  if (Status s = emit(output_path(vm), write_graph_json(*graph)); !s.ok()) return fail("generate", s);
+  if (Status s = emit(output_path(vm), write_graph_json(*graph)); !s.ok()) {
+    return fail("generate", s);
+  }
   return kExitOk;
 }
 

@@ -116,7 +116,8 @@ StatusOr<std::string> read_all(int fd, const std::string& shown) {
 std::optional<int> descriptor_alias(const std::string& path) {
   if (path == "/dev/stdout") return 1;
   if (path == "/dev/stderr") return 2;
-  for (std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/")}) {
+  constexpr std::string_view kPrefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+  for (std::string_view prefix : kPrefixes) {
     if (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0) {
       int fd = -1;
       const char* first = path.data() + prefix.size();
