@@ -222,7 +222,8 @@ Status replace_file(const OutputPlan& plan, std::string_view contents, const std
 // Opens an existing non-regular file (or a /proc link) and writes it.
 Status write_in_place(const std::string& path, std::string_view contents,
                       const std::string& shown) {
-  Fd fd(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+  // O_TRUNC matters only for a /proc link to a regular file; devices ignore it.
+  Fd fd(::open(path.c_str(), O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC));
   if (fd.get() < 0) {
     const int err = errno;
     return Status::IoError(shown + ": cannot open: " + errno_text(err));

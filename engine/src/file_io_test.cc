@@ -1,7 +1,7 @@
 // write_file_atomic on what an output path can be: a symbolic link (written
-// through, the link kept), a FIFO and /dev/null (written in place, never
-// replaced), a directory (refused, nothing left behind); and
-// read_standard_input.
+// through, the link kept), a FIFO, /dev/null, /dev/fd/N and a link into
+// /proc (written in place, never replaced), a directory (refused, nothing
+// left behind); and read_standard_input.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -138,6 +138,28 @@ TEST(FileIo, WritesADescriptorAlias) {
   EXPECT_EQ(::read(ends[0], buf, sizeof buf), 6);
   EXPECT_EQ(std::string(buf), "via fd");
   ::close(ends[0]);
+}
+
+TEST(FileIo, WritesALinkIntoProcInPlace) {
+  // The link's target names a descriptor, not a file that can be replaced:
+  // the file open there is truncated and written, the same inode.
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string file = dir.path() + "/open.txt";
+  ASSERT_TRUE(write_file_atomic(file, "a longer old content").ok());
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  struct stat before {};
+  ASSERT_EQ(::stat(file.c_str(), &before), 0);
+  const std::string link = dir.path() + "/via_proc";
+  ASSERT_EQ(::symlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), link.c_str()), 0);
+  ASSERT_TRUE(write_file_atomic(link, "new").ok());
+  ::close(fd);
+  struct stat after {};
+  ASSERT_EQ(::stat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(Slurp(file), "new");
+  EXPECT_TRUE(fs::is_symlink(link));
 }
 
 TEST(FileIo, RefusesADirectoryAndALinkToOne) {
