@@ -104,11 +104,12 @@ int run_export(const Args& args) {
               "with its latency and distance; loop-carried edges dashed, order edges dotted")
       ("resolved", "tilesched.resolved/1 JSON: every op's latency, resources and pools with "
                    "the kind defaults applied, edges with their latencies, the target's slots "
-                   "and pools (what scripts/draw.py reads)")
-      ("output,o", po::value<std::string>(), "write the output here (atomically) "
-       "instead of standard output");
+                   "and pools (what scripts/draw.py reads)");
+  add_output_option(visible, "the DOT or JSON");
+  add_quiet_option(visible);
   po::options_description hidden;
-  hidden.add_options()("graph", po::value(&graph_path)->required(), "loop graph JSON");
+  hidden.add_options()("graph", po::value(&graph_path)->value_name("GRAPH")->required(),
+                       "loop graph JSON, - for standard input");
   po::positional_options_description positional;
   positional.add("graph", 1);
   po::variables_map vm;
@@ -119,12 +120,10 @@ int run_export(const Args& args) {
   if (vm.count("dot") == vm.count("resolved")) {
     return fail("export", Status::InvalidInput("give exactly one of --dot and --resolved"));
   }
-  StatusOr<Graph> graph = read_graph_file(graph_path);
+  StatusOr<Graph> graph = read_graph_input(graph_path);
   if (!graph.ok()) return fail("export", graph.status());
-  std::optional<std::string> out;
-  if (vm.count("output")) out = vm["output"].as<std::string>();
   const std::string text = vm.count("dot") ? to_dot(*graph) : to_resolved_json(*graph);
-  if (Status s = emit(out, text); !s.ok()) return fail("export", s);
+  if (Status s = emit(output_path(vm), text); !s.ok()) return fail("export", s);
   return kExitOk;
 }
 

@@ -52,9 +52,9 @@ int run_generate(const Args& args) {
       ("ops,n", po::value(&ops), "op count (structured families round down to whole units)")
       ("seed,s", po::value(&seed_text)->default_value("1"), "seed, 0..2^64-1")
       ("param,p", po::value(&params)->composing(),
-       "key=value, repeatable: a family parameter (see --list-params)")
-      ("output,o", po::value<std::string>(), "write the graph here (atomically) instead of "
-       "standard output");
+       "key=value, repeatable: a family parameter (see --list-params)");
+  add_output_option(visible, "the graph");
+  add_quiet_option(visible);
   po::options_description hidden;
   po::positional_options_description positional;
   po::variables_map vm;
@@ -89,9 +89,9 @@ int run_generate(const Args& args) {
   StatusOr<Graph> graph = graphgen::generate(family_name, ops, *seed, *given);
   if (!graph.ok()) return fail("generate", graph.status());
 
-  std::optional<std::string> out;
-  if (vm.count("output")) out = vm["output"].as<std::string>();
-  if (Status s = emit(out, write_graph_json(*graph)); !s.ok()) return fail("generate", s);
+  if (Status s = emit(output_path(vm), write_graph_json(*graph)); !s.ok()) {
+    return fail("generate", s);
+  }
   return kExitOk;
 }
 

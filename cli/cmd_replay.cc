@@ -111,10 +111,13 @@ int run_replay(const Args& args) {
       ("row", po::value(&row_number), "the N-th data row (1 = the first row after the header)")
       ("key", po::value(&key_text),
        "the row with this key: family,ops,seed,generator[,arm_policy]")
-      ("graph-out", po::value<std::string>(), "also write the regenerated graph JSON here")
-      ("output,o", po::value<std::string>(), "write the schedule JSON here instead of stdout");
+      ("graph-out", po::value<std::string>()->value_name("FILE"),
+       "also write the regenerated graph JSON to FILE");
+  add_output_option(visible, "the schedule JSON");
+  add_quiet_option(visible);
   po::options_description hidden;
-  hidden.add_options()("csv", po::value(&csv_path)->required(), "sweep CSV");
+  hidden.add_options()("csv", po::value(&csv_path)->value_name("FILE.csv")->required(),
+                       "sweep CSV");
   po::positional_options_description positional;
   positional.add("csv", 1);
   po::variables_map vm;
@@ -144,9 +147,7 @@ int run_replay(const Args& args) {
   }
   const sweep::ConfigRun run = sweep::run_config(*g, key, recorded->config);
   if (run.schedule) {
-    std::optional<std::string> out;
-    if (vm.count("output")) out = vm["output"].as<std::string>();
-    if (Status s = emit(out, write_schedule_json(*g, *run.schedule)); !s.ok()) {
+    if (Status s = emit(output_path(vm), write_schedule_json(*g, *run.schedule)); !s.ok()) {
       return fail("replay", s);
     }
   }
@@ -154,14 +155,16 @@ int run_replay(const Args& args) {
   StatusOr<std::string> diffs = row_differences(row, run.row, again);
   if (!diffs.ok()) return fail("replay", diffs.status());
   const sweep::ReadRow& now = again.rows.front();
-  std::cerr << "tilesched replay: " << where << " (" << row.key() << "): ";
   if (diffs->empty()) {
+    if (quiet(vm)) return kExitOk;
+    std::cerr << "tilesched replay: " << where << " (" << row.key() << "): ";
     std::cerr << "reproduced (ii " << now[sweep::Col::kIi] << ", stage_count "
               << now[sweep::Col::kStageCount] << ", verified " << now[sweep::Col::kVerified]
               << ")\n";
     return kExitOk;
   }
-  std::cerr << "differs: " << *diffs << "\n";
+  std::cerr << "tilesched replay: " << where << " (" << row.key() << "): differs: " << *diffs
+            << "\n";
   return kExitNoSchedule;
 }
 

@@ -62,9 +62,9 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
        "ends, the best schedule found and the best lower bound, proven_optimal false")
       ("emit", po::value(&f.emit_kind)->default_value("json"),
        "json (the schedule with its Pipe_/Mutex_ values) or region (the materialized region "
-       "as MLIR-like text: stages, ops in order, values spliced in)")
-      ("output,o", po::value<std::string>(), "write the output here (atomically) "
-       "instead of standard output");
+       "as MLIR-like text: stages, ops in order, values spliced in)");
+  add_output_option(visible, "the schedule (or region)");
+  add_quiet_option(visible);
   return visible;
 }
 
@@ -126,7 +126,8 @@ int run_schedule(const Args& args) {
   GenerateOptions opts;
   const po::options_description visible = schedule_options(f, opts);
   po::options_description hidden;
-  hidden.add_options()("graph", po::value(&f.graph_path)->required(), "loop graph JSON");
+  hidden.add_options()("graph", po::value(&f.graph_path)->value_name("GRAPH")->required(),
+                       "loop graph JSON, - for standard input");
   po::positional_options_description positional;
   positional.add("graph", 1);
   po::variables_map vm;
@@ -135,22 +136,20 @@ int run_schedule(const Args& args) {
     return *done;
   }
   if (Status s = resolve_flags(f, opts); !s.ok()) return fail("schedule", s);
-  StatusOr<Graph> graph = read_graph_file(f.graph_path);
+  StatusOr<Graph> graph = read_graph_input(f.graph_path);
   if (!graph.ok()) return fail("schedule", graph.status());
   StatusOr<Schedule> schedule = generate_schedule(*graph, opts);
   if (!schedule.ok()) return fail("schedule", schedule.status());
 
-  std::optional<std::string> out;
-  if (vm.count("output")) out = vm["output"].as<std::string>();
   const std::string text =
       f.emit_kind == "region"
           ? dump_region(*graph, *schedule, carried_materialization(*graph, *schedule))
           : write_schedule_json(*graph, *schedule);
-  if (Status s = emit(out, text); !s.ok()) {
+  if (Status s = emit(output_path(vm), text); !s.ok()) {
     return fail("schedule", s);
   }
   if (!schedule->feasible) {
-    std::cerr << "tilesched schedule: " << f.graph_path << ": no legal schedule ("
+    std::cerr << "tilesched schedule: " << input_name(f.graph_path) << ": no legal schedule ("
               << failure_reason_name(schedule->failure) << ")\n";
     return kExitNoSchedule;
   }

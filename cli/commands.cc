@@ -1,7 +1,11 @@
 // Shared command-line plumbing: option parsing with one-line usage errors,
-// error reporting, output to stdout or an atomically written file.
+// the options every command shares (--quiet, -o/--output), error
+// reporting, inputs from a file or standard input, output to stdout or a
+// file.
 #include "commands.h"
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 
 #include "tilesched/json_io.h"
@@ -9,6 +13,27 @@
 namespace po = boost::program_options;
 
 namespace tilesched::cli {
+
+namespace {
+
+// The user-facing name of positional option `key` ("GRAPH"), or "" when
+// `key` is not a positional option.
+std::string positional_name(const std::string& key, const po::options_description& all,
+                            const po::positional_options_description& positional) {
+  const unsigned count = std::min(positional.max_total_count(), 64u);
+  bool is_positional = false;
+  for (unsigned i = 0; i < count; ++i) is_positional |= positional.name_for_position(i) == key;
+  if (!is_positional) return "";
+  const po::option_description* option = all.find_nothrow(key, false);
+  std::string name = option ? option->semantic()->name() : "";
+  if (name.empty() || name == "arg") {
+    name = key;
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return name;
+}
+
+}  // namespace
 
 std::optional<int> parse_args(const Args& args, std::string_view command,
                               std::string_view synopsis, const po::options_description& visible,
@@ -24,6 +49,14 @@ std::optional<int> parse_args(const Args& args, std::string_view command,
       return kExitOk;
     }
     po::notify(vm);
+  } catch (const po::required_option& e) {
+    std::string key = e.get_option_name();
+    key.erase(0, key.find_first_not_of('-'));
+    const std::string name = positional_name(key, all, positional);
+    std::cerr << "tilesched " << command << ": "
+              << (name.empty() ? std::string(e.what()) : "missing the " + name + " argument")
+              << " (see tilesched " << command << " --help)\n";
+    return kExitBadInput;
   } catch (const po::error& e) {
     std::cerr << "tilesched " << command << ": " << e.what() << " (see tilesched " << command
               << " --help)\n";
@@ -32,19 +65,55 @@ std::optional<int> parse_args(const Args& args, std::string_view command,
   return std::nullopt;
 }
 
+void add_quiet_option(po::options_description& options) {
+  options.add_options()("quiet,q", "print no informational lines on stderr (errors still are)");
+}
+
+bool quiet(const po::variables_map& vm) { return vm.count("quiet") > 0; }
+
+void add_output_option(po::options_description& options, std::string_view what) {
+  options.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
+                        ("write " + std::string(what) +
+                         " to FILE instead of standard output (- is standard output)")
+                            .c_str());
+}
+
+std::optional<std::string> output_path(const po::variables_map& vm) {
+  if (!vm.count("output")) return std::nullopt;
+  return vm["output"].as<std::string>();
+}
+
 int fail(std::string_view command, const Status& status) {
   std::cerr << "tilesched " << command << ": " << status.message() << "\n";
   return status.exit_code();
 }
 
 Status emit(const std::optional<std::string>& path, std::string_view text) {
-  if (!path) {
+  if (!path || *path == kStdio) {
     std::cout << text;
     std::cout.flush();
     if (!std::cout) return Status::IoError("cannot write to standard output");
     return Status::Ok();
   }
   return write_file_atomic(*path, text);
+}
+
+std::string input_name(const std::string& path) {
+  return path == kStdio ? std::string(kStdinName) : path;
+}
+
+StatusOr<Graph> read_graph_input(const std::string& path) {
+  if (path != kStdio) return read_graph_file(path);
+  StatusOr<std::string> text = read_standard_input();
+  if (!text.ok()) return text.status();
+  return parse_graph_json(*text, kStdinName);
+}
+
+StatusOr<Schedule> read_schedule_input(const std::string& path, const Graph& g) {
+  if (path != kStdio) return read_schedule_file(path, g);
+  StatusOr<std::string> text = read_standard_input();
+  if (!text.ok()) return text.status();
+  return parse_schedule_json(*text, kStdinName, g);
 }
 
 }  // namespace tilesched::cli

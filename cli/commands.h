@@ -11,6 +11,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "tilesched/graph.h"
+#include "tilesched/schedule.h"
 #include "tilesched/status.h"
 
 namespace tilesched::cli {
@@ -33,7 +35,9 @@ int run_export(const Args& args);
 
 // Parses `args` against `visible` plus positional `positional`. On a usage
 // error prints one line and returns kExitBadInput; on --help prints usage
-// and returns kExitOk; otherwise returns nullopt with `vm` filled.
+// and returns kExitOk; otherwise returns nullopt with `vm` filled. A
+// missing positional argument is named by its value_name ("GRAPH"), else
+// by its option name in capitals: "missing the GRAPH argument".
 std::optional<int> parse_args(const Args& args, std::string_view command,
                               std::string_view synopsis,
                               const boost::program_options::options_description& visible,
@@ -41,11 +45,29 @@ std::optional<int> parse_args(const Args& args, std::string_view command,
                               const boost::program_options::positional_options_description& positional,
                               boost::program_options::variables_map& vm);
 
+// Options every command spells the same way.
+//   --quiet/-q: no informational lines on stderr (progress, "reproduced");
+//     errors and the reason for a non-zero exit are still printed.
+//   -o/--output FILE: where the command's main output goes, written by
+//     emit(); "-" or no option is standard output.
+void add_quiet_option(boost::program_options::options_description& options);
+bool quiet(const boost::program_options::variables_map& vm);
+void add_output_option(boost::program_options::options_description& options, std::string_view what);
+std::optional<std::string> output_path(const boost::program_options::variables_map& vm);
+
 // Prints "tilesched COMMAND: message" on one line to stderr and returns the
 // exit status for the status.
 int fail(std::string_view command, const Status& status);
 
-// Writes `text` to stdout, or atomically to `path` when given.
+// Writes `text` to stdout when `path` is absent or "-", else to `path`
+// through write_file_atomic (a regular file replaced atomically, a link
+// written through, a FIFO or device written in place).
 Status emit(const std::optional<std::string>& path, std::string_view text);
+
+// Input files: "-" reads standard input, named "<stdin>" in messages.
+inline constexpr std::string_view kStdio = "-";
+std::string input_name(const std::string& path);
+StatusOr<Graph> read_graph_input(const std::string& path);
+StatusOr<Schedule> read_schedule_input(const std::string& path, const Graph& g);
 
 }  // namespace tilesched::cli

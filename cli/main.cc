@@ -15,7 +15,7 @@ constexpr std::string_view kUsage =
     "\n"
     "commands:\n"
     "  schedule GRAPH   schedule a loop graph and print the schedule JSON\n"
-    "  verify GRAPH SCHEDULE\n"
+    "  verify GRAPH SCHEDULE [--json]\n"
     "                   check a schedule against the legality rules L1-L7\n"
     "  generate --list | --family NAME --ops N [--seed S] [--param k=v ...]\n"
     "                   write a loop graph of a random or structured family\n"
@@ -33,7 +33,9 @@ constexpr std::string_view kUsage =
     "                   write the loop graph as Graphviz DOT or with its defaults resolved\n"
     "\n"
     "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
-    "schedule (verify: illegal), 2 bad usage or bad input.\n";
+    "schedule (verify: illegal), 2 bad usage or bad input. schedule, verify,\n"
+    "generate, import, export and replay take -o/--output FILE (- for standard\n"
+    "output), - for an input file to read standard input, and -q/--quiet.\n";
 
 }  // namespace
 

@@ -30,9 +30,18 @@ StatusOr<Schedule> parse_schedule_json(std::string_view text, std::string_view s
 StatusOr<Schedule> read_schedule_file(const std::string& path, const Graph& g);
 std::string write_schedule_json(const Graph& g, const Schedule& s);
 
-// Whole-file I/O. write_file_atomic writes a temporary file beside `path`
-// and renames it over `path`, so a reader never sees a partial file.
+// Whole-file I/O. read_file and read_standard_input refuse input over
+// limits::kMaxFileBytes; messages about standard input name it kStdinName.
+inline constexpr std::string_view kStdinName = "<stdin>";
 StatusOr<std::string> read_file(const std::string& path);
+StatusOr<std::string> read_standard_input();
+
+// Writes `contents` to `path` so that a reader never sees a partial file
+// where that can be helped. A regular file or a new path: a temporary file
+// beside it, renamed over it (the old file's permissions kept). A symbolic
+// link: the same at the link's final target; the link stays. A FIFO, a
+// device, a socket, /dev/stdout, /dev/stderr, /dev/fd/N or a link into
+// /proc: opened and written in place, never replaced. A directory: refused.
 Status write_file_atomic(const std::string& path, std::string_view contents);
 
 }  // namespace tilesched
