@@ -4,6 +4,7 @@
 // Exit 0 when every row verified, 1 when some did not, 2 bad usage/input.
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
@@ -157,6 +158,16 @@ int run_sweep(const Args& args) {
                                               " is out of range 1..1024"));
   }
   if (f.out.empty()) return fail("sweep", Status::InvalidInput("--output: empty file name"));
+  // The sweep keeps OUTPUT.partial and OUTPUT.json beside its CSV, so the
+  // CSV must be a file, not standard output, a device or a FIFO.
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(f.out, ec);
+  const bool special = f.out == "-" || f.out.rfind("/dev/", 0) == 0 || f.out.rfind("/proc/", 0) == 0;
+  if (special || (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))) {
+    return fail("sweep", Status::InvalidInput("--output: " + f.out +
+                                              " is not a regular file (the sweep writes "
+                                              "OUTPUT.partial and OUTPUT.json beside it)"));
+  }
   const bool quiet = vm.count("quiet") > 0;
   opts.out = f.out;
   opts.jobs = f.jobs;

@@ -40,6 +40,14 @@ done
 expect 2 "$bin" sweep --families all
 grep -qx "tilesched sweep: --output FILE.csv is required" "$work/err" || fail "no --output: $(cat "$work/err")"
 expect 2 "$bin" sweep --preset quick --output "$work/empty"  # a directory
+# Standard output, a device or a FIFO: the sweep's side files would land
+# beside them, so they are refused before anything is written.
+mkfifo "$work/fifo"
+for target in - /dev/stdout "$work/fifo"; do
+  expect 2 "$bin" sweep --preset quick --output "$target"
+  grep -q "is not a regular file" "$work/err" || fail "sweep -o $target: $(cat "$work/err")"
+done
+[[ ! -e /dev/stdout.json && ! -e /dev/stdout.partial ]] || fail "sweep left files in /dev"
 expect 2 "$bin" sweep --preset quick --output "$work/empty/no/such/dir.csv"
 expect 2 "$bin" sweep --preset quick --output "$work/empty/a.csv" --out "$work/empty/b.csv"
 for args in "--graphs" "--graphs $work/nope" "--graphs $work/empty" "--graphs $examples --ops 8" \
