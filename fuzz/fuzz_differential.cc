@@ -1,14 +1,15 @@
-// fuzz_differential: tiny fuzzed graphs through serial, cost-based (both
-// arm policies, both II searches), ims and the exact oracle. Checks, with
-// MII from compute_mii (mii.h), not from a generator:
+// fuzz_differential: tiny fuzzed graphs through serial, ims, sms, one
+// cost-based configuration (arm policy and II search chosen by the input)
+// and, on one input in eight, the exact oracle under a per-input budget.
+// Checks, with MII from compute_mii (mii.h), not from a generator:
 //   every feasible schedule is legal (verifier) and has MII <= II;
 //   every heuristic generator reports that same MII;
-//   where the serial schedule is legal, every cost-based and ims run is
-//   feasible with II <= the serial II (their default II cap is the serial II);
+//   where the serial schedule is legal, every heuristic run is feasible
+//   with II <= the serial II (their default II cap is the serial II);
 //   the exact oracle answers (any error is a failure: it has no "not
 //   available" answer); MII <= its lower bound <= every II a generator
 //   found; where serial is legal it is feasible with II <= the serial II;
-//   and only a proven-optimal II is held below every cost-based and ims II
+//   and only a proven-optimal II is held below every heuristic II
 //   (a time-limited answer may be the heuristic's own schedule).
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +41,11 @@ Schedule run_checked(const Graph& g, const fuzz::GeneratorConfig& config, int64_
 void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t best_heuristic) {
   GenerateOptions options;
   options.generator = GeneratorKind::kExact;
+  // A budget per input: half a second in all (a tiny graph's proof usually
+  // takes milliseconds; a timed-out one is still checked as a time-limited
+  // answer) and a short stage-count descent.
+  options.exact.time_limit_ms = 500;
+  options.exact.descent_rlimit = 20'000;
   const StatusOr<Schedule> x = generate_schedule(g, options);
   FUZZ_CHECK(x.ok(), "exact returned an error", x.status().message() + "\n" + fuzz::describe(g));
   if (x->feasible) {
@@ -104,12 +110,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<fuzz::GeneratorConfig> configs = fuzz::generator_configs(in.ConsumeIntegral<uint64_t>());
 
   const Schedule serial = run_checked(*g, configs[0], mii);  // configs[0] is serial
-  int64_t best_heuristic = -1;  // the smallest cost-based or ims II, -1: none feasible
+  // The heuristics: ims, sms and one cost-based configuration (arm policy
+  // and II search chosen by the input; the oracle's own start below adds
+  // both arm policies at their defaults).
+  std::vector<size_t> cost_based;
+  for (size_t c = 0; c < configs.size(); ++c) {
+    if (configs[c].options.generator == GeneratorKind::kCostBased) cost_based.push_back(c);
+  }
+  const size_t chosen = cost_based[in.ConsumeIntegralInRange<size_t>(0, cost_based.size() - 1)];
+  int64_t best_heuristic = -1;  // the smallest cost-based, ims or sms II, -1: none feasible
   for (size_t c = 1; c < configs.size(); ++c) {
-    // The heuristics: every configuration but serial, auto and the oracle.
     const GeneratorKind kind = configs[c].options.generator;
     if (kind == GeneratorKind::kSerial || kind == GeneratorKind::kAuto ||
-        kind == GeneratorKind::kExact) {
+        kind == GeneratorKind::kExact || (kind == GeneratorKind::kCostBased && c != chosen)) {
       continue;
     }
     const Schedule s = run_checked(*g, configs[c], mii);
@@ -124,6 +137,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (s.feasible && (best_heuristic < 0 || s.ii < best_heuristic)) best_heuristic = s.ii;
   }
 
-  check_exact(*g, mii, serial, best_heuristic);
+  // The oracle costs ten times the heuristics under ASan, whatever the
+  // graph's size (a Z3 context and its solver setup, most of it): it runs
+  // on the inputs that ask for it, one in eight, which keeps the target over
+  // 50 inputs a second (fuzz/README.md) with every check below in play.
+  if (in.ConsumeIntegralInRange<int>(0, 7) == 0) check_exact(*g, mii, serial, best_heuristic);
   return 0;
 }

@@ -1,12 +1,16 @@
 // fuzz_schedule: bytes -> a structured loop graph (fuzz_support.h), then
-// every generator configuration: serial, cost-based under both arm
-// policies and both II searches, and the seed's auto selector. Checks:
-// a graph the builder refuses is an InvalidInput with a JSON path (never a
-// crash); every generator answers; every feasible schedule passes the
-// verifier (L1-L7, stage/order, the attached Pipe_/Mutex_ values), has
-// II >= MII, and survives the schedule JSON round trip; an infeasible one
-// names its reason (the storage budget where the stores alone exceed the
-// storage pool); one configuration, rerun, gives the same schedule.
+// one generator configuration chosen by the input: serial, cost-based under
+// either arm policy and either II search, ims, sms, or the seed's auto
+// selector. Checks: a graph the builder refuses is an InvalidInput with a
+// JSON path (never a crash); the generator answers; a feasible schedule
+// passes the verifier (L1-L7, stage/order, the attached Pipe_/Mutex_
+// values) and has II >= MII; an infeasible one names its reason (the
+// storage budget where the stores alone exceed the storage pool); on one
+// input in four a rerun gives the same schedule, and on one in two a
+// feasible schedule survives the schedule JSON round trip. One
+// configuration per input, and those checks on a share of the inputs,
+// keep the fuzzer near 200 inputs a second under ASan (fuzz/README.md);
+// over a campaign every configuration meets every check.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,8 +23,10 @@ using namespace tilesched;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   fuzz::GraphCaps caps;
-  caps.max_ops = 16;  // keeps six generator runs per input near 100 per second
-  caps.max_edges = 48;
+  caps.max_ops = 12;
+  caps.max_edges = 32;
+  caps.max_latency = 8;
+  caps.max_duration = 4;
   const StatusOr<Graph> g = fuzz::consume_graph(in, caps);
   if (!g.ok()) {
     FUZZ_CHECK(g.status().code() == StatusCode::kInvalidInput, "graph refusal is not InvalidInput",
@@ -31,26 +37,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const uint64_t seed = in.ConsumeIntegral<uint64_t>();
   const std::vector<fuzz::GeneratorConfig> configs = fuzz::generator_configs(seed);
-  const size_t rerun = in.ConsumeIntegralInRange<size_t>(0, configs.size() - 1);
-  for (size_t c = 0; c < configs.size(); ++c) {
-    const fuzz::GeneratorConfig& config = configs[c];
-    StatusOr<Schedule> s = generate_schedule(*g, config.options);
-    FUZZ_CHECK(s.ok(), config.name + " returned an error", s.status().message() + "\n" + fuzz::describe(*g));
-    if (c == rerun) {
-      StatusOr<Schedule> again = generate_schedule(*g, config.options);
-      FUZZ_CHECK(again.ok() && fuzz::same_result(*s, *again), config.name + " is not deterministic",
-                 fuzz::describe(*g, *s));
-    }
-    fuzz::check_result(*g, *s, config.name);
-    if (!s->feasible) continue;
-    const std::string written = write_schedule_json(*g, *s);
-    StatusOr<Schedule> back = parse_schedule_json(written, "written", *g);
-    FUZZ_CHECK(back.ok(), config.name + ": written schedule is refused",
-               back.status().message() + "\n" + fuzz::describe(*g, *s));
-    FUZZ_CHECK(back->ii == s->ii && back->start == s->start && back->stage == s->stage &&
-                   back->order == s->order && back->pipes == s->pipes &&
-                   back->mutexes == s->mutexes && back->flags == s->flags,
-               config.name + ": schedule JSON round trip changed it", fuzz::describe(*g, *s));
+  const fuzz::GeneratorConfig& config =
+      configs[in.ConsumeIntegralInRange<size_t>(0, configs.size() - 1)];
+  StatusOr<Schedule> s = generate_schedule(*g, config.options);
+  FUZZ_CHECK(s.ok(), config.name + " returned an error", s.status().message() + "\n" + fuzz::describe(*g));
+  fuzz::check_result(*g, *s, config.name);
+  if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {  // a rerun on one input in four
+    StatusOr<Schedule> again = generate_schedule(*g, config.options);
+    FUZZ_CHECK(again.ok() && fuzz::same_result(*s, *again), config.name + " is not deterministic",
+               fuzz::describe(*g, *s));
   }
+  // The JSON round trip on one feasible schedule in two.
+  if (!s->feasible || in.ConsumeBool()) return 0;
+  const std::string written = write_schedule_json(*g, *s);
+  StatusOr<Schedule> back = parse_schedule_json(written, "written", *g);
+  FUZZ_CHECK(back.ok(), config.name + ": written schedule is refused",
+             back.status().message() + "\n" + fuzz::describe(*g, *s));
+  FUZZ_CHECK(back->ii == s->ii && back->start == s->start && back->stage == s->stage &&
+                 back->order == s->order && back->pipes == s->pipes &&
+                 back->mutexes == s->mutexes && back->flags == s->flags,
+             config.name + ": schedule JSON round trip changed it", fuzz::describe(*g, *s));
   return 0;
 }

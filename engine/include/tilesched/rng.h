@@ -57,9 +57,10 @@ class SplitMix64 {
   // Fisher-Yates: every permutation equally likely, drawn from this
   // generator only.
   template <std::ranges::random_access_range R>
+    requires std::ranges::sized_range<R>
   void shuffle(R&& items) {
     auto first = std::ranges::begin(items);
-    const auto n = static_cast<uint64_t>(std::ranges::distance(items));
+    const auto n = static_cast<uint64_t>(std::ranges::size(items));
     for (uint64_t i = n; i > 1; --i) {
       const uint64_t j = below(i);  // j in [0, i)
       using std::swap;
