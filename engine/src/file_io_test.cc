@@ -16,33 +16,12 @@
 
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
+#include "test_files.h"
 
 namespace tilesched {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tilesched-io-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  std::string path_;
-};
 
 std::string Slurp(const std::string& path) {
   StatusOr<std::string> text = read_file(path);
@@ -50,7 +29,7 @@ std::string Slurp(const std::string& path) {
 }
 
 TEST(FileIo, WritesThroughASymlinkAndKeepsIt) {
-  TempDir dir;
+  TempDir dir("tilesched-io");
   ASSERT_FALSE(dir.path().empty());
   const std::string target = dir.path() + "/target.json";
   ASSERT_TRUE(write_file_atomic(target, "old").ok());
@@ -65,7 +44,7 @@ TEST(FileIo, WritesThroughASymlinkAndKeepsIt) {
 }
 
 TEST(FileIo, FollowsAChainOfLinksIntoAnotherDirectory) {
-  TempDir dir;
+  TempDir dir("tilesched-io");
   ASSERT_FALSE(dir.path().empty());
   ASSERT_TRUE(fs::create_directory(dir.path() + "/sub"));
   const std::string target = dir.path() + "/sub/real.json";
@@ -80,7 +59,7 @@ TEST(FileIo, FollowsAChainOfLinksIntoAnotherDirectory) {
 }
 
 TEST(FileIo, ADanglingLinkGetsItsTargetCreated) {
-  TempDir dir;
+  TempDir dir("tilesched-io");
   ASSERT_FALSE(dir.path().empty());
   ASSERT_EQ(::symlink("later.json", (dir.path() + "/link.json").c_str()), 0);
   ASSERT_TRUE(write_file_atomic(dir.path() + "/link.json", "made").ok());
@@ -89,7 +68,7 @@ TEST(FileIo, ADanglingLinkGetsItsTargetCreated) {
 }
 
 TEST(FileIo, ALinkLoopIsRefused) {
-  TempDir dir;
+  TempDir dir("tilesched-io");
   ASSERT_FALSE(dir.path().empty());
   ASSERT_EQ(::symlink("y", (dir.path() + "/x").c_str()), 0);
   ASSERT_EQ(::symlink("x", (dir.path() + "/y").c_str()), 0);
@@ -100,7 +79,7 @@ TEST(FileIo, ALinkLoopIsRefused) {
 }
 
 TEST(FileIo, WritesAFifoInPlace) {
-  TempDir dir;
+  TempDir dir("tilesched-io");
   ASSERT_FALSE(dir.path().empty());
   const std::string fifo = dir.path() + "/pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -118,7 +97,7 @@ TEST(FileIo, WritesDevNullInPlace) {
   // As root a regression would replace the system's /dev/null, so the test
   // writes a private node of the same device (1, 3) when it may make one;
   // without the right to, /dev/null itself cannot be replaced either.
-  TempDir dir;
+  TempDir dir("tilesched-io");
   ASSERT_FALSE(dir.path().empty());
   std::string null_path = dir.path() + "/null";
   if (::mknod(null_path.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) != 0) null_path = "/dev/null";
@@ -143,7 +122,7 @@ TEST(FileIo, WritesADescriptorAlias) {
 TEST(FileIo, WritesALinkIntoProcInPlace) {
   // The link's target names a descriptor, not a file that can be replaced:
   // the file open there is truncated and written, the same inode.
-  TempDir dir;
+  TempDir dir("tilesched-io");
   ASSERT_FALSE(dir.path().empty());
   const std::string file = dir.path() + "/open.txt";
   ASSERT_TRUE(write_file_atomic(file, "a longer old content").ok());
@@ -163,7 +142,7 @@ TEST(FileIo, WritesALinkIntoProcInPlace) {
 }
 
 TEST(FileIo, RefusesADirectoryAndALinkToOne) {
-  TempDir dir;
+  TempDir dir("tilesched-io");
   ASSERT_FALSE(dir.path().empty());
   ASSERT_TRUE(fs::create_directory(dir.path() + "/sub"));
   ASSERT_EQ(::symlink("sub", (dir.path() + "/to_sub").c_str()), 0);

@@ -16,6 +16,7 @@
 
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
+#include "test_files.h"
 
 namespace tilesched {
 namespace {
@@ -612,30 +613,8 @@ TEST(GraphJson, RoundTripsVariedGraphs) {
 
 // ---- files ------------------------------------------------------------------
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tilesched-json-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) ? tmpl : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  std::string path_;
-};
-
 TEST(GraphJson, ReadsAndWritesFiles) {
-  TempDir dir;
+  TempDir dir("tilesched-json");
   ASSERT_FALSE(dir.path().empty());
   StatusOr<Graph> g = Parse(kSpecExample);
   ASSERT_TRUE(g.ok());
@@ -658,7 +637,7 @@ TEST(GraphJson, ReadsAndWritesFiles) {
 }
 
 TEST(GraphJson, WriteFileAtomicFailsCleanly) {
-  TempDir dir;
+  TempDir dir("tilesched-json");
   ASSERT_FALSE(dir.path().empty());
   Status no_dir = write_file_atomic(dir.path() + "/missing/out.json", "x");
   EXPECT_EQ(no_dir.code(), StatusCode::kIoError);
@@ -678,7 +657,7 @@ TEST(GraphJson, WriteFileAtomicFailsCleanly) {
 }
 
 TEST(GraphJson, ReadFileRefusesFilesOverTheLimit) {
-  TempDir dir;
+  TempDir dir("tilesched-json");
   ASSERT_FALSE(dir.path().empty());
   const std::string file = dir.path() + "/big.loop.json";
   { std::ofstream out(file); }
