@@ -22,6 +22,8 @@
 //               skipped with a message when the directory is absent
 //
 // usage: exact_bench [TIME_LIMIT_SECONDS] [SEEDS_PER_SIZE] [GROUPS] [HLS_DIR]
+//   environment: TILESCHED_EXACT_BENCH_DUMP=DIR also writes every graph to
+//   DIR/NAME.loop.json
 //   GROUPS: comma-separated group names, or "all" (the default)
 //   HLS_DIR: defaults to the CMake cache variable TILESCHED_HLS_DIR
 // e.g. exact_bench 10 6 structured,hls
@@ -132,6 +134,13 @@ Graph mixed_graph(int n, uint64_t seed) {
 }
 
 Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
+  // TILESCHED_EXACT_BENCH_DUMP=DIR: each graph is also written to
+  // DIR/NAME.loop.json, to study it with the command line.
+  if (const char* dir = std::getenv("TILESCHED_EXACT_BENCH_DUMP")) {
+    const tilesched::Status s = tilesched::write_file_atomic(
+        std::string(dir) + "/" + g.name + ".loop.json", tilesched::write_graph_json(g));
+    if (!s.ok()) std::fprintf(stderr, "%s\n", s.message().c_str());
+  }
   tilesched::ExactOptions opts;
   opts.time_limit_ms = limit_ms;
   const auto t0 = std::chrono::steady_clock::now();
