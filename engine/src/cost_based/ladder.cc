@@ -65,6 +65,7 @@ bool Ladder::upfront_in_force() const {
 bool Ladder::rerun_winner() {
   if (!winner_ || *winner_ == Rung::kSerialFallback) return false;
   placement_.clear_seats();
+  if (*winner_ == Rung::kBacktrack) return driver_.backtrack();
   return driver_.run(*winner_);
 }
 
