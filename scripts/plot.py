@@ -183,7 +183,8 @@ def main():
     ax.set_ylabel("II / MII")
     ax.set_title(f"II over MII per generator ({len(ok)} verified rows)")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-    plt.setp(ax.get_xticklabels(), rotation=15, ha="right")
+    plt.setp(ax.get_xticklabels(), rotation=30, ha="right", fontsize=8)
+    fig.tight_layout()
     save(fig, args.out, "ii_over_mii", written)
     plt.close(fig)
 
@@ -265,6 +266,8 @@ def main():
             patch.set_alpha(0.5)
         ax.set_ylabel("(II - optimal II) / optimal II")
         ax.set_title(f"Optimality gap ({len(gap)} rows with an exact figure)")
+        plt.setp(ax.get_xticklabels(), rotation=30, ha="right", fontsize=8)
+        fig.tight_layout()
         save(fig, args.out, "optimality_gap", written)
         plt.close(fig)
     else:
