@@ -107,7 +107,9 @@ int64_t Driver::backtrack_budget(int ratio, int64_t work) const {
 // search with one frame per seated op.
 class Backtracker {
  public:
-  Backtracker(Driver& d, int64_t budget);
+  // `restart` > 0 breaks the fail-first ties by a seeded shuffle of the
+  // priority order instead of the order itself.
+  Backtracker(Driver& d, int64_t budget, int restart = 0);
   bool run();
 
  private:
@@ -154,7 +156,7 @@ class Backtracker {
   std::vector<SlotClaims> claims_;
 };
 
-Backtracker::Backtracker(Driver& d, int64_t budget)
+Backtracker::Backtracker(Driver& d, int64_t budget, int restart)
     : d_(d),
       p_(d.p_),
       ctx_(d.ctx_),
@@ -168,7 +170,11 @@ Backtracker::Backtracker(Driver& d, int64_t budget)
       count_(n_, 0),
       stale_(n_, 1),
       claims_(singleton_claims(d.ctx_, d.p_.ii())) {
-  const std::vector<OpId> order = priority_order(ctx_);
+  std::vector<OpId> order = priority_order(ctx_);
+  if (restart > 0) {
+    SplitMix64 rng(ctx_.opts.seed ^ (static_cast<uint64_t>(restart) * 0x9E3779B97F4A7C15ull));
+    rng.shuffle(order);
+  }
   for (int i = 0; i < n_; ++i) rank_[order[i]] = i;
   for (OpId v = 0; v < n_; ++v) {
     const NodeRrt& node = ctx_.nodes[v];
@@ -312,7 +318,16 @@ bool Driver::backtrack(int64_t budget) {
   ++stats_.rung_attempts[static_cast<int>(Rung::kBacktrack)];
   // The earlier rungs' reasons stay: this rung's failure adds one line.
   searched_all_ = false;
-  if (!Backtracker(*this, budget).run()) return false;
+  // Restarts: half the budget in the priority order, then the rest split
+  // among kRestarts shuffled tie-breaks.
+  bool placed = false;
+  for (int r = 0; r <= kRestarts && !placed; ++r) {
+    const int64_t share = r == 0 ? budget / 2 : std::max<int64_t>(1, budget / (2 * kRestarts));
+    if (r > 0) p_.clear_seats();
+    placed = Backtracker(*this, share, r).run();
+    if (!placed && searched_all_) return false;  // the whole space is searched
+  }
+  if (!placed) return false;
   ++stats_.rung_successes[static_cast<int>(Rung::kBacktrack)];
   return true;
 }

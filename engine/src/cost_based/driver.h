@@ -67,6 +67,8 @@ class Driver {
   static constexpr int64_t kRungWork = int64_t{32} * 64 * 64 * 64;
   // The descent's work at one II.
   static constexpr int64_t kDescentWork = int64_t{1} << 26;
+  // Restarts with shuffled tie-breaks after the first half of a budget.
+  static constexpr int kRestarts = 4;
   // Restarts the permute arm's sampling stream for an II attempt, so an
   // attempt depends on (seed, II) only, not on which IIs were tried before
   // (the galloping search re-runs the II it settles on).
