@@ -313,16 +313,14 @@ bool Backtracker::run() {
   }
 }
 
-bool Driver::backtrack(int64_t budget) {
+bool Driver::backtrack(int64_t budget, int restarts) {
   if (budget <= 0 || ctx_.g.op_count() == 0) return false;
   ++stats_.rung_attempts[static_cast<int>(Rung::kBacktrack)];
   // The earlier rungs' reasons stay: this rung's failure adds one line.
   searched_all_ = false;
-  // Restarts: half the budget in the priority order, then the rest split
-  // among kRestarts shuffled tie-breaks.
   bool placed = false;
-  for (int r = 0; r <= kRestarts && !placed; ++r) {
-    const int64_t share = r == 0 ? budget / 2 : std::max<int64_t>(1, budget / (2 * kRestarts));
+  for (int r = 0; r <= restarts && !placed; ++r) {
+    const int64_t share = r == 0 ? budget : std::max<int64_t>(1, budget / (2 * restarts));
     if (r > 0) p_.clear_seats();
     placed = Backtracker(*this, share, r).run();
     if (!placed && searched_all_) return false;  // the whole space is searched

@@ -54,8 +54,13 @@ class Driver {
   // within one II of its window, until every op is placed or the budget
   // (backtrack_budget_ratio seats per op) is spent. True when every op is
   // placed.
-  bool backtrack() { return backtrack(backtrack_budget(ctx_.opts.backtrack_budget_ratio, kRungWork)); }
-  bool backtrack(int64_t budget);  // REQUIRES: budget >= 0 seats
+  bool backtrack() {
+    return backtrack(backtrack_budget(ctx_.opts.backtrack_budget_ratio, kRungWork), kRestarts);
+  }
+  // REQUIRES: budget >= 0 seats. After a run in the priority order that
+  // spends `budget`, `restarts` runs with seeded tie-break shuffles share
+  // another half of it.
+  bool backtrack(int64_t budget, int restarts);
   // The last backtracking run failed having tried every seat it allows
   // (not for want of budget).
   bool searched_all() const { return searched_all_; }
@@ -67,7 +72,7 @@ class Driver {
   static constexpr int64_t kRungWork = int64_t{32} * 64 * 64 * 64;
   // The descent's work at one II.
   static constexpr int64_t kDescentWork = int64_t{1} << 26;
-  // Restarts with shuffled tie-breaks after the first half of a budget.
+  // Restarts with shuffled tie-breaks after a run in the priority order.
   static constexpr int kRestarts = 4;
   // Restarts the permute arm's sampling stream for an II attempt, so an
   // attempt depends on (seed, II) only, not on which IIs were tried before

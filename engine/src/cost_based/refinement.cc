@@ -43,7 +43,8 @@ bool Refinement::descend(int64_t ii, int budget_ratio) {
     return false;
   }
   placement_.clear_constraints();
-  if (!driver_.backtrack(driver_.backtrack_budget(budget_ratio, Driver::kDescentWork))) {
+  if (!driver_.backtrack(driver_.backtrack_budget(budget_ratio, Driver::kDescentWork),
+                         Driver::kRestarts)) {
     if (!driver_.failure().empty()) notes_.add(driver_.failure().back());  // the rung's own line
     status_ = found_status;
     return false;
