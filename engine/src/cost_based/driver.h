@@ -49,10 +49,11 @@ class Driver {
   // Runs one rung of the ladder at the placement's II on an empty table.
   // True when every op is placed.
   bool run(Rung rung);
-  // The backtracking rung (backtrack.cc): a depth-first search over the
-  // ops in the Rau rung's priority order, each tried at every gated seat
-  // within one II of its window, until every op is placed or the budget
-  // (backtrack_budget_ratio seats per op) is spent. True when every op is
+  // The backtracking rung (backtrack.cc): a depth-first search that seats
+  // next the unplaced op with the fewest gated seats (ties by the Rau
+  // rung's priority), trying each seat within one II of its window, until
+  // every op is placed or the budget (backtrack_budget_ratio seats per op)
+  // is spent, then kRestarts shuffled tie-breaks. True when every op is
   // placed.
   bool backtrack() {
     return backtrack(backtrack_budget(ctx_.opts.backtrack_budget_ratio, kRungWork), kRestarts);
