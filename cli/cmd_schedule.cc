@@ -27,7 +27,8 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
   visible.add_options()
       ("help,h", "show this help")
       ("generator,g", po::value(&f.generator)->default_value("auto"),
-       "auto | serial | cost-based | ims (Rau's iterative modulo scheduling) | sms (swing "
+       "auto | serial | cost-based | cost-based-seed (cost-based as the seeds write it, "
+       "docs/COST_BASED.md) | ims (Rau's iterative modulo scheduling) | sms (swing "
        "modulo scheduling) | exact (the Z3 "
        "oracle: the optimal II, proven when the time limit allows); auto applies seed 001's "
        "selector")
