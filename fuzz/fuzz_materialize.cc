@@ -87,6 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 1: {
       CostBasedOptions o;
       o.arm_policy = in.ConsumeBool() ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
+      o.descent_budget_ratio = fuzz::kFuzzDescentBudgetRatio;
       s = generate_cost_based(*g, o).schedule;
       break;
     }

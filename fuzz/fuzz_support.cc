@@ -146,6 +146,7 @@ std::vector<GeneratorConfig> generator_configs(uint64_t seed) {
       o.cost_based.arm_policy = policy;
       o.cost_based.ii_search = search;
       o.cost_based.seed = seed;
+      o.cost_based.descent_budget_ratio = kFuzzDescentBudgetRatio;
       configs.push_back({"cost-based/" + std::string(arm_policy_name(policy)) + "/" +
                              std::string(ii_search_name(search)),
                          o});
@@ -160,6 +161,7 @@ std::vector<GeneratorConfig> generator_configs(uint64_t seed) {
   GenerateOptions automatic;
   automatic.generator = GeneratorKind::kAuto;
   automatic.cost_based.seed = seed;
+  automatic.cost_based.descent_budget_ratio = kFuzzDescentBudgetRatio;
   configs.push_back({"auto", automatic});
   return configs;
 }

@@ -49,6 +49,12 @@ struct GeneratorConfig {
 // serial; cost-based with both arm policies and both II searches; auto.
 std::vector<GeneratorConfig> generator_configs(uint64_t seed);
 
+// The cost-based generator's descent budget in the fuzzers: seats per op
+// at each II below the one found. The default (10000) lets one small graph
+// whose lower IIs cannot be met take a tenth of a second or more under the
+// sanitizers; this still runs every line of the descent.
+inline constexpr int kFuzzDescentBudgetRatio = 64;
+
 // Prints "fuzz check failed: WHAT" and the context to stderr, then aborts.
 [[noreturn]] void fail(std::string_view what, std::string_view context);
 
