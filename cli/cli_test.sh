@@ -74,15 +74,7 @@ expect 1 "$bin" verify "$examples/gemm_mainloop.loop.json" "$work/bad_pipes.sche
 grep -q 'materialization' "$work/out" || fail "verify did not name the materialization rule"
 
 # An illegal schedule: move the read before the load's latency ends.
-/usr/bin/python3 - "$work/seed_worked_example.schedule.json" "$work/tampered.schedule.json" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-for op in s["ops"]:
-    if op["id"] == "read":
-        op["start"] = 1
-        del op["stage"], op["order"]
-json.dump(s, open(sys.argv[2], "w"))
-PY
+tamper_read_start "$work/seed_worked_example.schedule.json" "$work/tampered.schedule.json"
 expect 1 "$bin" verify "$examples/seed_worked_example.loop.json" "$work/tampered.schedule.json"
 grep -q 'L1-dependence' "$work/out" || fail "verify did not name L1 for the tampered schedule"
 

@@ -138,15 +138,7 @@ assert d["format"] == "tilesched.verdict/1" and d["graph"] == "seed-worked-examp
 assert d["legal"] is True and d["feasible"] is True and d["ii"] == 16 and d["op_count"] == 4
 assert d["violation_count"] == 0 and d["rule_counts"] == {} and d["violations"] == []
 PY
-/usr/bin/python3 - "$work/plain.json" "$work/tampered.json" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-for op in s["ops"]:
-    if op["id"] == "read":
-        op["start"] = 1
-        del op["stage"], op["order"]
-json.dump(s, open(sys.argv[2], "w"))
-PY
+tamper_read_start "$work/plain.json" "$work/tampered.json"
 expect 1 "$bin" verify "$graph" "$work/tampered.json" --json -o "$work/verdict.json"
 /usr/bin/python3 - "$work/verdict.json" <<'PY' || fail "verify --json (illegal): $(cat "$work/verdict.json")"
 import json, sys
