@@ -148,8 +148,8 @@ class Backtracker {
   const int n_;
   const int64_t ii_;
   const int64_t budget_;
-  std::vector<int> rank_;  // position in priority_order
-  std::vector<uint64_t> slots_, pools_;
+  const Driver::BacktrackFacts& facts_;
+  std::vector<int> rank_;  // position in the (shuffled) priority order
   std::vector<Frame> range_;
   std::vector<int> count_;
   std::vector<char> stale_;
@@ -163,25 +163,18 @@ Backtracker::Backtracker(Driver& d, int64_t budget, int restart)
       n_(d.ctx_.g.op_count()),
       ii_(d.p_.ii()),
       budget_(budget),
+      facts_(d.backtrack_facts()),
       rank_(n_),
-      slots_(n_, 0),
-      pools_(n_, 0),
       range_(n_),
       count_(n_, 0),
       stale_(n_, 1),
       claims_(singleton_claims(d.ctx_, d.p_.ii())) {
-  std::vector<OpId> order = priority_order(ctx_);
+  std::vector<OpId> order = facts_.order;
   if (restart > 0) {
     SplitMix64 rng(ctx_.opts.seed ^ (static_cast<uint64_t>(restart) * 0x9E3779B97F4A7C15ull));
     rng.shuffle(order);
   }
   for (int i = 0; i < n_; ++i) rank_[order[i]] = i;
-  for (OpId v = 0; v < n_; ++v) {
-    const NodeRrt& node = ctx_.nodes[v];
-    if (!node.rows.empty()) slots_[v] = node.rows[0];  // rows nest: row 0 has every bit
-    for (const Triple& t : node.pooled) slots_[v] |= slot_bit(t.slot);
-    for (const PoolUse& u : node.pools) pools_[v] |= uint64_t{1} << (u.pool % 64);
-  }
 }
 
 Backtracker::Frame Backtracker::range_of(OpId v) const {
@@ -244,7 +237,7 @@ void Backtracker::touched(OpId u) {
   const int gu = ctx_.group_of[u];
   for (OpId v = 0; v < n_; ++v) {
     if (stale_[v] || p_.placed(v)) continue;
-    if ((slots_[u] & slots_[v]) || (pools_[u] & pools_[v]) ||
+    if ((facts_.slots[u] & facts_.slots[v]) || (facts_.pools[u] & facts_.pools[v]) ||
         (gu != kNoGroup && ctx_.group_of[v] == gu) || p_.dist().has_path(u, v) ||
         p_.dist().has_path(v, u)) {
       stale_[v] = 1;
@@ -311,6 +304,22 @@ bool Backtracker::run() {
     p_.unplace(frames.back().op);
     touched(frames.back().op);
   }
+}
+
+const Driver::BacktrackFacts& Driver::backtrack_facts() {
+  if (!backtrack_facts_) {
+    const int n = ctx_.g.op_count();
+    BacktrackFacts f{priority_order(ctx_), std::vector<uint64_t>(n, 0),
+                     std::vector<uint64_t>(n, 0)};
+    for (OpId v = 0; v < n; ++v) {
+      const NodeRrt& node = ctx_.nodes[v];
+      if (!node.rows.empty()) f.slots[v] = node.rows[0];  // rows nest: row 0 has every bit
+      for (const Triple& t : node.pooled) f.slots[v] |= slot_bit(t.slot);
+      for (const PoolUse& u : node.pools) f.pools[v] |= uint64_t{1} << (u.pool % 64);
+    }
+    backtrack_facts_ = std::move(f);
+  }
+  return *backtrack_facts_;
 }
 
 bool Driver::backtrack(int64_t budget, int restarts) {

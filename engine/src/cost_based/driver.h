@@ -140,6 +140,15 @@ class Driver {
   GiveUp give_up_ = GiveUp::kNoSeat;
   ArmPolicy policy_;
   bool searched_all_ = false;
+  // What the backtracking rung reads of the graph, the same at every II,
+  // built on its first run (backtrack.cc): the Rau rung's priority order
+  // made static, and each op's slot and pool masks.
+  struct BacktrackFacts {
+    std::vector<OpId> order;
+    std::vector<uint64_t> slots, pools;
+  };
+  const BacktrackFacts& backtrack_facts();
+  std::optional<BacktrackFacts> backtrack_facts_;
 };
 
 }  // namespace tilesched::cost_based
