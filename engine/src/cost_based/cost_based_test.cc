@@ -435,9 +435,12 @@ TEST(PolicyFallback, KeepsBestCostFromGivingUpAnIiFirstSuccessPlaces) {
   const Schedule fallback = Schedule_(g, best);
   EXPECT_EQ(first.ii, 32);  // the proven optimum
   EXPECT_EQ(fallback.ii, 32);
-  best.policy_fallback = false;  // seed 001's policy alone
+  // The fallback alone (no backtracking rung, no descent) reaches it...
   best.backtrack_budget_ratio = 0;
   best.descent_budget_ratio = 0;
+  EXPECT_EQ(Schedule_(g, best).ii, 32);
+  // ... where seed 001's policy alone stops at 41.
+  best.policy_fallback = false;
   EXPECT_EQ(Schedule_(g, best).ii, 41);
 }
 
