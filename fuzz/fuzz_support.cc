@@ -95,8 +95,13 @@ StatusOr<Graph> consume_graph(FuzzedDataProvider& in, const GraphCaps& caps) {
       }
       if (in.ConsumeIntegralInRange<int>(0, 7) == 0) b.at(id).pools = consume_pools(in, target);
     } else {
-      id = b.generic(name, in.ConsumeIntegralInRange<int64_t>(0, caps.max_latency),
-                     consume_resources(in, target, caps));
+      // One draw per statement: a call's arguments are evaluated in an
+      // unspecified order (clang left to right, g++ right to left), and an
+      // input must decode to the same graph in the clang fuzzers and the
+      // g++ replays.
+      const int64_t latency = in.ConsumeIntegralInRange<int64_t>(0, caps.max_latency);
+      std::vector<Triple> resources = consume_resources(in, target, caps);
+      id = b.generic(name, latency, std::move(resources));
       b.at(id).pools = consume_pools(in, target);
     }
     Op& op = b.at(id);
