@@ -36,4 +36,10 @@ std::optional<int64_t> stores_over_storage(const Graph& g) {
   return std::nullopt;
 }
 
+std::string stores_over_storage_diagnostic(const Graph& g, int64_t total) {
+  return "store_bytes add up to " + std::to_string(total) + ", more than the storage pool's " +
+         std::to_string(g.target.pools[*g.target.storage_pool()].capacity) +
+         " bytes: L4 fails at every II";
+}
+
 }  // namespace tilesched

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tilesched/graph.h"
@@ -26,5 +27,7 @@ int64_t storage_bytes_needed(const Graph& g, const Adjacency& adj,
 // generator tries every II up to its cap; fuzz/regressions/fuzz_materialize/
 // stores-exceed-smem-every-ii.)
 std::optional<int64_t> stores_over_storage(const Graph& g);
+// What a generator says in that case: the total against the pool.
+std::string stores_over_storage_diagnostic(const Graph& g, int64_t total);
 
 }  // namespace tilesched

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilesched/cost_based.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
 #include "tilesched/status.h"
@@ -41,6 +42,11 @@ struct ExactOptions {
   // so where it ends the descent, it ends it the same way each time.
   int64_t descent_rlimit = 500'000;
   unsigned random_seed = 0;  // Z3's random_seed (fixed: reproducible runs)
+  // The cost-based runs of the start (both arm policies): these options,
+  // with the arm policy and the II cap set per run. A caller that bounds
+  // the cost-based generator's work (e.g. a smaller descent budget, as the
+  // fuzzers do) bounds the start's the same way.
+  CostBasedOptions start;
 };
 
 // What the solver said about one candidate II.

@@ -207,10 +207,7 @@ Schedule Generator::publish(std::optional<int64_t> found, const std::vector<int6
     if (serial_fallback) s.flags.push_back("serial_fallback");
   } else if (stores_over) {
     s.failure = FailureReason::kStorageBudget;
-    s.diagnostics.push_back("store_bytes add up to " + std::to_string(*stores_over) +
-                            ", more than the storage pool's " +
-                            std::to_string(g.target.pools[*g.target.storage_pool()].capacity) +
-                            " bytes: L4 fails at every II");
+    s.diagnostics.push_back(stores_over_storage_diagnostic(g, *stores_over));
   } else {
     s.failure = FailureReason::kIiCapReached;
     s.diagnostics.push_back("no legal placement for II " + std::to_string(range.lower) +

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "../search.h"
+#include "../storage.h"
 #include "model.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/ims.h"
@@ -87,7 +88,8 @@ int64_t max_stage(const std::vector<int64_t>& start, int64_t ii) {
 // searching above it is wasted. Serial and the first-success cost-based run
 // always (the oracle has no answer without them); the others only while
 // time is left. best_heuristic verifies every schedule.
-std::vector<Schedule> heuristic_schedules(const Graph& g, const Budget& budget) {
+std::vector<Schedule> heuristic_schedules(const Graph& g, const ExactOptions& opts,
+                                          const Budget& budget) {
   std::vector<Schedule> out;
   int64_t best_ii = 0;  // 0: none yet
   auto add = [&](Schedule s) {
@@ -97,7 +99,7 @@ std::vector<Schedule> heuristic_schedules(const Graph& g, const Budget& budget) 
   add(generate_serial(g));
   for (ArmPolicy policy : {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost}) {
     if (policy != ArmPolicy::kFirstSuccess && budget.remaining_ms() <= 0) break;
-    CostBasedOptions o;
+    CostBasedOptions o = opts.start;
     o.arm_policy = policy;
     o.ii_cap = best_ii;
     Schedule s = generate_cost_based(g, o).schedule;
@@ -169,7 +171,7 @@ class Watchdog {
 class Oracle {
  public:
   Oracle(const Graph& g, const ExactOptions& opts, Clock::time_point t0)
-      : g_(g), opts_(opts), t0_(t0), budget_(t0, opts), watchdog_(ctx_, budget_.deadline()) {}
+      : g_(g), opts_(opts), t0_(t0), budget_(t0, opts) {}
   ExactResult run();
 
  private:
@@ -186,7 +188,14 @@ class Oracle {
   void verify_result(const std::optional<Schedule>& heuristic, int64_t lower);
   void report_failure(int64_t lower, int64_t last);
   void record_stats(const std::optional<Schedule>& heuristic);
+  // The stats and the time: the last step of run().
+  ExactResult finish(const std::optional<Schedule>& heuristic);
 
+  // The Z3 context and its watchdog, made at the first model: making a
+  // context costs about 10 ms, more than a small graph's whole search, and
+  // an oracle whose start already meets the MII at the ASAP stage floor
+  // builds no model at all.
+  z3::context& context();
   // A fresh model at ii with stage bound k into `out`; false (and `out`
   // empty) when the deadline passed while building it.
   bool build(std::optional<IiModel>& out, int64_t ii, int64_t k,
@@ -214,8 +223,8 @@ class Oracle {
   const ExactOptions& opts_;
   Clock::time_point t0_;
   Budget budget_;
-  z3::context ctx_;
-  Watchdog watchdog_;  // after ctx_: stopped before the context goes
+  std::optional<z3::context> ctx_;
+  std::optional<Watchdog> watchdog_;  // after ctx_: stopped before the context goes
   ExactResult result_;
   std::optional<IiModel> model_;     // the model of the last feasible II
   std::vector<int64_t> found_start_;
@@ -233,12 +242,20 @@ class Oracle {
   int counts_[4] = {0, 0, 0, 0};  // decided IIs by IiOutcome
 };
 
+z3::context& Oracle::context() {
+  if (!ctx_) {
+    ctx_.emplace();
+    watchdog_.emplace(*ctx_, budget_.deadline());
+  }
+  return *ctx_;
+}
+
 bool Oracle::build(std::optional<IiModel>& out, int64_t ii, int64_t k,
                    const std::vector<int64_t>& asap) {
   const std::vector<int64_t> tail = *exact_internal::longest_paths(g_, ii, true);
   out.reset();
   try {
-    out.emplace(ctx_, g_, ii, k, asap, tail, opts_.random_seed, budget_.deadline());
+    out.emplace(context(), g_, ii, k, asap, tail, opts_.random_seed, budget_.deadline());
     return true;
   } catch (const exact_internal::ModelDeadline&) {
     out.reset();
@@ -393,7 +410,16 @@ ExactResult Oracle::run() {
   record_options();
   s.mii = compute_mii(g_);
   const int64_t lower = s.mii.max();
-  const std::optional<Schedule> heuristic = best_heuristic(g_, heuristic_schedules(g_, budget_));
+  if (const std::optional<int64_t> stores = stores_over_storage(g_)) {
+    // No II can be legal (storage.h): the search would prove every II up
+    // to its cap infeasible, one solver check each, to the same bound.
+    proven_below_ = sequential_ii_cap(g_, lower) + 1;
+    s.lower_bound = proven_below_;
+    s.failure = FailureReason::kStorageBudget;
+    s.diagnostics.push_back("exact: " + stores_over_storage_diagnostic(g_, *stores));
+    return finish(std::nullopt);
+  }
+  const std::optional<Schedule> heuristic = best_heuristic(g_, heuristic_schedules(g_, opts_, budget_));
   heuristic_us_ = elapsed_us(t0_);
   if (heuristic) start_max_stage_ = heuristic->stage_count - 1;
   const int64_t last = heuristic ? heuristic->ii - 1 : sequential_ii_cap(g_, lower);
@@ -436,8 +462,12 @@ ExactResult Oracle::run() {
     s.diagnostics.push_back("exact: the time limit cut the stage/start descent short; the "
                             "starts may differ from run to run (the II and bounds do not)");
   }
+  return finish(heuristic);
+}
+
+ExactResult Oracle::finish(const std::optional<Schedule>& heuristic) {
   record_stats(heuristic);
-  s.time_ns =
+  result_.schedule.time_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count();
   return std::move(result_);
 }

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../search.h"
 #include "../test_graphs.h"
 #include "model.h"
 #include "tilesched/cost_based.h"
@@ -156,6 +157,28 @@ TEST(Exact, SmemBudgetForcesLargerII) {
   EXPECT_GT(s.ii, 2);  // copies = ceil(8 / II) <= 2 needs II >= 4
   EXPECT_EQ(s.ii, 4);
   EXPECT_TRUE(s.proven_optimal);
+}
+
+// Stores adding up to more than the storage pool: L4 fails at every II
+// (storage.h). The oracle says so at once, with no solver check, and with
+// the lower bound its search of every II up to the cap would have proven.
+// (It used to prove each II infeasible in turn: fuzz/regressions/
+// fuzz_differential/stores-exceed-smem-exact-every-ii.)
+TEST(Exact, StoresOverTheStoragePoolFailAtOnceAsStorageBudget) {
+  GraphBuilder b(test_target(150));
+  const OpId p = b.generic("p", 2, {{1, 1, 1}});
+  const OpId q = b.generic("q", 2, {{1, 1, 1}});
+  b.at(p).store_bytes = 100;
+  b.at(q).store_bytes = 100;
+  b.edge(p, q);
+  const Graph g = b.build().value();
+  StatusOr<ExactResult> r = generate_exact(g, ExactOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->schedule.feasible);
+  EXPECT_EQ(r->schedule.failure, FailureReason::kStorageBudget);
+  EXPECT_TRUE(r->attempts.empty());
+  ASSERT_TRUE(r->schedule.lower_bound.has_value());
+  EXPECT_EQ(*r->schedule.lower_bound, sequential_ii_cap(g, r->schedule.mii.max()) + 1);
 }
 
 // L7: every op in stage 0 and II >= the makespan; the oracle minimises the

@@ -103,10 +103,7 @@ Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
   Schedule s = blank();
   if (const std::optional<int64_t> stores = stores_over_storage(g_)) {
     s.failure = FailureReason::kStorageBudget;
-    s.diagnostics.push_back("store_bytes add up to " + std::to_string(*stores) +
-                            ", more than the storage pool's " +
-                            std::to_string(*problem_.storage_capacity) +
-                            " bytes: L4 fails at every II");
+    s.diagnostics.push_back(stores_over_storage_diagnostic(g_, *stores));
   } else if (const std::optional<int64_t> ii = search(lower, cap)) {
     s.feasible = true;
     s.ii = *ii;

@@ -162,10 +162,7 @@ Schedule Generator::run(Clock::time_point t0) {
                             std::to_string(serial_.ii) + ") is kept");
   } else if (stores_over) {
     s.failure = FailureReason::kStorageBudget;
-    s.diagnostics.push_back("store_bytes add up to " + std::to_string(*stores_over) +
-                            ", more than the storage pool's " +
-                            std::to_string(g_.target.pools[*g_.target.storage_pool()].capacity) +
-                            " bytes: L4 fails at every II");
+    s.diagnostics.push_back(stores_over_storage_diagnostic(g_, *stores_over));
   } else {
     s.failure = FailureReason::kIiCapReached;
     s.diagnostics.push_back("no placement for II " + std::to_string(lower) + " to " +
