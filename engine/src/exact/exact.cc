@@ -144,14 +144,17 @@ std::optional<Schedule> best_heuristic(const Graph& g, std::vector<Schedule> can
   return best;
 }
 
-// Interrupts the context once the deadline passes, until stopped.
+// Interrupts the context when the armed time passes: the time limit of
+// every check and of the whole oracle. Z3's own "timeout" parameter is
+// never set: Z3 4.8.10 to 4.8.12 (Debian 12 ships 4.8.12) run it on a
+// pool of timer threads that can deadlock, and a fuzzing run hung there
+// for good (results/records/2026-11-25-fuzz-campaigns.md). An interrupt
+// leaves the context refusing all further work, so the oracle makes a
+// fresh one after it (Oracle::context).
 class Watchdog {
  public:
-  Watchdog(z3::context& ctx, Clock::time_point deadline)
-      : thread_([this, &ctx, deadline] {
-          std::unique_lock<std::mutex> lock(mu_);
-          if (!cv_.wait_until(lock, deadline, [this] { return stop_; })) ctx.interrupt();
-        }) {}
+  Watchdog(z3::context& ctx, Clock::time_point until)
+      : until_(until), thread_([this, &ctx] { watch(ctx); }) {}
   ~Watchdog() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -160,12 +163,38 @@ class Watchdog {
     cv_.notify_all();
     thread_.join();
   }
+  // Interrupt at `until` instead (sooner or later than before).
+  void arm(Clock::time_point until) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      until_ = until;
+    }
+    cv_.notify_all();
+  }
+  // Whether the interrupt has been sent.
+  bool fired() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return fired_;
+  }
 
  private:
+  void watch(z3::context& ctx) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_ && !fired_) {
+      cv_.wait_until(lock, until_);
+      if (!stop_ && Clock::now() >= until_) {
+        ctx.interrupt();
+        fired_ = true;
+      }
+    }
+  }
+
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  std::thread thread_;
+  bool fired_ = false;
+  Clock::time_point until_;
+  std::thread thread_;  // last: starts once the members above exist
 };
 
 class Oracle {
@@ -196,6 +225,9 @@ class Oracle {
   // an oracle whose start already meets the MII at the ASAP stage floor
   // builds no model at all.
   z3::context& context();
+  // One check of `model` under `limit_ms` (and the oracle's deadline) and
+  // Z3 resource units `rlimit` (0: none).
+  z3::check_result run_check(IiModel& model, int64_t limit_ms, int64_t rlimit = 0);
   // A fresh model at ii with stage bound k into `out`; false (and `out`
   // empty) when the deadline passed while building it.
   bool build(std::optional<IiModel>& out, int64_t ii, int64_t k,
@@ -243,11 +275,27 @@ class Oracle {
 };
 
 z3::context& Oracle::context() {
+  if (watchdog_ && watchdog_->fired()) {  // the interrupted context refuses all work
+    model_.reset();
+    watchdog_.reset();
+    ctx_.reset();
+  }
   if (!ctx_) {
     ctx_.emplace();
     watchdog_.emplace(*ctx_, budget_.deadline());
   }
   return *ctx_;
+}
+
+z3::check_result Oracle::run_check(IiModel& model, int64_t limit_ms, int64_t rlimit) {
+  const Clock::time_point until =
+      std::min(Clock::now() + std::chrono::milliseconds(std::max<int64_t>(1, limit_ms)),
+               budget_.deadline());
+  watchdog_->arm(until);
+  const z3::check_result r = model.check(until, rlimit);
+  watchdog_->arm(budget_.deadline());
+  // An answer that raced the interrupt is dropped: its context is dead.
+  return watchdog_->fired() ? z3::unknown : r;
 }
 
 bool Oracle::build(std::optional<IiModel>& out, int64_t ii, int64_t k,
@@ -283,7 +331,7 @@ IiOutcome Oracle::decide(int64_t ii) {
                             ? std::max(*start_max_stage_ + 1, max_stage(*asap, ii))
                             : k;
   if (tight < k && build(model_, ii, tight, *asap)) {
-    const z3::check_result r = model_->check(std::max<int64_t>(1, budget_.next_check_ms() / 4));
+    const z3::check_result r = run_check(*model_, budget_.next_check_ms() / 4);
     if (r == z3::sat) {
       solver_us_ += elapsed_us(t);
       found_start_ = model_->starts();
@@ -293,7 +341,7 @@ IiOutcome Oracle::decide(int64_t ii) {
     }
   }
   if (budget_.next_check_ms() <= 0 || !build(model_, ii, k, *asap)) return IiOutcome::kSkipped;
-  const z3::check_result r = model_->check(budget_.next_check_ms());
+  const z3::check_result r = run_check(*model_, budget_.next_check_ms());
   solver_us_ += elapsed_us(t);
   if (r == z3::unsat) return IiOutcome::kInfeasible;
   if (r == z3::unknown) return IiOutcome::kUnknown;
@@ -310,7 +358,7 @@ z3::check_result Oracle::check_in_descent(IiModel& model, int64_t limit_ms) {
   }
   ++descent_checks_;
   const int64_t before = model.resources_used();
-  const z3::check_result r = model.check(limit_ms, units);
+  const z3::check_result r = run_check(model, limit_ms, units);
   descent_units_ += std::max<int64_t>(1, model.resources_used() - before);
   if (r == z3::unknown) {
     (budget_.remaining_ms() > 0 ? descent_rlimit_hit_ : descent_cut_) = true;

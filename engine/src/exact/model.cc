@@ -391,18 +391,16 @@ void IiModel::add_groups_depths_serial() {
   }
 }
 
-z3::check_result IiModel::check(int64_t timeout_ms, int64_t rlimit) {
-  const int64_t ms = std::clamp<int64_t>(timeout_ms, 1, int64_t{1} << 31);
+z3::check_result IiModel::check(std::chrono::steady_clock::time_point until, int64_t rlimit) {
   z3::params p(ctx_);
-  p.set("timeout", static_cast<unsigned>(ms));
   // Z3 counts the limit from where this check starts; 0 is none.
   p.set("rlimit", static_cast<unsigned>(std::clamp<int64_t>(rlimit, 0, UINT32_MAX)));
   solver_.set(p);
   try {
     return solver_.check();
   } catch (const z3::exception&) {
-    // The watchdog's interrupt ("canceled") ends a check like its timeout.
-    if (std::chrono::steady_clock::now() >= deadline_) return z3::unknown;
+    // The watchdog's interrupt ("canceled") ends a check at its limit.
+    if (std::chrono::steady_clock::now() >= until) return z3::unknown;
     throw;
   }
 }

@@ -40,9 +40,11 @@ class IiModel {
           const std::vector<int64_t>& asap, const std::vector<int64_t>& tail,
           unsigned random_seed, std::chrono::steady_clock::time_point deadline);
 
-  // One check under a timeout in milliseconds (at least 1) and a Z3
-  // resource limit counted from the check's start (0: none).
-  z3::check_result check(int64_t timeout_ms, int64_t rlimit = 0);
+  // One check under a Z3 resource limit counted from the check's start
+  // (0: none). The time limit is the caller's: it interrupts the context
+  // at `until` (Z3's own "timeout" parameter is never set, see exact.cc's
+  // Watchdog), and a check ended by that interrupt answers unknown.
+  z3::check_result check(std::chrono::steady_clock::time_point until, int64_t rlimit = 0);
   // Z3's resource counter of this context so far ("rlimit count").
   int64_t resources_used() const;
   // The starts of the last sat check's model.
