@@ -147,8 +147,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // The oracle costs ten times the heuristics under ASan, whatever the
   // graph's size (a Z3 context and its solver setup, most of it): it runs
-  // on the inputs that ask for it, one in eight, which keeps the target over
-  // 50 inputs a second (fuzz/README.md) with every check below in play.
+  // on the inputs that ask for it, one in eight, with every check below in
+  // play (throughput: fuzz/README.md).
   if (in.ConsumeIntegralInRange<int>(0, 7) == 0) check_exact(*g, mii, serial, best_heuristic);
   return 0;
 }

@@ -67,7 +67,7 @@ std::string partition_breaches(const Graph& g, const Materialization& m) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   // Caps that keep the cost-based schedule (the costly part) near a
-  // millisecond under ASan: over 200 inputs a second (fuzz/README.md).
+  // millisecond under ASan (throughput: fuzz/README.md).
   fuzz::GraphCaps caps;
   caps.max_ops = 12;
   caps.max_edges = 32;

@@ -9,8 +9,8 @@
 // input in four a rerun gives the same schedule, and on one in two a
 // feasible schedule survives the schedule JSON round trip. One
 // configuration per input, and those checks on a share of the inputs,
-// keep the fuzzer near 200 inputs a second under ASan (fuzz/README.md);
-// over a campaign every configuration meets every check.
+// keep the work per input small (throughput: fuzz/README.md); over a
+// campaign every configuration meets every check.
 #include <cstddef>
 #include <cstdint>
 #include <string>
