@@ -36,7 +36,18 @@ size_t utf8_length(std::string_view s, size_t i) {
     return 0;
   }
   if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
+  // The second byte's range (Unicode's table of well-formed sequences): no
+  // overlong forms (E0, F0), no surrogates (ED), nothing above U+10FFFF
+  // (F4). JSON readers refuse those, so a name holding one would not
+  // survive write -> read (fuzz/regressions/fuzz_import/overlong-utf8-node-id).
+  unsigned char low = 0x80, high = 0xBF;
+  if (lead == 0xE0) low = 0xA0;
+  if (lead == 0xED) high = 0x9F;
+  if (lead == 0xF0) low = 0x90;
+  if (lead == 0xF4) high = 0x8F;
+  const auto second = static_cast<unsigned char>(s[i + 1]);
+  if (second < low || second > high) return 0;
+  for (size_t k = 2; k < n; ++k) {
     if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
   }
   return n;
