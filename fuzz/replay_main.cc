@@ -3,14 +3,19 @@
 // file in every directory argument (sorted by name; dot files skipped), so
 // the corpora and regressions replay under any compiler without libFuzzer.
 // A broken check aborts, which fails the ctest test that runs it.
+// With TILESCHED_REPLAY_SLOWEST=N in the environment it ends by listing the
+// N slowest inputs and their times (where a fuzzer's time per input goes).
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
@@ -39,6 +44,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  std::vector<std::pair<double, std::string>> times;  // ms, input
   for (const fs::path& p : inputs) {
     std::ifstream f(p, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -47,7 +53,21 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::fprintf(stderr, "replay: %s (%zu bytes)\n", p.c_str(), bytes.size());
+    const auto t0 = std::chrono::steady_clock::now();
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    times.emplace_back(std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - t0).count(), p.string());
+  }
+  if (const char* n = std::getenv("TILESCHED_REPLAY_SLOWEST")) {
+    const size_t shown = std::min(times.size(), static_cast<size_t>(std::strtoul(n, nullptr, 10)));
+    std::partial_sort(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(shown), times.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first; });
+    double total = 0;
+    for (const auto& t : times) total += t.first;
+    std::printf("replay: %.1f ms in all; the %zu slowest inputs:\n", total, shown);
+    for (size_t i = 0; i < shown; ++i) {
+      std::printf("  %10.2f ms  %s\n", times[i].first, times[i].second.c_str());
+    }
   }
   std::printf("replay: %zu inputs ran clean\n", inputs.size());
   return 0;
