@@ -59,10 +59,14 @@ object_of() {  # engine/src/exact/model.cc -> $work/obj/engine_src_exact_model.o
 }
 running=0
 for src in "${sources[@]}"; do
-  # The RRT without comparison hooks, as in the CMake fuzzing build
-  # (engine/CMakeLists.txt).
+  # The schedulers' search code without comparison hooks, as in the CMake
+  # fuzzing build (engine/CMakeLists.txt says why).
   extra=()
-  [[ $src == */engine/src/rrt.cc ]] && extra=(-fno-sanitize-coverage=trace-cmp)
+  case $src in
+    */engine/src/cost_based/*|*/engine/src/ims/*|*/engine/src/sms/*|\
+    */engine/src/rrt.cc|*/engine/src/distance.cc|*/engine/src/search.cc)
+      extra=(-fno-sanitize-coverage=trace-cmp) ;;
+  esac
   "$CXX" "${flags[@]}" "${extra[@]}" -c "$src" -o "$(object_of "$src")" &
   if ((++running >= jobs)); then wait -n; running=$((running - 1)); fi
 done
