@@ -1,6 +1,7 @@
 // Shared pieces of the libFuzzer targets; see fuzz_support.h.
 #include "fuzz_support.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -195,8 +196,19 @@ std::string describe(const VerifyReport& r) {
 std::optional<int64_t> stores_over_storage(const Graph& g) {
   const std::optional<int> pool = g.target.storage_pool();
   if (!pool) return std::nullopt;
+  // Each buffer once, or d + 1 times where its own op reads it d
+  // iterations later: its lifetime is then d * II + D_v (D_v >= 1) in every
+  // schedule. Summed with a cap (bytes <= 2^40, copies <= 2^16 + 1).
   int64_t total = 0;
-  for (const Op& op : g.ops) total += op.store_bytes;
+  for (OpId v = 0; v < g.op_count(); ++v) {
+    int64_t copies = 1;
+    for (const Edge& e : g.edges) {
+      if (e.kind == EdgeKind::kData && e.from == v && e.to == v && e.distance > 0) {
+        copies = std::max(copies, e.distance + 1);
+      }
+    }
+    total = std::min(total + g.ops[v].store_bytes * copies, int64_t{1} << 62);
+  }
   if (total <= g.target.pools[*pool].capacity) return std::nullopt;
   return total;
 }

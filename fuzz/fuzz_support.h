@@ -64,8 +64,9 @@ std::string describe(const Graph& g, const Schedule& s);
 // Every violation of a report, one per line.
 std::string describe(const VerifyReport& r);
 
-// The total of the ops' store_bytes when it exceeds the storage pool: L4
-// then fails at every II (each buffer counts at least once).
+// The ops' store_bytes at the fewest copies any II allows (once, or d + 1
+// for a buffer its own op reads d iterations later), when that exceeds the
+// storage pool: L4 then fails at every II.
 std::optional<int64_t> stores_over_storage(const Graph& g);
 
 // What every generator's result must satisfy: a feasible schedule passes the

@@ -64,6 +64,40 @@ TEST(Generate, StoresOverTheStoragePoolFailAtOnceAsStorageBudget) {
   }
 }
 
+// A 150000-byte SMEM buffer (the budget is 232448) that its own op reads
+// one iteration later lives II + D cycles in every schedule: two copies at
+// every II, so every generator must answer storage-budget at once instead
+// of trying every II up to its cap (a fuzzing finding: fuzz/regressions/
+// fuzz_schedule/self-read-buffer-over-smem-every-ii). Two copies of 100000
+// bytes fit.
+TEST(Generate, BufferReadByItsOwnOpNextIterationCountsTwiceAtEveryIi) {
+  for (int64_t bytes : {150000, 100000}) {
+    GraphBuilder b(blackwell_target());
+    const OpId w = b.op("w", "smem_write");
+    b.at(w).store_bytes = bytes;
+    b.edge(w, w, std::nullopt, 1);
+    const Graph g = std::move(b.build()).value();
+    for (GeneratorKind kind : {GeneratorKind::kCostBased, GeneratorKind::kIms,
+                               GeneratorKind::kSms, GeneratorKind::kExact}) {
+      GenerateOptions opts;
+      opts.generator = kind;
+      StatusOr<Schedule> s = generate_schedule(g, opts);
+      ASSERT_TRUE(s.ok()) << generator_name(kind);
+      if (bytes == 100000) {
+        EXPECT_TRUE(s->feasible) << generator_name(kind);
+        continue;
+      }
+      EXPECT_FALSE(s->feasible) << generator_name(kind);
+      EXPECT_EQ(s->failure, FailureReason::kStorageBudget) << generator_name(kind);
+      bool said = false;
+      for (const std::string& d : s->diagnostics) {
+        said |= d.find("300000 bytes at every II") != std::string::npos;
+      }
+      EXPECT_TRUE(said) << generator_name(kind);
+    }
+  }
+}
+
 // A loop-carried data edge from a 197673-byte SMEM buffer (the budget is
 // 232448): the first-success ladder places the reader early in the next
 // iteration, the buffer is counted twice, and no consumer can move closer.

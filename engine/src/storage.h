@@ -22,10 +22,14 @@ int64_t storage_bytes_needed(const Graph& g, const Adjacency& adj,
                              const std::vector<int64_t>& start, int64_t ii, int64_t cap);
 
 // Rule L4 charges every buffer at least once at every II (its lifetime is
-// at least 1): when the stores alone add up to more than the storage pool,
-// no II can be legal. Returns that total, or nullopt. (Without this check a
-// generator tries every II up to its cap; fuzz/regressions/fuzz_materialize/
-// stores-exceed-smem-every-ii.)
+// at least 1), and a buffer its own op reads d >= 1 iterations later (a
+// data self-edge of distance d) lives d * II + D_v cycles in every
+// schedule, D_v >= 1: d + 1 copies at every II.
+// When the stores at those fewest copies add up to more than the storage
+// pool, no II can be legal. Returns that total (saturated far above any
+// pool), or nullopt. (Without this check a generator tries every II up to
+// its cap; fuzz/regressions/fuzz_materialize/stores-exceed-smem-every-ii and
+// fuzz/regressions/fuzz_schedule/self-read-buffer-over-smem-every-ii.)
 std::optional<int64_t> stores_over_storage(const Graph& g);
 // What a generator says in that case: the total against the pool.
 std::string stores_over_storage_diagnostic(const Graph& g, int64_t total);
