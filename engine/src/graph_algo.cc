@@ -181,4 +181,29 @@ int64_t group_span_bound(const Graph& g, const Adjacency& adj,
   return bound;
 }
 
+int64_t exclusive_holds_bound(const Graph& g) {
+  const size_t slots = static_cast<size_t>(g.target.slot_count());
+  std::vector<int64_t> sum(slots + g.target.pools.size(), 0);  // slots, then pools
+  std::vector<int64_t> longest(sum.size());
+  for (const Op& op : g.ops) {
+    std::fill(longest.begin(), longest.end(), 0);
+    for (const Triple& t : op.resources) {
+      const size_t j = static_cast<size_t>(t.slot - 1);
+      if (2 * t.occupancy > g.target.slots[j].capacity) {
+        longest[j] = std::max(longest[j], t.duration);
+      }
+    }
+    for (const PoolUse& u : op.pools) {
+      const Pool& pool = g.target.pools[u.pool];
+      if (pool.kind == PoolKind::kRate && 2 * u.count > pool.capacity) {
+        longest[slots + u.pool] = footprint_duration(op);
+      }
+    }
+    for (size_t j = 0; j < sum.size(); ++j) sum[j] += longest[j];
+  }
+  int64_t bound = 1;
+  for (int64_t s : sum) bound = std::max(bound, s);
+  return bound;
+}
+
 }  // namespace tilesched

@@ -86,4 +86,13 @@ LeaderGroups find_leader_groups(const Graph& g);
 int64_t group_span_bound(const Graph& g, const Adjacency& adj,
                          const std::vector<std::vector<OpId>>& members);
 
+// A lower bound on II from L2 and L3 that the resource MII misses: holds of
+// one pooled slot (or rate pool) that each take more than half its capacity
+// can never share a modulo row, so their durations must fit in II side by
+// side. Per slot and rate pool, the sum over ops of the longest such hold
+// (an op's own holds start together and overlap anyway); the largest sum,
+// 1 when there is none. Eight holds of 2 units on a 3-unit slot, 3 cycles
+// each, need II >= 24 where the resource MII says 16.
+int64_t exclusive_holds_bound(const Graph& g);
+
 }  // namespace tilesched

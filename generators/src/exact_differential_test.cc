@@ -25,6 +25,7 @@
 #include "tilesched/json_io.h"
 #include "tilesched/verify.h"
 #include "exact/model.h"
+#include "graph_algo.h"
 
 namespace tilesched {
 namespace {
@@ -153,6 +154,9 @@ TEST(ExactDifferential, TinyGraphsAgainstBruteForce) {
     if (!s.feasible) continue;  // e.g. more bytes than the pool at any II
     EXPECT_TRUE(verify_schedule(g, s).legal());
     ASSERT_TRUE(s.proven_optimal);
+    // The heuristics start their II search at this bound: it must never
+    // exceed a proven optimum (brute force checks the optimum below).
+    EXPECT_LE(exclusive_holds_bound(g), s.ii);
     // Twice the model's horizon, so a stage bound that cut off the only
     // schedules would show too.
     const int64_t mii = compute_mii(g).max();
