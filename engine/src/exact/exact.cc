@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "../graph_algo.h"
 #include "../search.h"
 #include "../storage.h"
 #include "model.h"
@@ -477,7 +478,15 @@ ExactResult Oracle::run() {
                             std::to_string(heuristic->stage_count) + " stages");
   }
 
-  const std::optional<int64_t> found = search(lower, last);
+  // Below the exclusive-holds bound no II needs a check (graph_algo.h);
+  // Z3 proves such packings one II at a time (docs/EXACT.md, step 3).
+  const int64_t floor = std::max(lower, exclusive_holds_bound(g_));
+  if (floor > lower) {
+    s.diagnostics.push_back("II " + std::to_string(lower) + " to " + std::to_string(floor - 1) +
+                            ": infeasible without a check (holds over half a slot's or rate "
+                            "pool's capacity need II >= " + std::to_string(floor) + ")");
+  }
+  const std::optional<int64_t> found = search(floor, last);
   const int64_t reached = found ? *found : heuristic ? heuristic->ii : 0;
   if (proven_below_ == reached) proof_us_ = elapsed_us(t0_);
   if (found) {
