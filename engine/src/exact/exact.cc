@@ -145,17 +145,22 @@ std::optional<Schedule> best_heuristic(const Graph& g, std::vector<Schedule> can
   return best;
 }
 
-// Interrupts the context when the armed time passes: the time limit of
-// every check and of the whole oracle. Z3's own "timeout" parameter is
-// never set: Z3 4.8.10 to 4.8.12 (Debian 12 ships 4.8.12) run it on a
-// pool of timer threads that can deadlock, and a fuzzing run hung there
-// for good (results/records/2026-11-25-fuzz-campaigns.md). An interrupt
-// leaves the context refusing all further work, so the oracle makes a
-// fresh one after it (Oracle::context).
+// Interrupts the context when the armed time passes: the time limit of a
+// check, armed only while the check runs. Work between checks (building a
+// model, reading a model's values) is never interrupted, so only
+// IiModel::check can meet Z3's "canceled"; that work keeps to the oracle's
+// deadline by itself (ModelDeadline, Budget). While the watchdog stayed
+// armed between checks, an interrupt there threw out of the oracle as
+// "Z3 failed: canceled" (a fuzzing finding:
+// fuzz/regressions/fuzz_differential/z3-canceled-outside-a-check). Z3's own
+// "timeout" parameter is never set: Z3 4.8.10 to 4.8.12 (Debian 12 ships
+// 4.8.12) run it on a pool of timer threads that can deadlock, and a
+// fuzzing run hung there for good (results/records/2026-11-25-fuzz-campaigns.md).
+// An interrupt leaves the context refusing all further work, so the oracle
+// makes a fresh one after it (Oracle::context).
 class Watchdog {
  public:
-  Watchdog(z3::context& ctx, Clock::time_point until)
-      : until_(until), thread_([this, &ctx] { watch(ctx); }) {}
+  explicit Watchdog(z3::context& ctx) : thread_([this, &ctx] { watch(ctx); }) {}
   ~Watchdog() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -164,11 +169,19 @@ class Watchdog {
     cv_.notify_all();
     thread_.join();
   }
-  // Interrupt at `until` instead (sooner or later than before).
+  // Interrupt at `until` unless disarmed before.
   void arm(Clock::time_point until) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       until_ = until;
+      armed_ = true;
+    }
+    cv_.notify_all();
+  }
+  void disarm() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      armed_ = false;
     }
     cv_.notify_all();
   }
@@ -182,8 +195,12 @@ class Watchdog {
   void watch(z3::context& ctx) {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_ && !fired_) {
+      if (!armed_) {
+        cv_.wait(lock);
+        continue;
+      }
       cv_.wait_until(lock, until_);
-      if (!stop_ && Clock::now() >= until_) {
+      if (!stop_ && armed_ && Clock::now() >= until_) {
         ctx.interrupt();
         fired_ = true;
       }
@@ -193,6 +210,7 @@ class Watchdog {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  bool armed_ = false;
   bool fired_ = false;
   Clock::time_point until_;
   std::thread thread_;  // last: starts once the members above exist
@@ -283,7 +301,7 @@ z3::context& Oracle::context() {
   }
   if (!ctx_) {
     ctx_.emplace();
-    watchdog_.emplace(*ctx_, budget_.deadline());
+    watchdog_.emplace(*ctx_);
   }
   return *ctx_;
 }
@@ -294,9 +312,11 @@ z3::check_result Oracle::run_check(IiModel& model, int64_t limit_ms, int64_t rli
                budget_.deadline());
   watchdog_->arm(until);
   const z3::check_result r = model.check(until, rlimit);
-  watchdog_->arm(budget_.deadline());
+  watchdog_->disarm();
   // An answer that raced the interrupt is dropped: its context is dead.
-  return watchdog_->fired() ? z3::unknown : r;
+  const z3::check_result answer = watchdog_->fired() ? z3::unknown : r;
+  if (exact_internal::between_checks_for_tests != nullptr) exact_internal::between_checks_for_tests();
+  return answer;
 }
 
 bool Oracle::build(std::optional<IiModel>& out, int64_t ii, int64_t k,
@@ -360,7 +380,8 @@ z3::check_result Oracle::check_in_descent(IiModel& model, int64_t limit_ms) {
   ++descent_checks_;
   const int64_t before = model.resources_used();
   const z3::check_result r = run_check(model, limit_ms, units);
-  descent_units_ += std::max<int64_t>(1, model.resources_used() - before);
+  // (An interrupted context answers nothing more, its statistics included.)
+  descent_units_ += watchdog_->fired() ? 1 : std::max<int64_t>(1, model.resources_used() - before);
   if (r == z3::unknown) {
     (budget_.remaining_ms() > 0 ? descent_rlimit_hit_ : descent_cut_) = true;
   }

@@ -26,6 +26,11 @@ std::optional<std::vector<int64_t>> longest_paths(const Graph& g, int64_t ii, bo
 // all at most K (docs/EXACT.md, "Stage bound" gives the argument).
 int64_t stage_bound(const Graph& g, int64_t ii);
 
+// A test seam: when set, the oracle calls it after every check, once the
+// check's answer is in and before the model is read (exact_test.cc makes
+// the oracle's deadline pass there). Null outside the tests.
+inline void (*between_checks_for_tests)() = nullptr;
+
 // Thrown by the IiModel constructor when its deadline passes while it adds
 // constraints (a large graph's pairwise capacity constraints can take
 // seconds); the half-built model is discarded.
