@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::vector<std::pair<double, std::string>> times;  // ms, input
+  const char* slowest = std::getenv("TILESCHED_REPLAY_SLOWEST");
+  std::vector<std::pair<double, std::string>> times;  // ms, input; only when asked
   for (const fs::path& p : inputs) {
     std::ifstream f(p, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -55,11 +56,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "replay: %s (%zu bytes)\n", p.c_str(), bytes.size());
     const auto t0 = std::chrono::steady_clock::now();
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-    times.emplace_back(std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - t0).count(), p.string());
+    if (slowest != nullptr) {
+      times.emplace_back(std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - t0).count(), p.string());
+    }
   }
-  if (const char* n = std::getenv("TILESCHED_REPLAY_SLOWEST")) {
-    const size_t shown = std::min(times.size(), static_cast<size_t>(std::strtoul(n, nullptr, 10)));
+  if (slowest != nullptr) {
+    const size_t shown =
+        std::min(times.size(), static_cast<size_t>(std::strtoul(slowest, nullptr, 10)));
     std::partial_sort(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(shown), times.end(),
                       [](const auto& a, const auto& b) { return a.first > b.first; });
     double total = 0;

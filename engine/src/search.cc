@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "graph_algo.h"
 #include "rrt.h"
 #include "tilesched/limits.h"
 
@@ -14,6 +15,10 @@ int64_t sequential_ii_cap(const Graph& g, int64_t lower) {
   int64_t cap = lower;
   for (const Op& op : g.ops) cap += std::max(op.latency, footprint_duration(op));
   return std::min<int64_t>(cap, limits::kMaxII);
+}
+
+int64_t heuristic_ii_lower(const Graph& g, int64_t mii, int64_t group_span) {
+  return std::max({mii, group_span, exclusive_holds_bound(g)});
 }
 
 int64_t heuristic_ii_cap(const Graph& g, int64_t lower, int64_t ii_cap, const Schedule& serial) {

@@ -22,6 +22,11 @@ namespace tilesched {
 // schedule is infeasible, the exact oracle when no heuristic succeeded.
 int64_t sequential_ii_cap(const Graph& g, int64_t lower);
 
+// The bottom of a heuristic generator's II search: the largest of the MII,
+// the groups' span bound (group_span_bound) and the exclusive-holds bound
+// (exclusive_holds_bound, graph_algo.h). No II below it can be legal.
+int64_t heuristic_ii_lower(const Graph& g, int64_t mii, int64_t group_span);
+
 // The top of a heuristic generator's II search from `lower`: `ii_cap` when
 // given (non-zero), else the serial schedule's II when it is legal (never
 // worse than serial), else sequential_ii_cap; at most the RRT's largest II.

@@ -3,14 +3,13 @@
 
 #include <algorithm>
 
-#include "../graph_algo.h"
 #include "../rrt.h"
 
 namespace tilesched::cost_based {
 
 IiRange ii_range(const Context& ctx, const Schedule& serial) {
   IiRange r;
-  r.lower = std::max({ctx.mii.max(), ctx.group_span_bound, exclusive_holds_bound(ctx.g)});
+  r.lower = heuristic_ii_lower(ctx.g, ctx.mii.max(), ctx.group_span_bound);
   r.cap = heuristic_ii_cap(ctx.g, r.lower, ctx.opts.ii_cap, serial);
   return r;
 }

@@ -11,7 +11,6 @@
 #include <cmath>
 
 #include "../elapsed.h"
-#include "../graph_algo.h"
 #include "../search.h"
 #include "../storage.h"
 #include "attempt.h"
@@ -98,8 +97,7 @@ Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
     s.time_ns = elapsed_ns(t0);
     return s;
   }
-  const int64_t lower =
-      std::max({serial_.mii.max(), problem_.group_span_bound, exclusive_holds_bound(g_)});
+  const int64_t lower = heuristic_ii_lower(g_, serial_.mii.max(), problem_.group_span_bound);
   const int64_t cap = heuristic_ii_cap(g_, lower, opts_.ii_cap, serial_);
 
   Schedule s = blank();

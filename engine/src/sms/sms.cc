@@ -132,8 +132,8 @@ Schedule Generator::run(Clock::time_point t0) {
   if (opts_.ii_cap != 0) s.options.emplace_back("ii_cap", std::to_string(opts_.ii_cap));
   s.mii = serial_.mii;
   sets_ = find_node_sets(g_, adj_);
-  const int64_t lower = std::max(
-      {s.mii.max(), group_span_bound(g_, adj_, groups_.members), exclusive_holds_bound(g_)});
+  const int64_t lower =
+      heuristic_ii_lower(g_, s.mii.max(), group_span_bound(g_, adj_, groups_.members));
   const int64_t cap = heuristic_ii_cap(g_, lower, opts_.ii_cap, serial_);
   std::optional<int64_t> found;
   const std::optional<int64_t> stores_over = stores_over_storage(g_);
