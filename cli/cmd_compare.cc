@@ -12,9 +12,18 @@ namespace po = boost::program_options;
 
 namespace tilesched::cli {
 
-int run_compare(const Args& args) {
+namespace {
+
+struct CompareArgs {
   std::string base_path, new_path;
   sweep::CompareOptions opts;
+  bool quiet = false;
+};
+
+// The command line into `out`; an exit status when there is nothing more to
+// do (--help, bad usage).
+std::optional<int> parse_compare(const Args& args, CompareArgs& out) {
+  sweep::CompareOptions& opts = out.opts;
   double fail_ratio = 0, floor_us = 50;
   std::string format = "text";
   po::options_description visible("options");
@@ -31,17 +40,19 @@ int run_compare(const Args& args) {
       ("time-floor-us", po::value(&floor_us)->default_value(50),
        "groups whose base median time is below this many microseconds are not timed")
       ("allow-graph-changes", "rows whose graph_hash differs are skipped with a warning "
-                              "instead of failing");
+                              "instead of failing")
+      ("allow-missing", "scheduled-and-verified BASE rows missing from NEW are a warning "
+                        "instead of a regression (a preset deliberately shrunk)");
   po::options_description hidden;
   hidden.add_options()
-      ("base", po::value(&base_path)->required(), "baseline CSV")
-      ("new", po::value(&new_path)->required(), "new CSV");
+      ("base", po::value(&out.base_path)->required(), "baseline CSV")
+      ("new", po::value(&out.new_path)->required(), "new CSV");
   po::positional_options_description positional;
   positional.add("base", 1).add("new", 1);
   po::variables_map vm;
   if (std::optional<int> done = parse_args(args, "compare", "BASE.csv NEW.csv [options]", visible,
                                            hidden, positional, vm)) {
-    return *done;
+    return done;
   }
   if (fail_ratio < 0 || opts.time_warn_ratio <= 0 || floor_us < 0) {
     return fail("compare", Status::InvalidInput(
@@ -58,25 +69,39 @@ int run_compare(const Args& args) {
   if (fail_ratio > 0) opts.time_fail_ratio = fail_ratio;
   opts.time_floor_ns = static_cast<int64_t>(floor_us * 1000);
   opts.allow_graph_changes = vm.count("allow-graph-changes") > 0;
+  opts.allow_missing = vm.count("allow-missing") > 0;
+  out.quiet = vm.count("quiet") > 0 && opts.format == sweep::CompareFormat::kText;
+  return std::nullopt;
+}
 
-  StatusOr<sweep::ReadResult> base = sweep::read_sweep_csv(base_path);
+// The report, or with `quiet` only its regression and result lines.
+void print_report(const std::string& text, bool quiet) {
+  if (!quiet) {
+    std::cout << text;
+    return;
+  }
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("REGRESSION: ", 0) == 0 || line.rfind("... and ", 0) == 0 ||
+        line.rfind("result: ", 0) == 0) {
+      std::cout << line << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+int run_compare(const Args& args) {
+  CompareArgs c;
+  if (std::optional<int> done = parse_compare(args, c)) return *done;
+  StatusOr<sweep::ReadResult> base = sweep::read_sweep_csv(c.base_path);
   if (!base.ok()) return fail("compare", base.status());
-  StatusOr<sweep::ReadResult> now = sweep::read_sweep_csv(new_path);
+  StatusOr<sweep::ReadResult> now = sweep::read_sweep_csv(c.new_path);
   if (!now.ok()) return fail("compare", now.status());
   StatusOr<sweep::CompareReport> report =
-      sweep::compare_sweeps(*base, base_path, *now, new_path, opts);
+      sweep::compare_sweeps(*base, c.base_path, *now, c.new_path, c.opts);
   if (!report.ok()) return fail("compare", report.status());
-  if (vm.count("quiet") && opts.format == sweep::CompareFormat::kText) {
-    std::istringstream lines(report->text);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.rfind("REGRESSION: ", 0) == 0 || line.rfind("... and ", 0) == 0 ||
-          line.rfind("result: ", 0) == 0) {
-        std::cout << line << "\n";
-      }
-    }
-  } else {
-    std::cout << report->text;
-  }
+  print_report(report->text, c.quiet);
   return report->regressed ? kExitNoSchedule : kExitOk;
 }
 

@@ -213,6 +213,27 @@ expect 0 "$bin" compare "$work/worse.csv" "$work/j1.csv"  # an improvement is no
 awk -F, 'BEGIN{OFS=","} NR==5{$5="ffffffffffffffff"} {print}' "$work/j1.csv" >"$work/changed.csv"
 expect 1 "$bin" compare "$work/j1.csv" "$work/changed.csv"
 expect 0 "$bin" compare "$work/j1.csv" "$work/changed.csv" --allow-graph-changes
+# Lost rows: NEW without BASE's verified cost-based/best-cost rows is a
+# regression naming each key, unless --allow-missing; the group then on one
+# side only shows a dash (null in JSON), not a zero.
+awk -F, '$6 != "cost-based" || $7 != "best-cost"' "$work/j1.csv" >"$work/lost.csv"
+expect 1 "$bin" compare "$work/j1.csv" "$work/lost.csv"
+lost=$(grep -c '^REGRESSION: random_layered|8|1|cost-based|best-cost: .*missing from new' "$work/out")
+[[ $lost == 1 ]] || fail "compare: lost row not named: $(grep REGRESSION "$work/out" | head -3)"
+grep -q '^result: REGRESSION' "$work/out" || fail "compare: lost rows pass"
+grep -Eq '^cost-based/best-cost +chains +0 +[0-9.]+ -> - ' "$work/out" ||
+  fail "compare: one-sided group not a dash: $(grep best-cost "$work/out" | head -2)"
+expect 0 "$bin" compare "$work/j1.csv" "$work/lost.csv" --allow-missing
+grep -q '^warning: 12 row(s) of .* are missing from .*--allow-missing' "$work/out" ||
+  fail "compare --allow-missing: no warning: $(grep warning "$work/out")"
+expect 1 "$bin" compare "$work/j1.csv" "$work/lost.csv" --format json
+/usr/bin/python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+g = [g for g in j["groups"] if g["generator"] == "cost-based/best-cost"]
+assert g and all(x["ii_over_mii"][1] is None and x["median_time_ns"] == [None, None] for x in g), g
+assert sum("missing from new" in r for r in j["regressions"]) == 12, j["regressions"]' "$work/out" ||
+  fail "compare --format json: lost rows: $(head -c 400 "$work/out")"
 # Timing only fails when asked to: every time x10.
 awk -F, 'BEGIN{OFS=","} NR>1{$(NF-1)=$(NF-1)*10} {print}' "$work/j1.csv" >"$work/slow.csv"
 expect 0 "$bin" compare "$work/j1.csv" "$work/slow.csv"

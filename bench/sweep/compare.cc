@@ -109,6 +109,7 @@ struct Findings {
   std::map<GroupKey, Group> groups;
   std::vector<std::string> regressions, warnings;
   size_t matched = 0, only_new = 0, graph_changes = 0;
+  size_t lost = 0;  // scheduled-and-verified BASE rows missing from NEW (regressions)
 };
 
 // One matched pair of rows (same key, same graph): a lost schedule or a
@@ -132,8 +133,9 @@ void judge_pair(const Row& b, const Row& n, Group& g, Findings& f) {
   }
 }
 
-// Groups every row and matches NEW's rows to BASE's by key; returns how
-// many BASE rows NEW lacks.
+// Groups every row and matches NEW's rows to BASE's by key. A BASE row
+// scheduled and verified that NEW lacks is a regression (a lost schedule),
+// unless opts.allow_missing; returns how many other BASE rows NEW lacks.
 size_t match_rows(const std::vector<Row>& base, const std::vector<Row>& now,
                   const CompareOptions& opts, Findings& f) {
   std::map<std::string, const Row*> base_by_key;
@@ -165,7 +167,16 @@ size_t match_rows(const std::vector<Row>& base, const std::vector<Row>& now,
     judge_pair(b, n, g, f);
   }
   size_t only_base = 0;
-  for (const Row& b : base) only_base += seen.count(b.key) ? 0 : 1;
+  for (const Row& b : base) {
+    if (seen.count(b.key)) continue;
+    if (b.feasible && b.verified && !opts.allow_missing) {
+      f.regressions.push_back(b.key + ": scheduled and verified in base, missing from new");
+      ++f.groups[{b.group_gen, b.family}].losses;
+      ++f.lost;
+    } else {
+      ++only_base;
+    }
+  }
   return only_base;
 }
 
@@ -175,7 +186,9 @@ void warn_unmatched(size_t only_base, const std::string& base_name, const std::s
   if (f.matched == 0) f.regressions.push_back("no row in common between the two files");
   if (only_base > 0) {
     f.warnings.push_back(std::to_string(only_base) + " row(s) of " + base_name +
-                         " are missing from " + now_name);
+                         " are missing from " + now_name +
+                         (opts.allow_missing ? " (--allow-missing)"
+                                             : " (none of them scheduled and verified)"));
   }
   if (f.only_new > 0) {
     f.warnings.push_back(std::to_string(f.only_new) + " row(s) of " + now_name + " are not in " +
@@ -207,9 +220,12 @@ void judge_time(const GroupKey& name, double tb, double r, const CompareOptions&
 }
 
 // One group's figures, base -> new, as every format shows them.
+// A figure is absent (a dash, null in JSON) on a side with no row of the
+// group (`present`), and for times, on a side with no matched feasible pair.
 struct GroupLine {
   std::string generator, family;
   size_t rows = 0, wins = 0, losses = 0;
+  bool present[2] = {}, timed = false;
   double ratio[2] = {}, share[2] = {}, stages[2] = {}, time[2] = {}, time_ratio = 0;
 };
 
@@ -223,6 +239,9 @@ std::vector<GroupLine> group_lines(const CompareOptions& opts, Findings& f) {
     l.rows = g.now.rows;
     l.wins = g.wins;
     l.losses = g.losses;
+    l.present[0] = g.base.rows > 0;
+    l.present[1] = g.now.rows > 0;
+    l.timed = !g.base_times.empty();
     l.ratio[0] = g.base.mean_ratio();
     l.ratio[1] = g.now.mean_ratio();
     l.share[0] = g.base.at_mii_share();
@@ -232,7 +251,7 @@ std::vector<GroupLine> group_lines(const CompareOptions& opts, Findings& f) {
     l.time[0] = median(g.base_times);
     l.time[1] = median(g.now_times);
     l.time_ratio = l.time[0] > 0 ? l.time[1] / l.time[0] : 0;
-    judge_time(name, l.time[0], l.time_ratio, opts, f);
+    if (l.timed) judge_time(name, l.time[0], l.time_ratio, opts, f);
     out.push_back(std::move(l));
   }
   return out;
@@ -243,17 +262,28 @@ struct Cells {
 };
 
 Cells cells(const GroupLine& l, const char* arrow) {
-  char buf[128];
+  // One figure's "base -> new" text; a side without rows shows a dash.
+  auto pair = [&](const char* fmt, double scale, const double (&v)[2]) {
+    std::string side[2];
+    for (int i = 0; i < 2; ++i) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, fmt, scale * v[i]);
+      side[i] = l.present[i] ? buf : "-";
+    }
+    return side[0] + " " + arrow + " " + side[1];
+  };
   Cells c;
-  std::snprintf(buf, sizeof buf, "%.3f %s %.3f", l.ratio[0], arrow, l.ratio[1]);
-  c.ratio = buf;
-  std::snprintf(buf, sizeof buf, "%3.0f%% %s %3.0f%%", 100 * l.share[0], arrow, 100 * l.share[1]);
-  c.share = buf;
-  std::snprintf(buf, sizeof buf, "%.2f %s %.2f", l.stages[0], arrow, l.stages[1]);
-  c.stages = buf;
-  std::snprintf(buf, sizeof buf, "%s %s %s (x%.2f)", time_text(l.time[0]).c_str(), arrow,
-                time_text(l.time[1]).c_str(), l.time_ratio);
-  c.times = buf;
+  c.ratio = pair("%.3f", 1, l.ratio);
+  c.share = pair("%3.0f%%", 100, l.share);
+  c.stages = pair("%.2f", 1, l.stages);
+  if (l.timed) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%s %s %s (x%.2f)", time_text(l.time[0]).c_str(), arrow,
+                  time_text(l.time[1]).c_str(), l.time_ratio);
+    c.times = buf;
+  } else {
+    c.times = "-";
+  }
   return c;
 }
 
@@ -335,15 +365,19 @@ std::string render_json(const std::vector<GroupLine>& lines, const Findings& f,
                         const std::string& base_name, const std::string& now_name) {
   nlohmann::json groups = nlohmann::json::array();
   for (const GroupLine& l : lines) {
-    auto pair = [](const double (&v)[2]) { return nlohmann::json::array({v[0], v[1]}); };
+    auto side = [&](double v, bool present) { return present ? nlohmann::json(v) : nlohmann::json(); };
+    auto pair = [&](const double (&v)[2]) {
+      return nlohmann::json::array({side(v[0], l.present[0]), side(v[1], l.present[1])});
+    };
+    const nlohmann::json times = nlohmann::json::array({side(l.time[0], l.timed), side(l.time[1], l.timed)});
     groups.push_back({{"generator", l.generator},
                       {"family", l.family},
                       {"rows", l.rows},
                       {"ii_over_mii", pair(l.ratio)},
                       {"share_at_mii", pair(l.share)},
                       {"mean_stages", pair(l.stages)},
-                      {"median_time_ns", pair(l.time)},
-                      {"time_ratio", l.time_ratio},
+                      {"median_time_ns", times},
+                      {"time_ratio", side(l.time_ratio, l.timed)},
                       {"wins", l.wins},
                       {"losses", l.losses}});
   }

@@ -4,7 +4,10 @@
 //
 // Regressions (exit 1), docs/SWEEP.md explains why these and not others:
 //   - a matched row whose II went up (both feasible), or that was feasible
-//     and verified in BASE and is not in NEW;
+//     and verified in BASE and is not in NEW (feasible and verified there);
+//   - a BASE row feasible and verified that NEW lacks (a lost row: a
+//     generator configuration or graph dropped from the sweep), unless
+//     allow_missing;
 //   - a NEW row with a schedule that failed verification;
 //   - a matched row whose graph_hash differs (the family generator changed:
 //     the rows no longer measure the same thing; regenerate the baseline),
@@ -33,6 +36,7 @@ struct CompareOptions {
   std::optional<double> time_fail_ratio;  // fail past this (off by default)
   int64_t time_floor_ns = 50000;          // groups faster than this are not timed
   bool allow_graph_changes = false;
+  bool allow_missing = false;  // lost rows are warnings, not regressions
 };
 
 struct CompareReport {
