@@ -37,6 +37,20 @@ grep -q '"id": "Pipe_0", "producers": \["load_a0", "load_b0"\]' "$work/gemm_main
 grep -q '"id": "Mutex_0"' "$work/gemm_mainloop.schedule.json" ||
   fail "the GEMM schedule does not carry its mutexes"
 
+# auto below the serial threshold: the serial schedule, and one line on
+# stderr saying so (none under -q); --serial-threshold 0 pipelines it.
+expect 0 "$bin" schedule "$examples/seed_worked_example.loop.json"
+grep -q '"generator": "serial"' "$work/out" || fail "auto on 4 ops: not serial"
+[[ $(wc -l <"$work/err") == 1 ]] && grep -q 'auto: op count 4 is below serial_threshold 8: the serial generator runs (--generator cost-based pipelines it)' "$work/err" ||
+  fail "auto's serial choice not said: $(cat "$work/err")"
+expect 0 "$bin" schedule "$examples/seed_worked_example.loop.json" -q
+[[ -s $work/err ]] && fail "auto -q: stderr not empty: $(cat "$work/err")"
+expect 0 "$bin" schedule "$examples/seed_worked_example.loop.json" --serial-threshold 0
+grep -q '"generator": "cost-based"' "$work/out" || fail "--serial-threshold 0: not cost-based"
+grep -q '"ii": 15' "$work/out" || fail "--serial-threshold 0: not the optimum 15"
+[[ -s $work/err ]] && fail "auto choosing cost-based said something: $(cat "$work/err")"
+expect 2 "$bin" schedule "$examples/seed_worked_example.loop.json" --serial-threshold -1
+
 # --emit region: the materialized region, MLIR-like, on stdout or -o.
 grep -q -- "--emit" <("$bin" schedule --help) || fail "schedule --help does not list --emit"
 expect 0 "$bin" schedule "$examples/gemm_mainloop.loop.json" --emit region

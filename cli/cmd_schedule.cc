@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
+#include "tilesched/limits.h"
 #include "tilesched/materialize.h"
 
 namespace po = boost::program_options;
@@ -31,7 +32,10 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
        "docs/COST_BASED.md) | ims (Rau's iterative modulo scheduling) | sms (swing "
        "modulo scheduling) | exact (the Z3 "
        "oracle: the optimal II, proven when the time limit allows); auto applies seed 001's "
-       "selector")
+       "selector and says on stderr when it picks serial")
+      ("serial-threshold", po::value(&opts.serial_threshold)->default_value(8),
+       "auto: graphs of fewer ops get the serial schedule (seed 001's threshold; 0 = never "
+       "for that reason)")
       ("arm-policy", po::value(&f.arm_policy)->default_value("first-success"),
        "cost-based: first-success (seed 004: the first arm that seats wins) or best-cost "
        "(seed 001: every arm proposes, the cheapest wins)")
@@ -117,6 +121,10 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
     return Status::InvalidInput("--time-limit must be between 0 and 86400 seconds");
   }
   opts.exact.time_limit_ms = static_cast<int64_t>(f.time_limit_s * 1000.0 + 0.5);
+  if (opts.serial_threshold < 0 || opts.serial_threshold > limits::kMaxOps + 1) {
+    return Status::InvalidInput("--serial-threshold must be between 0 and " +
+                                std::to_string(limits::kMaxOps + 1));
+  }
   return Status::Ok();
 }
 
@@ -148,6 +156,16 @@ int run_schedule(const Args& args) {
           : write_schedule_json(*graph, *schedule);
   if (Status s = emit(output_path(vm), text); !s.ok()) {
     return fail("schedule", s);
+  }
+  if (opts.generator == GeneratorKind::kAuto &&
+      schedule->generator != generator_name(GeneratorKind::kCostBased) && !quiet(vm)) {
+    // The selector's choice is not the pipelining generator: say so once
+    // (after the output is written: a failed write stays one line).
+    std::cerr << "tilesched schedule: " << input_name(f.graph_path) << ": " << schedule->selection
+              << ": the " << schedule->generator << " generator runs"
+              << (graph->attrs.force_serial_execution ? ""
+                                                      : " (--generator cost-based pipelines it)")
+              << "\n";
   }
   if (!schedule->feasible) {
     std::cerr << "tilesched schedule: " << input_name(f.graph_path) << ": no legal schedule ("
