@@ -40,6 +40,7 @@
 
 #include "tilesched/cost_based.h"
 #include "tilesched/exact.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/graphgen/families.h"
 #include "tilesched/graphgen/hatschet.h"
 #include "tilesched/graphgen/random_layered.h"

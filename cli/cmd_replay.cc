@@ -24,7 +24,7 @@ std::string csv_key_from_option(const std::string& text) {
   }
   if (parts.size() == 4) parts.emplace_back();
   if (parts.size() != 5) return {};
-  return sweep::row_key(parts[0], parts[1], parts[2], parts[3], parts[4]);
+  return sweep::RowKey{parts[0], parts[1], parts[2], parts[3], parts[4], ""}.text();
 }
 
 // The row `--row N` or `--key K` names in `read`.
@@ -100,6 +100,27 @@ StatusOr<std::string> row_differences(const sweep::ReadRow& row, const sweep::Sw
   return diffs;
 }
 
+// Prints whether the replayed row reproduced the recorded one; the exit
+// status: 0 reproduced, 1 it differs.
+int report(const sweep::ReadRow& row, const std::string& where, const sweep::SweepRow& now_row,
+           bool quiet_run) {
+  sweep::ReadResult again;
+  StatusOr<std::string> diffs = row_differences(row, now_row, again);
+  if (!diffs.ok()) return fail("replay", diffs.status());
+  const sweep::ReadRow& now = again.rows.front();
+  if (diffs->empty()) {
+    if (quiet_run) return kExitOk;
+    std::cerr << "tilesched replay: " << where << " (" << row.key() << "): ";
+    std::cerr << "reproduced (ii " << now[sweep::Col::kIi] << ", stage_count "
+              << now[sweep::Col::kStageCount] << ", verified " << now[sweep::Col::kVerified]
+              << ")\n";
+    return kExitOk;
+  }
+  std::cerr << "tilesched replay: " << where << " (" << row.key() << "): differs: " << *diffs
+            << "\n";
+  return kExitNoSchedule;
+}
+
 }  // namespace
 
 int run_replay(const Args& args) {
@@ -151,21 +172,7 @@ int run_replay(const Args& args) {
       return fail("replay", s);
     }
   }
-  sweep::ReadResult again;
-  StatusOr<std::string> diffs = row_differences(row, run.row, again);
-  if (!diffs.ok()) return fail("replay", diffs.status());
-  const sweep::ReadRow& now = again.rows.front();
-  if (diffs->empty()) {
-    if (quiet(vm)) return kExitOk;
-    std::cerr << "tilesched replay: " << where << " (" << row.key() << "): ";
-    std::cerr << "reproduced (ii " << now[sweep::Col::kIi] << ", stage_count "
-              << now[sweep::Col::kStageCount] << ", verified " << now[sweep::Col::kVerified]
-              << ")\n";
-    return kExitOk;
-  }
-  std::cerr << "tilesched replay: " << where << " (" << row.key() << "): differs: " << *diffs
-            << "\n";
-  return kExitNoSchedule;
+  return report(row, where, run.row, quiet(vm));
 }
 
 }  // namespace tilesched::cli

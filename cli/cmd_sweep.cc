@@ -123,6 +123,53 @@ Status add_graph_files(const po::variables_map& vm, const SweepFlags& f, sweep::
   return Status::Ok();
 }
 
+// --output: given once (under its name or its old name --out), and a
+// regular file: the sweep keeps OUTPUT.partial and OUTPUT.json beside its
+// CSV, so not standard output, a device or a FIFO.
+Status check_output(const po::variables_map& vm, SweepFlags& f) {
+  if (vm.count("out") && vm.count("output")) {
+    return Status::InvalidInput("--out: give --output only (--out is its old name)");
+  }
+  if (vm.count("out")) f.out = f.out_alias;
+  if (!vm.count("out") && !vm.count("output")) {
+    return Status::InvalidInput("--output FILE.csv is required");
+  }
+  if (f.out.empty()) return Status::InvalidInput("--output: empty file name");
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(f.out, ec);
+  const bool special = f.out == "-" || f.out.rfind("/dev/", 0) == 0 || f.out.rfind("/proc/", 0) == 0;
+  if (special || (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))) {
+    return Status::InvalidInput("--output: " + f.out +
+                                " is not a regular file (the sweep writes "
+                                "OUTPUT.partial and OUTPUT.json beside it)");
+  }
+  return Status::Ok();
+}
+
+// The sweep's options from the checked flags.
+StatusOr<sweep::SweepOptions> sweep_options_of(const po::variables_map& vm, SweepFlags& f,
+                                               double progress_seconds) {
+  if (Status s = apply_preset(vm, f); !s.ok()) return s;
+  sweep::SweepOptions opts;
+  StatusOr<sweep::SweepSpec> spec = sweep_spec(f);
+  if (!spec.ok()) return spec.status();
+  opts.spec = *std::move(spec);
+  if (Status s = add_graph_files(vm, f, opts.spec); !s.ok()) return s;
+  if (f.jobs < 1 || f.jobs > 1024) {
+    return Status::InvalidInput("--jobs: " + std::to_string(f.jobs) + " is out of range 1..1024");
+  }
+  if (Status s = check_output(vm, f); !s.ok()) return s;
+  if (!(progress_seconds >= 0)) return Status::InvalidInput("--progress-seconds: must be >= 0");
+  opts.out = f.out;
+  opts.jobs = f.jobs;
+  opts.resume = vm.count("resume") > 0;
+  opts.progress = vm.count("quiet")                ? sweep::Progress::kNone
+                  : isatty(STDERR_FILENO) == 1 ? sweep::Progress::kBar
+                                               : sweep::Progress::kLines;
+  opts.progress_seconds = progress_seconds;
+  return opts;
+}
+
 }  // namespace
 
 int run_sweep(const Args& args) {
@@ -140,45 +187,10 @@ int run_sweep(const Args& args) {
                                            hidden, positional, vm)) {
     return *done;
   }
-  if (vm.count("out") && vm.count("output")) {
-    return fail("sweep", Status::InvalidInput("--out: give --output only (--out is its old name)"));
-  }
-  if (vm.count("out")) f.out = f.out_alias;
-  if (!vm.count("out") && !vm.count("output")) {
-    return fail("sweep", Status::InvalidInput("--output FILE.csv is required"));
-  }
-  if (Status s = apply_preset(vm, f); !s.ok()) return fail("sweep", s);
-  sweep::SweepOptions opts;
-  StatusOr<sweep::SweepSpec> spec = sweep_spec(f);
-  if (!spec.ok()) return fail("sweep", spec.status());
-  opts.spec = *std::move(spec);
-  if (Status s = add_graph_files(vm, f, opts.spec); !s.ok()) return fail("sweep", s);
-  if (f.jobs < 1 || f.jobs > 1024) {
-    return fail("sweep", Status::InvalidInput("--jobs: " + std::to_string(f.jobs) +
-                                              " is out of range 1..1024"));
-  }
-  if (f.out.empty()) return fail("sweep", Status::InvalidInput("--output: empty file name"));
-  // The sweep keeps OUTPUT.partial and OUTPUT.json beside its CSV, so the
-  // CSV must be a file, not standard output, a device or a FIFO.
-  std::error_code ec;
-  const std::filesystem::file_status st = std::filesystem::status(f.out, ec);
-  const bool special = f.out == "-" || f.out.rfind("/dev/", 0) == 0 || f.out.rfind("/proc/", 0) == 0;
-  if (special || (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))) {
-    return fail("sweep", Status::InvalidInput("--output: " + f.out +
-                                              " is not a regular file (the sweep writes "
-                                              "OUTPUT.partial and OUTPUT.json beside it)"));
-  }
+  StatusOr<sweep::SweepOptions> options = sweep_options_of(vm, f, progress_seconds);
+  if (!options.ok()) return fail("sweep", options.status());
+  sweep::SweepOptions& opts = *options;
   const bool quiet = vm.count("quiet") > 0;
-  opts.out = f.out;
-  opts.jobs = f.jobs;
-  opts.resume = vm.count("resume") > 0;
-  opts.progress = quiet                          ? sweep::Progress::kNone
-                 : isatty(STDERR_FILENO) == 1 ? sweep::Progress::kBar
-                                              : sweep::Progress::kLines;
-  if (!(progress_seconds >= 0)) {
-    return fail("sweep", Status::InvalidInput("--progress-seconds: must be >= 0"));
-  }
-  opts.progress_seconds = progress_seconds;
   opts.command = "tilesched sweep";
   for (const std::string& a : args) opts.command += " " + shell_quote(a);
 

@@ -38,23 +38,44 @@ Schedule run_checked(const Graph& g, const fuzz::GeneratorConfig& config, int64_
   return std::move(s).value();
 }
 
+// The exact oracle's options here: a budget per input, 0.1 s in all (a
+// tiny graph's proof usually takes milliseconds; a timed-out one is still
+// checked as a time-limited answer; at 0.2 s the 19 of 1,350 corpus inputs
+// that ran out of time took 30 % of the corpus replay, and at 0.1 s the
+// oracle still proves 93 % of the corpus's feasible graphs optimal against
+// 96 %: fuzz/README.md, "Throughput") and a short stage-count descent; its
+// cost-based start with the fuzzers' descent budget (with the default one
+// the start, and the two runs that check it, took more than half of this
+// target's time).
+GenerateOptions exact_options() {
+  GenerateOptions options;
+  options.generator = GeneratorKind::kExact;
+  options.exact.time_limit_ms = 100;
+  options.exact.descent_rlimit = 20'000;
+  options.exact.start.descent_budget_ratio = fuzz::kFuzzDescentBudgetRatio;
+  return options;
+}
+
+// The oracle starts from the best of serial and cost-based (its start
+// options) under both arm policies: never a larger II, nor more stages at
+// the same II.
+void check_against_start(const Graph& g, const Schedule& x, const Schedule& serial,
+                         const CostBasedOptions& start) {
+  CostBasedOptions first = start, best = start;
+  best.arm_policy = ArmPolicy::kBestCost;
+  for (const Schedule& h : {serial, generate_cost_based(g, first).schedule,
+                            generate_cost_based(g, best).schedule}) {
+    if (!h.feasible || !verify_schedule(g, h).legal()) continue;
+    FUZZ_CHECK(x.ii <= h.ii, "exact: II above its start " + h.generator, fuzz::describe(g, x));
+    FUZZ_CHECK(x.ii != h.ii || x.stage_count <= h.stage_count,
+               "exact: more stages than its start " + h.generator, fuzz::describe(g, x));
+  }
+}
+
 // The exact oracle against the heuristics. `best_heuristic` is the
 // smallest cost-based or ims II, -1 when no run was feasible.
 void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t best_heuristic) {
-  GenerateOptions options;
-  options.generator = GeneratorKind::kExact;
-  // A budget per input: 0.1 s in all (a tiny graph's proof usually takes
-  // milliseconds; a timed-out one is still checked as a time-limited
-  // answer; at 0.2 s the 19 of 1,350 corpus inputs that ran out of time
-  // took 30 % of the corpus replay, and at 0.1 s the oracle still proves 93 %
-  // of the corpus's feasible graphs optimal against 96 %: fuzz/README.md,
-  // "Throughput") and a short stage-count descent.
-  options.exact.time_limit_ms = 100;
-  options.exact.descent_rlimit = 20'000;
-  // Its cost-based start with the fuzzers' descent budget: with the
-  // default one the start (and the two runs below that check it) took more
-  // than half of this target's time.
-  options.exact.start.descent_budget_ratio = fuzz::kFuzzDescentBudgetRatio;
+  const GenerateOptions options = exact_options();
   const StatusOr<Schedule> x = generate_schedule(g, options);
   FUZZ_CHECK(x.ok(), "exact returned an error", x.status().message() + "\n" + fuzz::describe(g));
   // (Where the stores alone exceed the storage pool this asks for the
@@ -91,18 +112,7 @@ void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t be
     FUZZ_CHECK(best_heuristic < 0 || x->ii <= best_heuristic,
                "exact: proven-optimal II above a heuristic's", fuzz::describe(g, *x));
   }
-  // The oracle starts from the best of serial and cost-based (its start
-  // options) under both arm policies: never a larger II, nor more stages
-  // at the same II.
-  CostBasedOptions first = options.exact.start, best = options.exact.start;
-  best.arm_policy = ArmPolicy::kBestCost;
-  for (const Schedule& h : {serial, generate_cost_based(g, first).schedule,
-                            generate_cost_based(g, best).schedule}) {
-    if (!h.feasible || !verify_schedule(g, h).legal()) continue;
-    FUZZ_CHECK(x->ii <= h.ii, "exact: II above its start " + h.generator, fuzz::describe(g, *x));
-    FUZZ_CHECK(x->ii != h.ii || x->stage_count <= h.stage_count,
-               "exact: more stages than its start " + h.generator, fuzz::describe(g, *x));
-  }
+  check_against_start(g, *x, serial, options.exact.start);
 }
 
 }  // namespace

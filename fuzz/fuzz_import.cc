@@ -12,6 +12,7 @@
 #include "fuzz_support.h"
 #include "tilesched/graphgen/hatschet.h"
 #include "tilesched/json_io.h"
+#include "tilesched/validate.h"
 
 using namespace tilesched;
 

@@ -10,6 +10,7 @@
 
 #include "fuzz_support.h"
 #include "tilesched/json_io.h"
+#include "tilesched/validate.h"
 
 using namespace tilesched;
 

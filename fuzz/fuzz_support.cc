@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"
 #include "tilesched/target.h"
 
@@ -71,53 +72,51 @@ std::vector<PoolUse> consume_pools(FuzzedDataProvider& in, const Target& target)
   return uses;
 }
 
-}  // namespace
-
-StatusOr<Graph> consume_graph(FuzzedDataProvider& in, const GraphCaps& caps) {
-  const bool blackwell = in.ConsumeBool();
-  Target target = blackwell ? blackwell_target() : consume_generic_target(in, caps);
-  const std::optional<int> storage = target.storage_pool();
-  GraphBuilder b(target, "fuzz");
-  const int op_count = in.ConsumeIntegralInRange<int>(1, caps.max_ops);
-  for (int v = 0; v < op_count; ++v) {
-    const std::string name = "v" + std::to_string(v);
-    OpId id = 0;
-    if (blackwell) {
-      const auto& kinds = target.kinds;
-      const std::string kind =
-          kinds[in.ConsumeIntegralInRange<size_t>(0, kinds.size() - 1)].name;
-      id = b.op(name, kind);
-      // Defaults mostly; sometimes each field is overridden (the reader's rule).
-      if (kind == "generic" || in.ConsumeIntegralInRange<int>(0, 7) == 0) {
-        b.at(id).latency = in.ConsumeIntegralInRange<int64_t>(0, caps.max_latency);
-      }
-      if (kind == "generic" || in.ConsumeIntegralInRange<int>(0, 7) == 0) {
-        b.at(id).resources = consume_resources(in, target, caps);
-      }
-      if (in.ConsumeIntegralInRange<int>(0, 7) == 0) b.at(id).pools = consume_pools(in, target);
-    } else {
-      // One draw per statement: a call's arguments are evaluated in an
-      // unspecified order (clang left to right, g++ right to left), and an
-      // input must decode to the same graph in the clang fuzzers and the
-      // g++ replays.
-      const int64_t latency = in.ConsumeIntegralInRange<int64_t>(0, caps.max_latency);
-      std::vector<Triple> resources = consume_resources(in, target, caps);
-      id = b.generic(name, latency, std::move(resources));
-      b.at(id).pools = consume_pools(in, target);
+// Op v: a Blackwell kind with its defaults (sometimes overridden), or a
+// generic op; then its store, leader group, stage bound and gid. The draws
+// are in one fixed order (the corpus decodes to the same graph forever).
+void consume_op(FuzzedDataProvider& in, const GraphCaps& caps, const Target& target,
+                bool blackwell, int v, GraphBuilder& b) {
+  const std::string name = "v" + std::to_string(v);
+  OpId id = 0;
+  if (blackwell) {
+    const auto& kinds = target.kinds;
+    const std::string kind = kinds[in.ConsumeIntegralInRange<size_t>(0, kinds.size() - 1)].name;
+    id = b.op(name, kind);
+    // Defaults mostly; sometimes each field is overridden (the reader's rule).
+    if (kind == "generic" || in.ConsumeIntegralInRange<int>(0, 7) == 0) {
+      b.at(id).latency = in.ConsumeIntegralInRange<int64_t>(0, caps.max_latency);
     }
-    Op& op = b.at(id);
-    if (storage && in.ConsumeIntegralInRange<int>(0, 3) == 0) {
-      const int64_t cap = target.pools[*storage].capacity;
-      op.store_bytes = in.ConsumeIntegralInRange<int64_t>(0, cap);
+    if (kind == "generic" || in.ConsumeIntegralInRange<int>(0, 7) == 0) {
+      b.at(id).resources = consume_resources(in, target, caps);
     }
-    const uint8_t attrs = in.ConsumeIntegral<uint8_t>();
-    if ((attrs & 0x07) == 1) op.leader_gid = in.ConsumeIntegralInRange<int64_t>(0, 3);
-    if ((attrs & 0x38) == 0x08) op.max_depth = in.ConsumeIntegralInRange<int64_t>(0, 3);
-    if ((attrs & 0xc0) == 0x40) op.gid = in.ConsumeIntegralInRange<int64_t>(0, 3);
+    if (in.ConsumeIntegralInRange<int>(0, 7) == 0) b.at(id).pools = consume_pools(in, target);
+  } else {
+    // One draw per statement: a call's arguments are evaluated in an
+    // unspecified order (clang left to right, g++ right to left), and an
+    // input must decode to the same graph in the clang fuzzers and the
+    // g++ replays.
+    const int64_t latency = in.ConsumeIntegralInRange<int64_t>(0, caps.max_latency);
+    std::vector<Triple> resources = consume_resources(in, target, caps);
+    id = b.generic(name, latency, std::move(resources));
+    b.at(id).pools = consume_pools(in, target);
   }
-  // Forward-only distance-0 edges keep most graphs acyclic in-iteration;
-  // the other mode lets zero-distance cycles (refused, or unorderable at
-  // latency 0) through as well.
+  Op& op = b.at(id);
+  if (const std::optional<int> storage = target.storage_pool();
+      storage && in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+    const int64_t cap = target.pools[*storage].capacity;
+    op.store_bytes = in.ConsumeIntegralInRange<int64_t>(0, cap);
+  }
+  const uint8_t attrs = in.ConsumeIntegral<uint8_t>();
+  if ((attrs & 0x07) == 1) op.leader_gid = in.ConsumeIntegralInRange<int64_t>(0, 3);
+  if ((attrs & 0x38) == 0x08) op.max_depth = in.ConsumeIntegralInRange<int64_t>(0, 3);
+  if ((attrs & 0xc0) == 0x40) op.gid = in.ConsumeIntegralInRange<int64_t>(0, 3);
+}
+
+// Forward-only distance-0 edges keep most graphs acyclic in-iteration;
+// the other mode lets zero-distance cycles (refused, or unorderable at
+// latency 0) through as well.
+void consume_edges(FuzzedDataProvider& in, const GraphCaps& caps, int op_count, GraphBuilder& b) {
   const bool any_direction = in.ConsumeIntegralInRange<int>(0, 3) == 0;
   const int edge_count = in.ConsumeIntegralInRange<int>(0, caps.max_edges);
   for (int e = 0; e < edge_count && in.remaining_bytes() > 0; ++e) {
@@ -136,6 +135,17 @@ StatusOr<Graph> consume_graph(FuzzedDataProvider& in, const GraphCaps& caps) {
                                                                     : EdgeKind::kData;
     b.edge(from, to, latency, distance, kind);
   }
+}
+
+}  // namespace
+
+StatusOr<Graph> consume_graph(FuzzedDataProvider& in, const GraphCaps& caps) {
+  const bool blackwell = in.ConsumeBool();
+  const Target target = blackwell ? blackwell_target() : consume_generic_target(in, caps);
+  GraphBuilder b(target, "fuzz");
+  const int op_count = in.ConsumeIntegralInRange<int>(1, caps.max_ops);
+  for (int v = 0; v < op_count; ++v) consume_op(in, caps, target, blackwell, v, b);
+  consume_edges(in, caps, op_count, b);
   if (in.ConsumeIntegralInRange<int>(0, 15) == 0) b.force_serial();
   return b.build();
 }

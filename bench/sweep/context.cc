@@ -92,7 +92,7 @@ nlohmann::json sweep_signature(const SweepSpec& spec) {
     // Each file's graph hash, so that an edited file is never resumed.
     nlohmann::json files = nlohmann::json::array();
     for (const GraphKey& f : spec.files) {
-      StatusOr<Graph> g = read_graph_key(f);
+      StatusOr<Graph> g = read_graph_key(f);  // the graph the key carries
       files.push_back({{"graph", f.graph},
                        {"family", f.family},
                        {"ops", f.ops},
@@ -114,7 +114,9 @@ StatusOr<std::vector<std::string>> signature_row_keys(const nlohmann::json& sig)
     std::vector<std::string> keys;
     auto add_graph = [&](const std::string& family, const std::string& ops, const std::string& seed,
                          const std::string& graph) {
-      for (const auto& [gen, policy] : pairs) keys.push_back(row_key(family, ops, seed, gen, policy, graph));
+      for (const auto& [gen, policy] : pairs) {
+        keys.push_back(RowKey{family, ops, seed, gen, policy, graph}.text());
+      }
     };
     if (sig.contains("graphs")) {
       for (const nlohmann::json& f : sig.at("graphs")) {

@@ -127,21 +127,21 @@ std::string format_row(const SweepRow& r) {
   return csv_line(f);
 }
 
-std::string row_key(std::string_view family, std::string_view ops, std::string_view seed,
-                    std::string_view generator, std::string_view arm_policy,
-                    std::string_view graph) {
+std::string RowKey::text() const {
   std::string k;
-  for (std::string_view part : {family, ops, seed, generator, arm_policy}) {
+  for (const std::string* part : {&family, &ops, &seed, &generator, &arm_policy}) {
     if (!k.empty()) k += '|';
-    k += part;
+    k += *part;
   }
-  if (!graph.empty()) k += "|" + std::string(graph);
+  if (!graph.empty()) k += "|" + graph;
   return k;
 }
 
 std::string ReadRow::key() const {
-  return row_key((*this)[Col::kFamily], (*this)[Col::kOps], (*this)[Col::kSeed],
-                 (*this)[Col::kGenerator], (*this)[Col::kArmPolicy], (*this)[Col::kGraph]);
+  const ReadRow& r = *this;
+  return RowKey{r[Col::kFamily], r[Col::kOps], r[Col::kSeed], r[Col::kGenerator],
+                r[Col::kArmPolicy], r[Col::kGraph]}
+      .text();
 }
 
 std::optional<int64_t> field_int(const std::string& text) {

@@ -90,12 +90,15 @@ struct SweepRow {
 std::string format_row(const SweepRow& row);
 std::string hash_text(uint64_t hash);  // 16 lowercase hex digits
 
-// The key that matches rows across files: family, ops, seed, generator,
-// arm policy, and the graph file for --graphs rows (empty for family rows,
-// which keeps their keys those of versions 1 and 2).
-std::string row_key(std::string_view family, std::string_view ops, std::string_view seed,
-                    std::string_view generator, std::string_view arm_policy,
-                    std::string_view graph = {});
+// The key that matches rows across files (resume, merge, compare, replay):
+// family, ops, seed, generator, arm policy, and the graph file for --graphs
+// rows (empty for family rows, which keeps their keys those of versions 1
+// and 2). worklist.h makes one from a work item and a configuration.
+struct RowKey {
+  std::string family, ops, seed, generator, arm_policy, graph;
+  // "family|ops|seed|generator|arm_policy", then "|graph" when there is one.
+  std::string text() const;
+};
 
 // A row read back: the fixed columns as text, the raw line (without '\n')
 // and its line number in the file.
@@ -104,7 +107,7 @@ struct ReadRow {
   std::string line;
   size_t line_number = 0;
   const std::string& operator[](Col c) const { return fields[static_cast<size_t>(c)]; }
-  std::string key() const;
+  std::string key() const;  // RowKey of the row's fields, as text
 };
 
 struct ReadResult {

@@ -138,7 +138,7 @@ TEST(SweepCsv, ReadsVersionsOneAndTwo) {
     EXPECT_EQ(read->rows[0][Col::kGraph], "");
     EXPECT_EQ(read->rows[0][Col::kGenerator], "serial");
     EXPECT_EQ(read->rows[0].line_number, 3u);
-    EXPECT_EQ(read->rows[0].key(), row_key("chain", "0", "0", "serial", ""));
+    EXPECT_EQ(read->rows[0].key(), "chain|0|0|serial|");
 
     cols.erase(std::find(cols.begin(), cols.end(), "proven"));
     EXPECT_FALSE(parse_sweep_csv(line + csv_line(cols), "bad.csv").ok());
@@ -155,6 +155,9 @@ TEST(SweepCsv, GraphFileRowsKeyOnTheirFile) {
   ASSERT_TRUE(read.ok()) << read.status().message();
   EXPECT_EQ(read->rows[0][Col::kGraph], "sub/a.loop.json");
   EXPECT_NE(read->rows[0].key().find("sub/a.loop.json"), std::string::npos);
+  EXPECT_EQ(read->rows[0].key(), (RowKey{r.family, std::to_string(r.ops), std::to_string(r.seed),
+                                         r.generator, r.arm_policy, r.graph}
+                                      .text()));
 }
 
 TEST(SweepCsv, PartialLastLineIsDroppedOnlyWhenAsked) {

@@ -97,6 +97,64 @@ Status check_same_sweep(const std::vector<ShardFile>& shards) {
   return Status::Ok();
 }
 
+// A shard's row in the work list's order.
+struct Placed {
+  const ReadRow* row = nullptr;
+  const ShardFile* shard = nullptr;
+};
+
+// Every shard row at its key's place in the work list (`keys`, in order);
+// a key outside the sweep or found twice is InvalidInput naming its line.
+// Counts the rows that did not verify into `failures`.
+StatusOr<std::vector<Placed>> place_rows(const std::vector<ShardFile>& shards,
+                                         const std::vector<std::string>& keys, size_t& failures) {
+  std::map<std::string, size_t> position;  // key -> its place in the work list
+  for (size_t i = 0; i < keys.size(); ++i) position.emplace(keys[i], i);
+  std::vector<Placed> placed(keys.size());
+  for (const ShardFile& s : shards) {
+    for (const ReadRow& r : s.rows.rows) {
+      const std::string key = r.key();
+      const auto at = position.find(key);
+      const std::string where = s.path + ": line " + std::to_string(r.line_number) + ": ";
+      if (at == position.end()) {
+        return Status::InvalidInput(where + "key " + key + " is not in the sweep its context "
+                                    "describes");
+      }
+      Placed& p = placed[at->second];
+      if (p.row) {
+        return Status::InvalidInput(where + "duplicate key " + key + " (also " + p.shard->path +
+                                    ": line " + std::to_string(p.row->line_number) + ")");
+      }
+      p = {&r, &s};
+      if (r[Col::kVerified] != "1") ++failures;
+    }
+  }
+  return placed;
+}
+
+// The merged CSV: the header, then every row in work-list order; a key no
+// shard holds is InvalidInput naming the first and the count.
+StatusOr<std::string> merged_content(const std::string& header_line,
+                                     const std::vector<Placed>& placed,
+                                     const std::vector<std::string>& keys) {
+  std::string content = header_line + "\n";
+  size_t missing = 0;
+  std::string first_missing;
+  for (size_t i = 0; i < placed.size(); ++i) {
+    if (!placed[i].row) {
+      if (missing++ == 0) first_missing = keys[i];
+      continue;
+    }
+    content += placed[i].row->line + "\n";
+  }
+  if (missing > 0) {
+    return Status::InvalidInput("missing key " + first_missing + " (" + std::to_string(missing) +
+                                " of " + std::to_string(placed.size()) +
+                                " rows in no shard: a shard not given or not finished?)");
+  }
+  return content;
+}
+
 }  // namespace
 
 StatusOr<MergeSummary> merge_shards(const std::string& out, const std::vector<std::string>& paths,
@@ -113,49 +171,12 @@ StatusOr<MergeSummary> merge_shards(const std::string& out, const std::vector<st
   nlohmann::json signature = shards.front().context["sweep"];
   StatusOr<std::vector<std::string>> keys = signature_row_keys(signature);
   if (!keys.ok()) return Status::InvalidInput(shards.front().path + ".json: " + keys.status().message());
-  std::map<std::string, size_t> position;  // key -> its place in the work list
-  for (size_t i = 0; i < keys->size(); ++i) position.emplace((*keys)[i], i);
-
-  struct Placed {
-    const ReadRow* row = nullptr;
-    const ShardFile* shard = nullptr;
-  };
-  std::vector<Placed> placed(keys->size());
   MergeSummary summary;
-  for (const ShardFile& s : shards) {
-    for (const ReadRow& r : s.rows.rows) {
-      const std::string key = r.key();
-      const auto at = position.find(key);
-      const std::string where = s.path + ": line " + std::to_string(r.line_number) + ": ";
-      if (at == position.end()) {
-        return Status::InvalidInput(where + "key " + key + " is not in the sweep its context "
-                                    "describes");
-      }
-      Placed& p = placed[at->second];
-      if (p.row) {
-        return Status::InvalidInput(where + "duplicate key " + key + " (also " + p.shard->path +
-                                    ": line " + std::to_string(p.row->line_number) + ")");
-      }
-      p = {&r, &s};
-      if (r[Col::kVerified] != "1") ++summary.failures;
-    }
-  }
-  std::string content = shards.front().rows.header_line + "\n";
-  size_t missing = 0;
-  std::string first_missing;
-  for (size_t i = 0; i < placed.size(); ++i) {
-    if (!placed[i].row) {
-      if (missing++ == 0) first_missing = (*keys)[i];
-      continue;
-    }
-    content += placed[i].row->line + "\n";
-  }
-  if (missing > 0) {
-    return Status::InvalidInput("missing key " + first_missing + " (" + std::to_string(missing) +
-                                " of " + std::to_string(placed.size()) +
-                                " rows in no shard: a shard not given or not finished?)");
-  }
-  summary.rows = placed.size();
+  StatusOr<std::vector<Placed>> placed = place_rows(shards, *keys, summary.failures);
+  if (!placed.ok()) return placed.status();
+  StatusOr<std::string> content = merged_content(shards.front().rows.header_line, *placed, *keys);
+  if (!content.ok()) return content.status();
+  summary.rows = placed->size();
 
   signature["shard"] = "1/1";
   nlohmann::json shard_contexts = nlohmann::json::array();
@@ -171,7 +192,7 @@ StatusOr<MergeSummary> merge_shards(const std::string& out, const std::vector<st
       {"sweep", signature},
       {"shards", shard_contexts},
   };
-  if (Status s = write_file_atomic(out, content); !s.ok()) return s;
+  if (Status s = write_file_atomic(out, *content); !s.ok()) return s;
   if (Status s = write_file_atomic(out + ".json", ctx.dump(2) + "\n"); !s.ok()) return s;
   return summary;
 }

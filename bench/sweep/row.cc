@@ -41,6 +41,46 @@ void set_mii(SweepRow& r, const MiiBounds& m) {
   r.dep_mii = m.dependency;
 }
 
+// The row's figures from the schedule `s` and its verification: MII, time,
+// II and stages, the cost-based counters, and feasible / verified / why not.
+void fill_outcome(const Schedule& s, const VerifyReport& report, SweepRow& r) {
+  set_mii(r, s.mii);
+  r.time_ns = s.time_ns;
+  r.feasible = s.feasible;
+  if (s.feasible) {
+    r.ii = s.ii;
+    r.stage_count = s.stage_count;
+  }
+  // The cb_* columns are the cost-based generator's counters; other
+  // generators' counters (some share a name) stay in their schedule JSON.
+  const std::vector<std::string> keys =
+      s.generator == generator_name(GeneratorKind::kCostBased) ||
+              s.generator == generator_name(GeneratorKind::kCostBasedSeed)
+          ? stat_keys()
+          : std::vector<std::string>{};
+  for (const auto& [key_name, value] : s.stats) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key_name) r.stats[i] = value;
+    }
+  }
+  if (!s.feasible) {
+    r.failure = std::string(failure_reason_name(s.failure));
+    r.reason = "no legal schedule";
+    if (!s.diagnostics.empty()) r.reason += ": " + s.diagnostics.front();
+    r.reason = clip(r.reason);
+  } else if (!report.legal()) {
+    r.failure = "illegal";
+    const Violation& v = report.violations.front();
+    r.reason = std::string(rule_name(v.rule)) + ": " + v.message;
+    if (report.violations.size() > 1) {
+      r.reason += " (+" + std::to_string(report.violations.size() - 1) + " more)";
+    }
+    r.reason = clip(r.reason);
+  } else {
+    r.verified = true;
+  }
+}
+
 }  // namespace
 
 uint64_t graph_hash(const Graph& g) {
@@ -70,48 +110,14 @@ ConfigRun run_config(const Graph& g, const GraphKey& key, const GeneratorConfig&
                     std::chrono::steady_clock::now() - t0).count();
     set_mii(r, compute_mii(g));
     const std::string& msg = s.status().message();
-    r.failure = msg.find("not available") != std::string::npos ? "unavailable" : "error";
+    r.failure = "error";
     r.reason = clip(msg);
     return run;
   }
   const VerifyReport report = verify_schedule(g, *s);
   r.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::steady_clock::now() - t0).count();
-  set_mii(r, s->mii);
-  r.time_ns = s->time_ns;
-  r.feasible = s->feasible;
-  if (s->feasible) {
-    r.ii = s->ii;
-    r.stage_count = s->stage_count;
-  }
-  // The cb_* columns are the cost-based generator's counters; other
-  // generators' counters (some share a name) stay in their schedule JSON.
-  const std::vector<std::string> keys =
-      s->generator == generator_name(GeneratorKind::kCostBased) ||
-              s->generator == generator_name(GeneratorKind::kCostBasedSeed)
-          ? stat_keys()
-          : std::vector<std::string>{};
-  for (const auto& [key_name, value] : s->stats) {
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (keys[i] == key_name) r.stats[i] = value;
-    }
-  }
-  if (!s->feasible) {
-    r.failure = std::string(failure_reason_name(s->failure));
-    r.reason = "no legal schedule";
-    if (!s->diagnostics.empty()) r.reason += ": " + s->diagnostics.front();
-    r.reason = clip(r.reason);
-  } else if (!report.legal()) {
-    r.failure = "illegal";
-    const Violation& v = report.violations.front();
-    r.reason = std::string(rule_name(v.rule)) + ": " + v.message;
-    if (report.violations.size() > 1) {
-      r.reason += " (+" + std::to_string(report.violations.size() - 1) + " more)";
-    }
-    r.reason = clip(r.reason);
-  } else {
-    r.verified = true;
-  }
+  fill_outcome(*s, report, r);
   run.schedule = std::move(s).value();
   return run;
 }

@@ -24,11 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string graph_row_key(const GraphKey& g, const GeneratorConfig& c) {
-  return row_key(g.family, std::to_string(g.ops), std::to_string(g.seed), c.name(),
-                 c.arm_policy_text(), g.graph);
-}
-
 // Rows of earlier runs, by key (first occurrence wins).
 struct Kept {
   std::map<std::string, std::string> line;
@@ -164,13 +159,15 @@ Work plan_work(const std::vector<GraphKey>& graphs, const std::vector<GeneratorC
   w.journal = header_text();
   for (size_t i = 0; i < graphs.size(); ++i) {
     bool all = !configs.empty();
-    for (const GeneratorConfig& c : configs) all = all && kept.line.count(graph_row_key(graphs[i], c));
+    for (const GeneratorConfig& c : configs) {
+      all = all && kept.line.count(row_key(graphs[i], c).text());
+    }
     if (!all) {
       w.todo.push_back(i);
       continue;
     }
     for (const GeneratorConfig& c : configs) {
-      const std::string key = graph_row_key(graphs[i], c);
+      const std::string key = row_key(graphs[i], c).text();
       w.lines[i].push_back(kept.line[key]);
       w.journal += kept.line[key] + "\n";
       if (!kept.verified[key]) ++w.failures[i];

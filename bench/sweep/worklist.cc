@@ -206,12 +206,19 @@ StatusOr<GraphKey> graph_file_key(const fs::path& file, std::string name) {
   StatusOr<Graph> g = read_graph_key(key);
   if (!g.ok()) return g.status();
   key.ops = g->op_count();
+  key.loaded = std::make_shared<const Graph>(*std::move(g));
   return key;
 }
 
 }  // namespace
 
+RowKey row_key(const GraphKey& graph, const GeneratorConfig& config) {
+  return {graph.family,  std::to_string(graph.ops),     std::to_string(graph.seed),
+          config.name(), config.arm_policy_text(), graph.graph};
+}
+
 StatusOr<Graph> read_graph_key(const GraphKey& key) {
+  if (key.loaded) return *key.loaded;
   if (key.family == kHatschetFamily) return graphgen::import_hatschet(key.path, key.rm_path);
   return read_graph_file(key.path);
 }

@@ -6,11 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sweep/csv.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/generate.h"
 #include "tilesched/graph.h"
@@ -31,6 +33,8 @@ struct GeneratorConfig {
 // One graph of the work list: a registry family's (family, ops, seed), or a
 // file of --graphs (family "file" or "hatschet", ops its op count, seed 0,
 // `graph` its path relative to the argument that found it).
+// A --graphs file is read once, by find_graph_files: the graph travels
+// with its key (`loaded`) to the signature (its hash) and to the row.
 struct GraphKey {
   std::string family;
   int ops = 0;
@@ -38,8 +42,16 @@ struct GraphKey {
   std::string graph;    // --graphs: the name in the CSV's graph column; "" for families
   std::string path;     // --graphs: the file to read
   std::string rm_path;  // --graphs, hatschet: the resource model beside the GraphML
-  friend bool operator==(const GraphKey&, const GraphKey&) = default;
+  std::shared_ptr<const Graph> loaded;  // --graphs: the graph read; never written to
+  // The key's fields; `loaded` is what they name, not part of the key.
+  friend bool operator==(const GraphKey& a, const GraphKey& b) {
+    return a.family == b.family && a.ops == b.ops && a.seed == b.seed && a.graph == b.graph &&
+           a.path == b.path && a.rm_path == b.rm_path;
+  }
 };
+
+// The key of the row `config` gives on `graph`.
+RowKey row_key(const GraphKey& graph, const GeneratorConfig& config);
 
 // The families of --graphs rows.
 inline constexpr std::string_view kFileFamily = "file";          // loop graph JSON
@@ -89,7 +101,8 @@ StatusOr<Shard> parse_shard(std::string_view text);
 // same relative name are InvalidInput naming the file.
 StatusOr<std::vector<GraphKey>> find_graph_files(const std::vector<std::string>& paths);
 
-// Reads the graph a --graphs key names.
+// The graph a --graphs key names: the one it carries, else read from its
+// file(s).
 StatusOr<Graph> read_graph_key(const GraphKey& key);
 
 // Every graph of the sweep in its canonical order: the --graphs files in

@@ -13,6 +13,7 @@
 
 #include "sweep/context.h"
 #include "sweep/csv.h"
+#include "sweep/row.h"
 #include "tilesched/graphgen/families.h"
 #include "tilesched/json_io.h"
 
@@ -25,7 +26,7 @@ std::vector<int64_t> ints(std::string_view text) {
   return v.ok() ? *v : std::vector<int64_t>{};
 }
 
-TEST(WorkList, ListsAndRanges) {
+TEST(WorkList, ListsAndRangesExpandInOrderWithoutDuplicates) {
   EXPECT_EQ(ints("8,16,32"), (std::vector<int64_t>{8, 16, 32}));
   EXPECT_EQ(ints("1-5"), (std::vector<int64_t>{1, 2, 3, 4, 5}));
   EXPECT_EQ(ints("16-1024x2"), (std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024}));
@@ -44,7 +45,7 @@ TEST(WorkList, BadListsAreRefusedWithTheOptionName) {
   }
 }
 
-TEST(WorkList, FamiliesAndGenerators) {
+TEST(WorkList, FamiliesAndGeneratorsExpandInOrder) {
   StatusOr<std::vector<std::string>> all = parse_families("all");
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), graphgen::families().size());
@@ -63,7 +64,7 @@ TEST(WorkList, FamiliesAndGenerators) {
   EXPECT_FALSE(parse_generators("cost-based", "worst").ok());
 }
 
-TEST(WorkList, ShardParsing) {
+TEST(WorkList, ShardsParseAndBadOnesAreRefused) {
   StatusOr<Shard> s = parse_shard("3/8");
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->index, 3);
@@ -171,6 +172,27 @@ TEST(WorkList, GraphFilesInByteOrderOfTheirRelativePath) {
   EXPECT_FALSE(find_graph_files({}).ok());
 }
 
+// A --graphs file is read once: its key carries the graph to the signature
+// and the row, so the file may go (or change) after find_graph_files.
+TEST(WorkList, GraphFilesAreReadOnceAndTheirGraphTravelsWithTheKey) {
+  TempDir dir;
+  const Graph g = *graphgen::generate("chains", 8, 1, {});
+  dir.write("a.loop.json", write_graph_json(g));
+  StatusOr<std::vector<GraphKey>> keys = find_graph_files({dir.path.string()});
+  ASSERT_TRUE(keys.ok()) << keys.status().message();
+  ASSERT_EQ(keys->size(), 1u);
+  ASSERT_TRUE((*keys)[0].loaded);
+  std::filesystem::remove(dir.path / "a.loop.json");
+  StatusOr<Graph> read = read_graph_key((*keys)[0]);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(write_graph_json(*read), write_graph_json(g));
+  SweepSpec spec;
+  spec.files = *keys;
+  spec.generators = {GeneratorConfig{GeneratorKind::kSerial, std::nullopt}};
+  const nlohmann::json sig = sweep_signature(spec);
+  EXPECT_EQ(sig["graphs"][0]["graph_hash"], hash_text(graph_hash(g)));
+}
+
 // The keys a signature describes are the work list's, in its order: what
 // merge checks shards against.
 TEST(WorkList, SignatureRowKeysFollowTheWorkList) {
@@ -185,8 +207,7 @@ TEST(WorkList, SignatureRowKeysFollowTheWorkList) {
   std::vector<std::string> want;
   for (const GraphKey& g : expand_graphs(spec)) {
     for (const GeneratorConfig& c : spec.generators) {
-      want.push_back(row_key(g.family, std::to_string(g.ops), std::to_string(g.seed), c.name(),
-                             c.arm_policy_text()));
+      want.push_back(row_key(g, c).text());
     }
   }
   EXPECT_EQ(*keys, want);

@@ -2,6 +2,7 @@
 // following their copies, explicit agents, a target without copy kinds,
 // and the names a loop file may use.
 #include "tilesched/agents.h"
+#include "tilesched/graph_builder.h"
 
 #include <gtest/gtest.h>
 
@@ -110,7 +111,7 @@ TEST(Agents, Names) {
 
 // The loop file's optional "agent": read, validated, written back only
 // where it was given.
-TEST(Agents, LoopFileField) {
+TEST(Agents, AgentFieldIsReadValidatedAndWrittenOnlyWhereGiven) {
   const std::string text = R"({"format": "tilesched.loop/1", "name": "g", "target": "blackwell",
     "ops": [{"id": "l", "kind": "tiled_tma_load", "agent": "loader"}, {"id": "x", "kind": "alu"}],
     "edges": [{"from": "l", "to": "x"}]})";

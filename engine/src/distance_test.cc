@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "graph_algo.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/mii.h"
 #include "tilesched/rng.h"
+#include "tilesched/validate.h"
 
 namespace tilesched {
 namespace {
@@ -75,7 +77,7 @@ std::string compare(const DistanceMatrix& m, const std::vector<std::optional<int
   return "";
 }
 
-TEST(DistanceHand, Chain) {
+TEST(DistanceHand, ChainDistanceIsTheSumOfLatencies) {
   GraphBuilder b(blackwell_target());
   const OpId a = b.generic("a", 3), c1 = b.generic("b", 4), c2 = b.generic("c", 1);
   b.edge(a, c1);
@@ -190,7 +192,7 @@ TEST(DistanceHand, FeedbackOrdersByDistanceZeroEdgesNotIds) {
   EXPECT_FALSE(m.build(g, Adjacency::build(g), 5));
 }
 
-TEST(DistanceHand, PositiveSelfLoop) {
+TEST(DistanceHand, PositiveSelfLoopFailsBelowItsRatio) {
   GraphBuilder b(blackwell_target());
   const OpId a = b.generic("a", 16);
   b.edge(a, a, 16, 1);
@@ -245,7 +247,7 @@ TEST(DistanceHand, SeedWorkedExample) {
   EXPECT_FALSE(m.build(g, Adjacency::build(g), 15));  // mma's recurrence
 }
 
-TEST(DistanceHand, EmptyGraph) {
+TEST(DistanceHand, EmptyGraphBuildsAnEmptyMatrix) {
   Graph g;  // validate_graph refuses it; the closure is still well defined
   g.target = blackwell_target();
   DistanceMatrix m;

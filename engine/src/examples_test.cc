@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test_files.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
 #include "tilesched/verify.h"
@@ -12,17 +13,8 @@
 namespace tilesched {
 namespace {
 
-std::vector<std::string> ExampleFiles() {
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
-    if (entry.path().string().ends_with(".loop.json")) files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 TEST(Examples, EveryExampleSchedulesAndVerifies) {
-  const std::vector<std::string> files = ExampleFiles();
+  const std::vector<std::string> files = example_files();
   ASSERT_GE(files.size(), 6u);
   for (const std::string& file : files) {
     SCOPED_TRACE(file);

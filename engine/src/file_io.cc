@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "json_reader.h"
+#include "text.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
 
@@ -240,7 +240,7 @@ Status write_in_place(const std::string& path, std::string_view contents,
 }  // namespace
 
 StatusOr<std::string> read_file(const std::string& path_arg) {
-  const std::string path = jsonio::one_line(path_arg);  // for messages
+  const std::string path = text::one_line(path_arg);  // for messages
   Fd fd(::open(path_arg.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     const int err = errno;
@@ -254,7 +254,7 @@ StatusOr<std::string> read_standard_input() {
 }
 
 Status write_file_atomic(const std::string& path, std::string_view contents) {
-  const std::string shown = jsonio::one_line(path);  // for messages
+  const std::string shown = text::one_line(path);  // for messages
   StatusOr<OutputPlan> plan = plan_output(path, shown);
   if (!plan.ok()) return plan.status();
   switch (plan->way) {

@@ -10,9 +10,11 @@
 #include <utility>
 
 #include "json_reader.h"
+#include "text.h"
 #include "tilesched/agents.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
+#include "tilesched/validate.h"
 
 namespace tilesched {
 
@@ -21,7 +23,7 @@ namespace {
 using jsonio::Cursor;
 using jsonio::Fields;
 using jsonio::Json;
-using jsonio::quote;
+using text::quote;
 
 constexpr std::string_view kTopFields[] = {"format", "name", "target", "attrs", "ops", "edges"};
 constexpr std::string_view kTargetFields[] = {"name", "slots", "pools", "register_budget"};

@@ -14,9 +14,10 @@
 #include <sstream>
 #include <string>
 
-#include "json_reader.h"
+#include "text.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
+#include "tilesched/validate.h"
 #include "test_files.h"
 
 namespace tilesched {
@@ -81,19 +82,19 @@ constexpr const char* kSpecExample = R"({
 // sequence in a GraphML node id reached the writer: fuzz/regressions/
 // fuzz_import/overlong-utf8-node-id).
 TEST(GraphJson, Utf8IsWhatJsonReadersAccept) {
-  EXPECT_TRUE(jsonio::is_utf8("plain"));
-  EXPECT_TRUE(jsonio::is_utf8("caf\xC3\xA9"));              // U+00E9
-  EXPECT_TRUE(jsonio::is_utf8("\xE0\xA0\x80"));           // U+0800, the first 3-byte
-  EXPECT_TRUE(jsonio::is_utf8("\xED\x9F\xBF"));           // U+D7FF, below the surrogates
-  EXPECT_TRUE(jsonio::is_utf8("\xF0\x90\x80\x80"));       // U+10000, the first 4-byte
-  EXPECT_TRUE(jsonio::is_utf8("\xF4\x8F\xBF\xBF"));       // U+10FFFF, the last
-  EXPECT_FALSE(jsonio::is_utf8("a\xFF"));
-  EXPECT_FALSE(jsonio::is_utf8("\xC3"));                   // cut short
-  EXPECT_FALSE(jsonio::is_utf8("\xC0\xAF"));               // overlong 2-byte
-  EXPECT_FALSE(jsonio::is_utf8("\xE0\x9F\xBF"));           // overlong 3-byte
-  EXPECT_FALSE(jsonio::is_utf8("\xED\xA0\x80"));           // U+D800, a surrogate
-  EXPECT_FALSE(jsonio::is_utf8("\xF0\x89\x89\x89"));       // overlong 4-byte (the finding)
-  EXPECT_FALSE(jsonio::is_utf8("\xF4\x90\x80\x80"));       // above U+10FFFF
+  EXPECT_TRUE(text::is_utf8("plain"));
+  EXPECT_TRUE(text::is_utf8("caf\xC3\xA9"));              // U+00E9
+  EXPECT_TRUE(text::is_utf8("\xE0\xA0\x80"));           // U+0800, the first 3-byte
+  EXPECT_TRUE(text::is_utf8("\xED\x9F\xBF"));           // U+D7FF, below the surrogates
+  EXPECT_TRUE(text::is_utf8("\xF0\x90\x80\x80"));       // U+10000, the first 4-byte
+  EXPECT_TRUE(text::is_utf8("\xF4\x8F\xBF\xBF"));       // U+10FFFF, the last
+  EXPECT_FALSE(text::is_utf8("a\xFF"));
+  EXPECT_FALSE(text::is_utf8("\xC3"));                   // cut short
+  EXPECT_FALSE(text::is_utf8("\xC0\xAF"));               // overlong 2-byte
+  EXPECT_FALSE(text::is_utf8("\xE0\x9F\xBF"));           // overlong 3-byte
+  EXPECT_FALSE(text::is_utf8("\xED\xA0\x80"));           // U+D800, a surrogate
+  EXPECT_FALSE(text::is_utf8("\xF0\x89\x89\x89"));       // overlong 4-byte (the finding)
+  EXPECT_FALSE(text::is_utf8("\xF4\x90\x80\x80"));       // above U+10FFFF
 }
 
 TEST(GraphJson, ReadsTheSpecExample) {

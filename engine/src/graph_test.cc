@@ -1,4 +1,5 @@
 #include "tilesched/graph.h"
+#include "tilesched/graph_builder.h"
 
 #include <gtest/gtest.h>
 

@@ -50,19 +50,6 @@ using Json = nlohmann::ordered_json;
 // Errors are InvalidInput "$...: problem" (no source name).
 StatusOr<Json> parse_json_text(std::string_view text);
 
-// `s` made safe to echo inside a one-line message: in double quotes,
-// control characters, non-UTF-8 bytes, quotes and backslashes escaped, cut to about 64 bytes
-// (on a UTF-8 boundary) with "..." when longer.
-std::string quote(std::string_view s);
-
-// True when `s` is well-formed UTF-8 (what a JSON document can hold, so a
-// name a graph carries survives write -> read).
-bool is_utf8(std::string_view s);
-
-// `s` with control characters and non-UTF-8 bytes escaped, not shortened
-// (source names, whole messages).
-std::string one_line(std::string_view s);
-
 // "SOURCE: " + s.message(), one line, with the status code of `s`.
 Status with_source(const Status& s, std::string_view source);
 

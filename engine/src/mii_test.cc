@@ -9,6 +9,8 @@
 #include <limits>
 #include <vector>
 
+#include "tilesched/graph_builder.h"
+
 namespace tilesched {
 namespace {
 
@@ -52,7 +54,7 @@ TEST(MiiResource, SumsDurationsPerSingletonSlot) {
   EXPECT_EQ(resource_mii(g), 10);  // slot 6: 10 > slot 5: 3 + 4 + 2 = 9
 }
 
-TEST(MiiResource, AtLeastOne) {
+TEST(MiiResource, IsAtLeastOne) {
   GraphBuilder b(blackwell_target());
   b.generic("a", 1);
   EXPECT_EQ(resource_mii(build(b)), 1);
@@ -115,7 +117,7 @@ TEST(MiiRecurrence, LongCycleBehindAShortOne) {
   EXPECT_EQ(recurrence_mii(build(b)), 55);
 }
 
-TEST(MiiRecurrence, MaxOverComponents) {
+TEST(MiiRecurrence, IsTheMaxOverComponents) {
   GraphBuilder b(blackwell_target());
   const OpId a = b.generic("a", 1);
   const OpId x = b.generic("b", 1);
@@ -161,7 +163,7 @@ TEST(MiiRecurrence, LargestLatenciesDoNotOverflow) {
   EXPECT_EQ(recurrence_mii(build(b)), 3 * 65535);
 }
 
-TEST(MiiRecurrence, LongRingOfManyOps) {
+TEST(MiiRecurrence, LongRingOfManyOpsGivesItsRatio) {
   // A ring of 2000 ops, latency 3 each, closed by one distance-7 edge:
   // ceil(6000 / 7) = 858; plus a distance-1 chord closing 10 ops: 33.
   GraphBuilder b(blackwell_target());
@@ -354,7 +356,7 @@ TEST(MiiFineDensity, HugeRatePoolCountsDoNotOverflow) {
   EXPECT_EQ(fine_density_mii(build(b)), 3000 * 1024);
 }
 
-TEST(MiiDependency, ChainWithMaxDepth) {
+TEST(MiiDependency, MaxDepthOnAChainRaisesTheBound) {
   GraphBuilder b(blackwell_target());
   const OpId a = b.generic("a", 5);
   const OpId x = b.generic("b", 5);

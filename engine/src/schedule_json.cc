@@ -12,6 +12,7 @@
 
 #include "json_reader.h"
 #include "materialize/value_maps.h"
+#include "text.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
 
@@ -22,7 +23,7 @@ namespace {
 using jsonio::Cursor;
 using jsonio::Fields;
 using jsonio::Json;
-using jsonio::quote;
+using text::quote;
 
 constexpr std::string_view kTopFields[] = {"format",    "graph",       "generator",   "options",
                                            "selection", "feasible",    "failure",     "ii",
@@ -57,6 +58,7 @@ class ScheduleReader {
   Status read_mii(const Cursor& c);
   Status read_proof(const Fields& top);
   Status read_ops(const Cursor& c, const Fields& top);
+  Status take_agents(const Cursor& c, const std::vector<std::optional<std::string>>& agent);
   Status read_pipes(const Cursor& c);
   StatusOr<Pipe> read_pipe(const Fields& f) const;
   Status read_mutexes(const Cursor& c);
@@ -223,7 +225,16 @@ Status ScheduleReader::read_ops(const Cursor& c, const Fields& top) {
     if (stage[v]) s_.stage[v] = *stage[v];
     if (order[v]) s_.order[v] = *order[v];
   }
-  // Agents: every op names one, or none does (a file from before agents).
+  TS_RETURN_IF_ERROR(take_agents(c, agent));
+  TS_ASSIGN_OR_RETURN(s_.stage_count,
+                      top.integer_or("stage_count", 0, kMaxBound, derived.stage_count));
+  return Status::Ok();
+}
+
+// Agents: every op names one, or none does (a file from before agents).
+Status ScheduleReader::take_agents(const Cursor& c,
+                                   const std::vector<std::optional<std::string>>& agent) {
+  const size_t n_ops = agent.size();
   const size_t named = static_cast<size_t>(
       std::count_if(agent.begin(), agent.end(), [](const auto& a) { return a.has_value(); }));
   if (named != 0 && named != n_ops) {
@@ -233,8 +244,6 @@ Status ScheduleReader::read_ops(const Cursor& c, const Fields& top) {
   if (named == n_ops) {
     for (size_t v = 0; v < n_ops; ++v) s_.agents.push_back(*agent[v]);
   }
-  TS_ASSIGN_OR_RETURN(s_.stage_count,
-                      top.integer_or("stage_count", 0, kMaxBound, derived.stage_count));
   return Status::Ok();
 }
 

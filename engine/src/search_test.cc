@@ -25,7 +25,7 @@ struct Threshold {
   }
 };
 
-TEST(SearchGallop, PinnedProbeSequence) {
+TEST(SearchGallop, GallopProbesAPinnedSequence) {
   std::vector<int64_t> asked;
   SearchStats stats;
   EXPECT_EQ(gallop_then_bisect(Threshold{37, &asked}, 0, 100, &stats), 37);

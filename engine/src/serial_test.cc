@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "test_graphs.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/verify.h"
 
 namespace tilesched {

@@ -1,8 +1,11 @@
-// Test helper shared by the engine's unit tests that write files: a
-// scratch directory, removed with everything in it when the helper goes.
+// Test helpers shared by the engine's unit tests: a scratch directory,
+// removed with everything in it when the helper goes, and the bundled
+// example graphs.
 #pragma once
 
 #include <stdlib.h>
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -40,5 +43,22 @@ class TempDir {
  private:
   std::string path_;
 };
+
+#ifdef TILESCHED_EXAMPLES_DIR
+// Every bundled example graph (engine/examples/*.loop.json), full paths in
+// byte order. Fewer than kMinExamples is a test failure: a test looping over
+// an empty or moved folder must not pass.
+inline constexpr size_t kMinExamples = 7;
+inline std::vector<std::string> example_files() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR, ec)) {
+    if (entry.path().string().ends_with(".loop.json")) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  EXPECT_GE(files.size(), kMinExamples) << "examples in " << TILESCHED_EXAMPLES_DIR;
+  return files;
+}
+#endif
 
 }  // namespace tilesched

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "tilesched/graph.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"
 
 namespace tilesched {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tilesched/graph.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/limits.h"
 #include "tilesched/schedule.h"
 #include "tilesched/target.h"

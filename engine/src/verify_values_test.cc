@@ -13,7 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "test_files.h"
 #include "tilesched/generate.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"
 #include "tilesched/materialize.h"
 #include "tilesched/verify.h"
@@ -118,8 +120,8 @@ TEST(VerifyValues, WhatEachEdgeNeeds) {
 // test graph and every bundled example, under each generator.
 TEST(VerifyValues, TheMaterializersValuesPass) {
   std::vector<Graph> graphs = {mainloop()};
-  for (const auto& entry : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
-    StatusOr<Graph> g = read_graph_file(entry.path().string());
+  for (const std::string& file : example_files()) {
+    StatusOr<Graph> g = read_graph_file(file);
     ASSERT_TRUE(g.ok()) << g.status().message();
     graphs.push_back(std::move(g).value());
   }

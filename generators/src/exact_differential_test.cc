@@ -16,6 +16,7 @@
 
 #include "tilesched/cost_based.h"
 #include "tilesched/exact.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/ims.h"
 #include "tilesched/sms.h"
 #include "tilesched/graphgen/random_layered.h"

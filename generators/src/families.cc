@@ -9,6 +9,7 @@
 
 #include "family_util.h"
 #include "tilesched/limits.h"
+#include "tilesched/validate.h"
 
 namespace tilesched::graphgen {
 

@@ -10,6 +10,7 @@
 
 #include <pugixml.hpp>
 
+#include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
 

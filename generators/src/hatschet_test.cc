@@ -183,7 +183,7 @@ TEST(Hatschet, ClampsDistancesBeyondTheLimit) {
   EXPECT_EQ(g->name, "t/clamped_distances=1");
 }
 
-TEST(Hatschet, TooManyBindingResources) {
+TEST(Hatschet, MoreThanSixtyFourBindingResourcesAreRefused) {
   // 70 limited resources, each used twice with limit 1: all binding.
   std::string rm = "<ModelInformation><Resources>", gml = "<graphml><graph>";
   for (int i = 0; i < 70; ++i) {
@@ -240,7 +240,7 @@ std::vector<fs::path> hls_instances() {
 }
 
 // Every shared instance (about a second).
-TEST(Hatschet, AllHlsInstances) {
+TEST(Hatschet, EveryHlsInstanceImports) {
   if (!fs::is_directory(kHlsDir)) GTEST_SKIP() << "HLS instances not found at " << kHlsDir;
   const std::vector<fs::path> all = hls_instances();
   EXPECT_EQ(all.size(), 113u);

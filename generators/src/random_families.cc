@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "family_util.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/graphgen/random_layered.h"
 
 namespace tilesched::graphgen::detail {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tilesched/graph_builder.h"
 #include "tilesched/limits.h"
 #include "tilesched/rng.h"
 #include "family_util.h"

@@ -12,6 +12,7 @@
 #include "graph_algo.h"
 #include "tilesched/limits.h"
 #include "tilesched/serial.h"
+#include "tilesched/validate.h"
 #include "tilesched/verify.h"
 
 namespace tilesched::graphgen {
@@ -138,7 +139,7 @@ TEST(RandomLayered, BackEdgeShare) {
   EXPECT_EQ(back, (forward * 250 + 500) / 1000);
 }
 
-TEST(RandomLayered, Deterministic) {
+TEST(RandomLayered, SameSeedGivesTheSameGraph) {
   LayeredParams p;
   p.ops = 256;
   p.seed = 42;
@@ -153,7 +154,7 @@ TEST(RandomLayered, Deterministic) {
   EXPECT_FALSE(a == renamed);  // not just the name differs
 }
 
-TEST(RandomLayered, PinnedSmallGraph) {
+TEST(RandomLayered, SmallGraphIsPinnedToTheStream) {
   // Pins the stream: a change here changes every generated benchmark graph.
   LayeredParams p;
   p.ops = 6;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "family_util.h"
+#include "tilesched/graph_builder.h"
 
 namespace tilesched::graphgen::detail {
 

@@ -11,6 +11,7 @@
 #include "tilesched/generate.h"
 #include "tilesched/graphgen/families.h"
 #include "tilesched/json_io.h"
+#include "tilesched/validate.h"
 
 namespace tilesched::props {
 

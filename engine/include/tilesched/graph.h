@@ -72,33 +72,6 @@ struct Adjacency {
   static Adjacency build(const Graph& g);
 };
 
-// Structural and semantic checks shared by every reader and builder:
-// ranges and limits (tilesched/limits.h), slot and pool references,
-// occupancy within capacity, one store larger than the storage pool, and a
-// zero-distance cycle with positive latency. The message starts with the
-// JSON path of the offending element ("$.edges[3]: ...").
-Status validate_graph(const Graph& g);
-
-// Builds graphs in code (tests, generators): ops take their kind's default
-// encoding unless a field overrides it. build() validates.
-class GraphBuilder {
- public:
-  explicit GraphBuilder(Target target, std::string name = "graph");
-  OpId op(std::string name, std::string kind);
-  // A `generic` op with explicit latency and resources.
-  OpId generic(std::string name, int64_t latency, std::vector<Triple> resources = {});
-  Op& at(OpId id) { return graph_.ops[id]; }
-  // Latency defaults to the source op's latency.
-  int edge(OpId from, OpId to, std::optional<int64_t> latency = std::nullopt,
-           int64_t distance = 0, EdgeKind kind = EdgeKind::kData);
-  GraphBuilder& force_serial(bool on = true);
-  StatusOr<Graph> build() const;
-
- private:
-  Graph graph_;
-  std::vector<std::optional<int64_t>> pending_latency_;  // per edge, resolved in build()
-};
-
 // Applies the kind's default latency, resources and pools to `op`.
 // REQUIRES: op.kind names a kind of `target`.
 void apply_kind_defaults(const Target& target, Op& op);

@@ -18,8 +18,8 @@ namespace tilesched {
 
 struct SmsOptions {
   // Largest II tried. 0: the serial II when the serial schedule is legal,
-  // else the sequential cap (tilesched/search.h's rule), as the cost-based
-  // generator does.
+  // else the sequential cap, as every heuristic's II search does
+  // (docs/BASELINES.md).
   int64_t ii_cap = 0;
 };
 

@@ -1,12 +1,10 @@
-// The backtracking rung (see Driver::backtrack in driver.h and
-// docs/COST_BASED.md "Strategy ladder"): where the seed's rungs each commit
-// to one greedy choice per op, this rung revisits the latest choice when a
-// later op finds no seat, so a resource-tight II whose recurrences need a
-// particular offset between two ops is found instead of given up.
+// The backtracking rung (see backtrack.h).
+#include "backtrack.h"
+
 #include <algorithm>
 
-#include "driver.h"
 #include "../storage.h"
+#include "tilesched/rng.h"
 
 namespace tilesched::cost_based {
 
@@ -90,26 +88,21 @@ bool slot_can_hold(const Placement& p, int slot, const SlotClaims& claims) {
   }
   return fits >= need && free >= cycles;
 }
-}  // namespace
-
-bool Driver::storage_holds() const {
-  if (ctx_.max_storage <= 0) return true;
-  return storage_bytes_needed(ctx_.g, ctx_.adj, p_.starts(), p_.ii(), ctx_.max_storage) <=
-         ctx_.max_storage;
+// Rule L4 for a full placement.
+bool storage_holds(const Context& ctx, const Placement& p) {
+  if (ctx.max_storage <= 0) return true;
+  return storage_bytes_needed(ctx.g, ctx.adj, p.starts(), p.ii(), ctx.max_storage) <=
+         ctx.max_storage;
 }
 
-int64_t Driver::backtrack_budget(int ratio, int64_t work) const {
-  const int64_t n = std::max(1, ctx_.g.op_count());
-  return std::min(static_cast<int64_t>(ratio) * n, work / (n * n));
-}
-
-// One run of the backtracking rung (Driver::backtrack): a depth-first
-// search with one frame per seated op.
+// One run of the search: a depth-first search with one frame per seated
+// op. Its seats, failure line and searched-all verdict go into `out`.
 class Backtracker {
  public:
   // `restart` > 0 breaks the fail-first ties by a seeded shuffle of the
   // priority order instead of the order itself.
-  Backtracker(Driver& d, int64_t budget, int restart = 0);
+  Backtracker(const Context& ctx, Placement& p, Gates& gates, const Backtracking::Facts& facts,
+              int64_t budget, int restart, BacktrackResult& out);
   bool run();
 
  private:
@@ -142,13 +135,14 @@ class Backtracker {
   bool room_left(OpId v) const;
   bool fail(std::string why);
 
-  Driver& d_;
-  Placement& p_;
   const Context& ctx_;
+  Placement& p_;
+  Gates& gates_;
+  BacktrackResult& out_;
   const int n_;
   const int64_t ii_;
   const int64_t budget_;
-  const Driver::BacktrackFacts& facts_;
+  const Backtracking::Facts& facts_;
   std::vector<int> rank_;  // position in the (shuffled) priority order
   std::vector<Frame> range_;
   std::vector<int> count_;
@@ -156,19 +150,22 @@ class Backtracker {
   std::vector<SlotClaims> claims_;
 };
 
-Backtracker::Backtracker(Driver& d, int64_t budget, int restart)
-    : d_(d),
-      p_(d.p_),
-      ctx_(d.ctx_),
-      n_(d.ctx_.g.op_count()),
-      ii_(d.p_.ii()),
+Backtracker::Backtracker(const Context& ctx, Placement& p, Gates& gates,
+                         const Backtracking::Facts& facts, int64_t budget, int restart,
+                         BacktrackResult& out)
+    : ctx_(ctx),
+      p_(p),
+      gates_(gates),
+      out_(out),
+      n_(ctx.g.op_count()),
+      ii_(p.ii()),
       budget_(budget),
-      facts_(d.backtrack_facts()),
+      facts_(facts),
       rank_(n_),
       range_(n_),
       count_(n_, 0),
       stale_(n_, 1),
-      claims_(singleton_claims(d.ctx_, d.p_.ii())) {
+      claims_(singleton_claims(ctx, p.ii())) {
   std::vector<OpId> order = facts_.order;
   if (restart > 0) {
     SplitMix64 rng(ctx_.opts.seed ^ (static_cast<uint64_t>(restart) * 0x9E3779B97F4A7C15ull));
@@ -194,7 +191,7 @@ Backtracker::Frame Backtracker::range_of(OpId v) const {
 std::optional<int64_t> Backtracker::next_seat(Frame& f) {
   if (f.down) {
     for (; f.next >= f.end; --f.next) {
-      const SeatSearch s = d_.admit(f.op, f.earliest, f.next, f.next);
+      const SeatSearch s = gates_.admit(f.op, f.earliest, f.next, f.next);
       if (s.outcome == SeatOutcome::kSeat) return f.next--;
       if (s.outcome == SeatOutcome::kPending || s.outcome == SeatOutcome::kDead) break;
     }
@@ -202,7 +199,7 @@ std::optional<int64_t> Backtracker::next_seat(Frame& f) {
     return std::nullopt;
   }
   while (f.next <= f.end) {
-    const SeatSearch s = d_.admit(f.op, f.earliest, f.next, f.end);
+    const SeatSearch s = gates_.admit(f.op, f.earliest, f.next, f.end);
     f.next = s.t + 1;
     if (s.outcome == SeatOutcome::kSeat) return s.t;
     if (s.outcome != SeatOutcome::kGroupAhead && s.outcome != SeatOutcome::kGroupLater) break;
@@ -215,7 +212,7 @@ std::optional<Backtracker::Frame> Backtracker::choose() {
   std::optional<Frame> best;
   int best_count = kEnough + 1;
   for (OpId v = 0; v < n_; ++v) {
-    if (p_.placed(v) || d_.pending(v)) continue;
+    if (p_.placed(v) || gates_.pending(v)) continue;
     if (stale_[v]) {
       range_[v] = range_of(v);
       Frame probe = range_[v];
@@ -253,8 +250,7 @@ bool Backtracker::room_left(OpId v) const {
 }
 
 bool Backtracker::fail(std::string why) {
-  d_.give_up_ = GiveUp::kNoSeat;
-  d_.failure_.push_back("II " + std::to_string(ii_) + ": backtracking " + why);
+  out_.failures.push_back("II " + std::to_string(ii_) + ": backtracking " + why);
   return false;
 }
 
@@ -275,12 +271,12 @@ bool Backtracker::run() {
     if (frames.size() == 1 && shift_invariant && f.next > f.earliest) f.next = f.end + 1;
     if (std::optional<int64_t> seat = next_seat(f)) {
       p_.place(f.op, *seat);
-      ++d_.stats_.backtrack_seats;
+      ++out_.seats;
       if (++seats > budget_) {
         return fail("spent its budget of " + std::to_string(budget_) + " seats");
       }
       if (p_.placed_count() == n_) {
-        if (d_.storage_holds()) return true;
+        if (storage_holds(ctx_, p_)) return true;
         p_.unplace(f.op);  // L4 fails: this leaf is no schedule
         continue;
       }
@@ -295,9 +291,8 @@ bool Backtracker::run() {
       continue;
     }
     if (frames.size() == 1) {
-      d_.give_up_ = GiveUp::kNoSeat;
-      d_.explain_failure(f.op, "backtracking tried every seat within one II of each window");
-      d_.searched_all_ = true;
+      out_.stuck = f.op;
+      out_.searched_all = true;
       return false;
     }
     frames.pop_back();
@@ -306,37 +301,37 @@ bool Backtracker::run() {
   }
 }
 
-const Driver::BacktrackFacts& Driver::backtrack_facts() {
-  if (!backtrack_facts_) {
+}  // namespace
+
+const Backtracking::Facts& Backtracking::facts() {
+  if (!facts_) {
     const int n = ctx_.g.op_count();
-    BacktrackFacts f{priority_order(ctx_), std::vector<uint64_t>(n, 0),
-                     std::vector<uint64_t>(n, 0)};
+    Facts f{priority_order(ctx_), std::vector<uint64_t>(n, 0), std::vector<uint64_t>(n, 0)};
     for (OpId v = 0; v < n; ++v) {
       const NodeRrt& node = ctx_.nodes[v];
       if (!node.rows.empty()) f.slots[v] = node.rows[0];  // rows nest: row 0 has every bit
       for (const Triple& t : node.pooled) f.slots[v] |= slot_bit(t.slot);
       for (const PoolUse& u : node.pools) f.pools[v] |= uint64_t{1} << (u.pool % 64);
     }
-    backtrack_facts_ = std::move(f);
+    facts_ = std::move(f);
   }
-  return *backtrack_facts_;
+  return *facts_;
 }
 
-bool Driver::backtrack(int64_t budget, int restarts) {
-  if (budget <= 0 || ctx_.g.op_count() == 0) return false;
-  ++stats_.rung_attempts[static_cast<int>(Rung::kBacktrack)];
-  // The earlier rungs' reasons stay: this rung's failure adds one line.
-  searched_all_ = false;
-  bool placed = false;
-  for (int r = 0; r <= restarts && !placed; ++r) {
+int64_t Backtracking::budget(const Context& ctx, int ratio, int64_t work) {
+  const int64_t n = std::max(1, ctx.g.op_count());
+  return std::min(static_cast<int64_t>(ratio) * n, work / (n * n));
+}
+
+BacktrackResult Backtracking::run(Placement& p, Gates& gates, int64_t budget, int restarts) {
+  BacktrackResult out;
+  for (int r = 0; r <= restarts && !out.placed; ++r) {
     const int64_t share = r == 0 ? budget : std::max<int64_t>(1, budget / (2 * restarts));
-    if (r > 0) p_.clear_seats();
-    placed = Backtracker(*this, share, r).run();
-    if (!placed && searched_all_) return false;  // the whole space is searched
+    if (r > 0) p.clear_seats();
+    out.placed = Backtracker(ctx_, p, gates, facts(), share, r, out).run();
+    if (!out.placed && out.searched_all) break;  // the whole space is searched
   }
-  if (!placed) return false;
-  ++stats_.rung_successes[static_cast<int>(Rung::kBacktrack)];
-  return true;
+  return out;
 }
 
 }  // namespace tilesched::cost_based

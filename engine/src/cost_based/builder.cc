@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "../storage.h"
+#include "registers.h"
 
 namespace tilesched::cost_based {
 
@@ -40,13 +41,13 @@ void Builder::add_batch(std::vector<BuilderConstraint> batch) {
   stats_.family_added[static_cast<int>(family)] += static_cast<int64_t>(batch.size());
   for (BuilderConstraint& c : batch) {
     c.batch = next_batch_;
-    placement_.add_constraint(std::move(c));
+    placement_.constraints().add(std::move(c));
   }
   ++next_batch_;
 }
 
 void Builder::lift_batch(const char* why) {
-  std::vector<BuilderConstraint> batch = placement_.lift_latest_batch();
+  std::vector<BuilderConstraint> batch = placement_.constraints().lift_latest_batch();
   const ConstraintFamily family = batch.front().family;
   notes_.add("II " + std::to_string(placement_.ii()) + ": lifted " + std::to_string(batch.size()) +
        " " + std::string(constraint_family_name(family)) + " constraint(s) (" +
@@ -157,7 +158,7 @@ Builder::Pressure Builder::register_peak(const std::vector<int64_t>& start) cons
   int64_t everywhere = 0;  // registers of live ranges that wrap whole IIs
   for (OpId u = 0; u < ctx_.g.op_count(); ++u) {
     if (ctx_.regs[u] == 0) continue;
-    const int64_t len = placement_.live_end(u) - start[u];
+    const int64_t len = live_end(placement_, u) - start[u];
     everywhere += ctx_.regs[u] * (len / ii);
     const int64_t from = start[u] % ii, to = from + len % ii;  // [from, to) modulo ii
     diff[from] += ctx_.regs[u];
@@ -190,7 +191,7 @@ std::optional<BuilderConstraint> Builder::tighten_for_registers(
   int64_t best_weight = 0;
   for (OpId u = 0; u < ctx_.g.op_count(); ++u) {
     if (ctx_.regs[u] == 0) continue;
-    const int64_t len = placement_.live_end(u) - start[u];
+    const int64_t len = live_end(placement_, u) - start[u];
     const int64_t offset = ((pressure.row - start[u]) % ii + ii) % ii;
     if (len <= offset) continue;  // not live in the peak row
     const int64_t span = consumer_stage_span(u, start);

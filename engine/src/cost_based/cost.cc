@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "../search.h"
+#include "registers.h"
 
 namespace tilesched::cost_based {
 
@@ -47,9 +48,9 @@ int64_t bank_pressure_cost(const Placement& p, const Context& ctx, OpId v, int64
   int64_t in_iter = 0, cross = 0;
   const int64_t ii = p.ii();
   for (int64_t c = t; c < t + bank_dur; ++c) {
-    const int64_t in_c = p.bank_in_iteration(c);
+    const int64_t in_c = p.pressure().bank_in_iteration(c);
     in_iter = std::max(in_iter, in_c);
-    cross = std::max(cross, p.bank_total(c % ii) - in_c);
+    cross = std::max(cross, p.pressure().bank_total(c % ii) - in_c);
   }
   if (in_iter > ctx.bank_cap_in || cross > ctx.bank_cap_cross) return kInfiniteCost;
   auto within = [&](int64_t cap) { return in_iter + cross <= cap; };
@@ -57,7 +58,7 @@ int64_t bank_pressure_cost(const Placement& p, const Context& ctx, OpId v, int64
 }
 
 int64_t register_pressure_at(const Placement& p, const Context& ctx, OpId v, int64_t t) {
-  return p.register_pressure(t % p.ii()) + ctx.regs[v];
+  return register_pressure(p, t % p.ii()) + ctx.regs[v];
 }
 
 int64_t spill_surcharge(int64_t pressure, int64_t budget) {
@@ -71,9 +72,9 @@ int64_t try_add_constraint_to_avoid_reg_spilling(Placement& p, const Context& ct
   const int64_t amount =
       spill_surcharge(register_pressure_at(p, ctx, v, earliest), ctx.reg_budget);
   if (amount == 0) return 0;
-  const int64_t before = p.surcharge(v, earliest);
-  p.add_surcharge(v, earliest, amount);
-  return p.surcharge(v, earliest) - before;
+  const int64_t before = p.pressure().surcharge(v, earliest);
+  p.pressure().add_surcharge(v, earliest, amount);
+  return p.pressure().surcharge(v, earliest) - before;
 }
 
 int64_t structural_distance(const Placement& p, OpId v, int64_t t) {
@@ -126,7 +127,7 @@ CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t
   CostVector c;
   c.pipe_slot = pipe_slot_cost(p, basis, v, t);  // includes the RRT probe
   if (c.pipe_slot >= kInfiniteCost) return CostVector::infinite();
-  c.spill = p.surcharge(v, t);
+  c.spill = p.pressure().surcharge(v, t);
   c.bank = bank_pressure_cost(p, ctx, v, t);
   return c;
 }

@@ -3,6 +3,7 @@
 // evaluators and the refinement loop. Every schedule goes through the
 // independent verifier.
 #include "tilesched/cost_based.h"
+#include "tilesched/graph_builder.h"
 
 #include <gtest/gtest.h>
 

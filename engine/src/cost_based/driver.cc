@@ -30,7 +30,7 @@ uint64_t slot_mask(const Op& op) {
 }  // namespace
 
 Driver::Driver(const Context& ctx, Placement& placement, CostBasedStats& stats)
-    : ctx_(ctx), p_(placement), stats_(stats), rng_(ctx.opts.seed), policy_(ctx.opts.arm_policy) {}
+    : ctx_(ctx), p_(placement), stats_(stats), rng_(ctx.opts.seed), backtracking_(ctx) {}
 
 void Driver::reseed(int64_t ii) {
   rng_ = SplitMix64(ctx_.opts.seed ^ (static_cast<uint64_t>(ii) * 0x9E3779B97F4A7C15ull));
@@ -283,7 +283,7 @@ bool Driver::force_place(OpId v) {
 std::optional<int64_t> Driver::forced_seat(OpId v, const Window& w, int64_t t) {
   const int64_t ii = p_.ii();
   int64_t from = t;
-  if (std::optional<int64_t> bound = p_.max_stage(v); bound && t > (*bound + 1) * ii - 1) {
+  if (std::optional<int64_t> bound = p_.constraints().max_stage(v); bound && t > (*bound + 1) * ii - 1) {
     // A builder's stage bound: seat v in its last allowed stage and evict
     // the placed predecessors that push it later (Rau, backwards).
     from = std::max(p_.asap(v), *bound * ii);
@@ -325,7 +325,7 @@ bool Driver::evict_for(OpId v, int64_t t) {
   return true;
 }
 
-bool Driver::step(Rung rung) {
+bool Driver::step(Rung rung, ArmPolicy policy) {
   const std::vector<OpId> ready = ready_set(rung);
   if (ready.empty()) {
     give_up_ = GiveUp::kNoSeat;
@@ -341,7 +341,7 @@ bool Driver::step(Rung rung) {
     ++stats_.arm_proposals[static_cast<int>(p->arm)];
     if (!chosen || p->cost < chosen->cost) chosen = std::move(p);  // ties: earlier arm
   };
-  if (policy_ == ArmPolicy::kFirstSuccess) {
+  if (policy == ArmPolicy::kFirstSuccess) {
     if (!cost_only) {
       offer(try_permute(ready, /*whole_set=*/true));
       if (!chosen) offer(try_fuse(ready));
@@ -371,13 +371,13 @@ bool Driver::step(Rung rung) {
   return false;
 }
 
-bool Driver::run(Rung rung) {
+bool Driver::run(Rung rung, ArmPolicy policy) {
   ++stats_.rung_attempts[static_cast<int>(rung)];
   failure_.clear();
   placements_ = 0;
   budget_ = static_cast<int64_t>(ctx_.opts.eviction_budget_ratio) * ctx_.g.op_count();
   while (p_.placed_count() < ctx_.g.op_count()) {
-    if (!step(rung)) return false;
+    if (!step(rung, policy)) return false;
     if (placements_ > budget_) {
       give_up_ = GiveUp::kNoSeat;
       failure_.push_back("placement budget of " + std::to_string(budget_) + " seats spent");
@@ -385,6 +385,25 @@ bool Driver::run(Rung rung) {
     }
   }
   ++stats_.rung_successes[static_cast<int>(rung)];
+  return true;
+}
+
+bool Driver::backtrack(int64_t budget, int restarts) {
+  if (budget <= 0 || ctx_.g.op_count() == 0) return false;
+  ++stats_.rung_attempts[static_cast<int>(Rung::kBacktrack)];
+  // The earlier rungs' reasons stay: this rung's failure adds its lines.
+  const BacktrackResult r = backtracking_.run(p_, *this, budget, restarts);
+  stats_.backtrack_seats += r.seats;
+  searched_all_ = r.searched_all;
+  for (const std::string& line : r.failures) failure_.push_back(line);
+  if (r.stuck) {
+    explain_failure(*r.stuck, "backtracking tried every seat within one II of each window");
+  }
+  if (!r.placed) {
+    give_up_ = GiveUp::kNoSeat;
+    return false;
+  }
+  ++stats_.rung_successes[static_cast<int>(Rung::kBacktrack)];
   return true;
 }
 

@@ -8,47 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "backtrack.h"
 #include "cost.h"
 #include "placement.h"
+#include "seat.h"
 #include "tilesched/rng.h"
 
 namespace tilesched::cost_based {
 
-struct Seat {
-  OpId op = 0;
-  int64_t t = 0;
-};
 
-struct Proposal {
-  Arm arm = Arm::kPermute;
-  std::vector<Seat> seats;
-  CostVector cost;
-};
-
-// What the admission gates said about an op's candidate seats.
-enum class SeatOutcome {
-  kSeat,        // all four gates pass at t
-  kPending,     // G1: the op's group anchor is unplaced; hold the op over
-  kDead,        // G2: max_depth cannot hold from the op's earliest start
-  kNoCycle,     // G3 (or an empty range): no free row in the range
-  kGroupAhead,  // G4: the group sits in a later stage than t's
-  kGroupLater,  // G4: the group sits in an earlier stage than t's
-};
-
-struct SeatSearch {
-  SeatOutcome outcome = SeatOutcome::kNoCycle;
-  int64_t t = 0;
-};
-
-class Backtracker;  // backtrack.cc
-
-class Driver {
+class Driver : public Gates {
  public:
   Driver(const Context& ctx, Placement& placement, CostBasedStats& stats);
 
-  // Runs one rung of the ladder at the placement's II on an empty table.
-  // True when every op is placed.
-  bool run(Rung rung);
+  // Runs one rung of the ladder at the placement's II on an empty table,
+  // its arms under `policy`. True when every op is placed.
+  bool run(Rung rung, ArmPolicy policy);
   // The backtracking rung (backtrack.cc): a depth-first search that seats
   // next the unplaced op with the fewest gated seats (ties by the Rau
   // rung's priority), trying each seat within one II of its window, until
@@ -65,10 +40,9 @@ class Driver {
   // The last backtracking run failed having tried every seat it allows
   // (not for want of budget).
   bool searched_all() const { return searched_all_; }
-  // The rung's seats: `ratio` per op, at most `work` / n^2 (a seat looks
-  // at every unplaced op, and undoing one recomputes the dependence bounds
-  // of the ops it bounded, O(n) each; so a seat costs up to O(n^2)).
-  int64_t backtrack_budget(int ratio, int64_t work) const;
+  int64_t backtrack_budget(int ratio, int64_t work) const {
+    return Backtracking::budget(ctx_, ratio, work);
+  }
   // The rung's work in the ladder: a 64-op graph's at 32 seats per op.
   static constexpr int64_t kRungWork = int64_t{32} * 64 * 64 * 64;
   // The descent's work at one II.
@@ -83,11 +57,7 @@ class Driver {
   // Why the last run gave up (seed 004 "Diagnostics"): empty on success.
   const std::vector<std::string>& failure() const { return failure_; }
   GiveUp give_up() const { return give_up_; }
-  // The arm policy the rungs run under: the options' unless the ladder's
-  // policy fallback switched it.
-  ArmPolicy policy() const { return policy_; }
   const Context& ctx() const { return ctx_; }
-  void set_policy(ArmPolicy p) { policy_ = p; }
 
   // The one gate check (seed 001 "Admission Gates"; gates.cc): the four
   // gates in their fixed order for seating v in [from, end]. G1 (pending
@@ -96,7 +66,8 @@ class Driver {
   // group's stage) cycle by cycle. Stops at the first seat all four pass or
   // at the first G1, G2 or G4 reject, whose recovery is the caller's.
   // Counts every reject in stats.gate_rejects.
-  SeatSearch admit(OpId v, int64_t earliest, int64_t from, int64_t end);
+  SeatSearch admit(OpId v, int64_t earliest, int64_t from, int64_t end) override;
+  bool pending(OpId v) const override;  // G1's predicate
   // G1 alone, counted: the arms' candidate filters and the forced
   // placement's pick hold over the ops it rejects.
   bool held(OpId v);
@@ -116,11 +87,7 @@ class Driver {
   bool force_place(OpId v);
 
  private:
-  friend class Backtracker;  // the backtracking rung's search
-
-  bool step(Rung rung);
-  bool pending(OpId v) const;  // G1's predicate
-  bool storage_holds() const;  // rule L4 for a full placement
+  bool step(Rung rung, ArmPolicy policy);
   // The cost-based arm's scan of v's seats from `first`: the cheapest
   // feasible one into `best`; false when v has none.
   bool cheapest_seat(OpId v, const Window& w, SeatSearch first, std::optional<Proposal>& best);
@@ -138,17 +105,8 @@ class Driver {
   int64_t budget_ = 0;
   std::vector<std::string> failure_;
   GiveUp give_up_ = GiveUp::kNoSeat;
-  ArmPolicy policy_;
   bool searched_all_ = false;
-  // What the backtracking rung reads of the graph, the same at every II,
-  // built on its first run (backtrack.cc): the Rau rung's priority order
-  // made static, and each op's slot and pool masks.
-  struct BacktrackFacts {
-    std::vector<OpId> order;
-    std::vector<uint64_t> slots, pools;
-  };
-  const BacktrackFacts& backtrack_facts();
-  std::optional<BacktrackFacts> backtrack_facts_;
+  Backtracking backtracking_;
 };
 
 }  // namespace tilesched::cost_based

@@ -1,14 +1,13 @@
 // TileASGenerateSchedule's cost-based path, as a table of contents: the
-// serial schedule (the II cap and the last rung), the II search
-// (ii_search.h), one refinement loop per II (refinement.h) around the
+// serial schedule (the II cap and the last rung), the shared II search
+// (../ii_driver.h), one refinement loop per II (refinement.h) around the
 // strategy ladder (ladder.h) and the constraint builder (builder.h), then
 // the published schedule. docs/COST_BASED.md maps each seed phase to its
 // function.
 #include <chrono>
 
 #include "../elapsed.h"
-#include "../storage.h"
-#include "ii_search.h"
+#include "../ii_driver.h"
 #include "refinement.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/serial.h"
@@ -123,11 +122,12 @@ class Generator {
   CostBasedResult run(std::chrono::steady_clock::time_point t0);
 
  private:
-  // Rule L7 is hard: a force_serial_execution region keeps the serial schedule.
-  CostBasedResult keep_serial(std::chrono::steady_clock::time_point t0) const;
-  Schedule publish(std::optional<int64_t> found, const std::vector<int64_t>& seats,
-                   bool serial_fallback, const IiRange& range,
-                   std::optional<int64_t> stores_over);
+  // Below the found II, the descent's tries (Refinement::descend); the
+  // lowest II it places, or `found`.
+  int64_t descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
+                  bool& serial_fallback);
+  Schedule publish(const IiSearchResult& r, const std::vector<int64_t>& seats,
+                   bool serial_fallback, const IiRange& range);
 
   Schedule serial_;
   Context ctx_;
@@ -141,78 +141,62 @@ class Generator {
 };
 
 CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
-  if (ctx_.g.attrs.force_serial_execution) return keep_serial(t0);
-  const IiRange range = ii_range(ctx_, serial_);
-  const std::optional<int64_t> stores_over = stores_over_storage(ctx_.g);
-  std::optional<int64_t> found;
-  if (!stores_over) {
-    found = search_ii(ctx_.opts.ii_search, range,
-                      [&](int64_t ii) { return refinement_.attempt(ii); });
+  CostBasedResult result;
+  if (ctx_.g.attrs.force_serial_execution) {
+    result.schedule = forced_serial(serial_, "cost-based");
+    result.schedule.time_ns = elapsed_ns(t0);
+    result.refinement_status = kConverged;
+    return result;
   }
+  const IiRange range =
+      heuristic_ii_range(ctx_.g, ctx_.mii.max(), ctx_.group_span_bound, ctx_.opts.ii_cap, serial_);
+  IiSearchResult r = search_ii(ctx_.g, range, ctx_.opts.ii_search, [&](int64_t ii) {
+    return refinement_.attempt(ii) ? IiVerdict::kPlaced : IiVerdict::kNotPlaced;
+  });
   std::vector<int64_t> seats;
   bool serial_fallback = refinement_.serial_fallback();
-  if (found) seats = placement_.starts();
-  if (found && ctx_.opts.descent_budget_ratio > 0) {
-    int misses = 0;  // IIs whose search ran out of budget
-    for (int64_t ii = *found - 1; ii >= range.lower; --ii) {
-      if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) {
-        // Searched to the end: a lower II is no easier. Out of budget: a
-        // lower II may still be found, within kDescentMisses tries.
-        if (refinement_.descent_searched_all() || ++misses >= kDescentMisses) break;
-        continue;
-      }
-      ++stats_.descent_successes;
-      found = ii;
-      seats = placement_.starts();
-      serial_fallback = false;
-    }
+  if (r.end == IiSearchEnd::kFound) {
+    seats = placement_.starts();
+    if (ctx_.opts.descent_budget_ratio > 0) r.ii = descend(r.ii, range.lower, seats, serial_fallback);
   }
-  CostBasedResult result;
-  result.schedule = publish(found, seats, serial_fallback, range, stores_over);
+  result.schedule = publish(r, seats, serial_fallback, range);
   result.schedule.time_ns = elapsed_ns(t0);
   result.stats = stats_;
   result.refinement_status = refinement_.status();
   return result;
 }
 
-CostBasedResult Generator::keep_serial(std::chrono::steady_clock::time_point t0) const {
-  CostBasedResult forced;
-  forced.schedule = serial_;
-  forced.schedule.generator = "cost-based";
-  forced.schedule.flags.push_back("force_serial");
-  forced.schedule.diagnostics.push_back(
-      "force_serial_execution is set: the cost-based generator keeps the serial schedule");
-  forced.schedule.time_ns = elapsed_ns(t0);
-  forced.refinement_status = kConverged;
-  return forced;
+int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
+                           bool& serial_fallback) {
+  int misses = 0;  // IIs whose search ran out of budget
+  for (int64_t ii = found - 1; ii >= lower; --ii) {
+    if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) {
+      // Searched to the end: a lower II is no easier. Out of budget: a
+      // lower II may still be found, within kDescentMisses tries.
+      if (refinement_.descent_searched_all() || ++misses >= kDescentMisses) break;
+      continue;
+    }
+    ++stats_.descent_successes;
+    found = ii;
+    seats = placement_.starts();
+    serial_fallback = false;
+  }
+  return found;
 }
 
 // The schedule: the table's seats at the found II, or why there is none;
 // diagnostics and statistics either way (time_ns is the caller's).
-Schedule Generator::publish(std::optional<int64_t> found, const std::vector<int64_t>& seats,
-                            bool serial_fallback, const IiRange& range,
-                            std::optional<int64_t> stores_over) {
-  const Graph& g = ctx_.g;
+Schedule Generator::publish(const IiSearchResult& r, const std::vector<int64_t>& seats,
+                            bool serial_fallback, const IiRange& range) {
   Schedule s;
-  s.graph = g.name;
+  s.graph = ctx_.g.name;
   s.generator = "cost-based";
   s.options = {{"arm_policy", std::string(arm_policy_name(ctx_.opts.arm_policy))},
                {"ii_search", std::string(ii_search_name(ctx_.opts.ii_search))}};
   s.mii = ctx_.mii;
-  if (found) {
-    s.feasible = true;
-    s.ii = *found;
-    s.start = seats;
-    derive_stage_order(s);
-    if (serial_fallback) s.flags.push_back("serial_fallback");
-  } else if (stores_over) {
-    s.failure = FailureReason::kStorageBudget;
-    s.diagnostics.push_back(stores_over_storage_diagnostic(g, *stores_over));
-  } else {
-    s.failure = FailureReason::kIiCapReached;
-    s.diagnostics.push_back("no legal placement for II " + std::to_string(range.lower) +
-                            " to " + std::to_string(range.cap) + " (the cap)");
-  }
+  // The serial fallback is the ladder's last rung here, not the driver's.
+  publish_search(ctx_.g, range, r, seats, nullptr, s);
+  if (s.feasible && serial_fallback) s.flags.push_back("serial_fallback");
   if (refinement_.truncated()) s.flags.push_back("budget_truncated");
   for (std::string& n : notes_.lines()) s.diagnostics.push_back(std::move(n));
   s.stats = stats_fields(stats_);

@@ -8,14 +8,13 @@ Ladder::Ladder(Placement& placement, Driver& driver, CostBasedStats& stats,
     : placement_(placement), driver_(driver), stats_(stats), serial_(serial), notes_(notes) {}
 
 std::optional<Rung> Ladder::run() {
-  if (seed_rungs()) return winner_;
+  const CostBasedOptions& opts = driver_.ctx().opts;
+  if (seed_rungs(opts.arm_policy)) return winner_;
   // The policy fallback: best-cost's rungs failed; first-success's run too,
   // so best-cost never gives up an II first-success would place.
-  if (driver_.policy() == ArmPolicy::kBestCost && driver_.ctx().opts.policy_fallback) {
-    driver_.set_policy(ArmPolicy::kFirstSuccess);
-    const bool placed = seed_rungs();
-    driver_.set_policy(ArmPolicy::kBestCost);
-    if (placed) return winner_;
+  if (opts.arm_policy == ArmPolicy::kBestCost && opts.policy_fallback &&
+      seed_rungs(ArmPolicy::kFirstSuccess)) {
+    return winner_;
   }
   // The backtracking rung runs once the up-front families (density,
   // grouping) are lifted, so an II that cannot be met pays for it once, not
@@ -29,24 +28,24 @@ std::optional<Rung> Ladder::run() {
   return std::nullopt;
 }
 
-bool Ladder::seed_rungs() {
+bool Ladder::seed_rungs(ArmPolicy policy) {
   static constexpr Rung kFirst[] = {Rung::kRauRefinement, Rung::kDeepestRetry,
                                     Rung::kInitialPlacement, Rung::kCostBasedPlacement};
   static constexpr Rung kAfterClear[] = {Rung::kInitialAfterClear, Rung::kCostBasedAfterClear};
   for (Rung r : kFirst) {
     placement_.clear_seats();
-    if (driver_.run(r)) return (winner_ = r), true;
+    if (driver_.run(r, policy)) return (winner_ = r), true;
   }
   placement_.clear_intermediate();  // dead marks and surcharges; builder constraints stay
   for (Rung r : kAfterClear) {
     placement_.clear_seats();
-    if (driver_.run(r)) return (winner_ = r), true;
+    if (driver_.run(r, policy)) return (winner_ = r), true;
   }
   return false;
 }
 
 bool Ladder::storage_search() {
-  placement_.clear_constraints();
+  placement_.constraints().clear();
   placement_.clear_seats();
   if (!driver_.backtrack()) return false;
   winner_ = Rung::kBacktrack;
@@ -66,7 +65,7 @@ bool Ladder::rerun_winner() {
   if (!winner_ || *winner_ == Rung::kSerialFallback) return false;
   placement_.clear_seats();
   if (*winner_ == Rung::kBacktrack) return driver_.backtrack();
-  return driver_.run(*winner_);
+  return driver_.run(*winner_, driver_.ctx().opts.arm_policy);
 }
 
 bool Ladder::serial_rung() {

@@ -33,9 +33,9 @@ class Ladder {
   bool storage_search();
 
  private:
-  // The seeds' rungs (Rau refinement through cost-based after the clear)
-  // under the driver's policy; true when one placed every op (winner_).
-  bool seed_rungs();
+  // The seeds' rungs (Rau refinement through cost-based after the clear),
+  // their arms under `policy`; true when one placed every op (winner_).
+  bool seed_rungs(ArmPolicy policy);
   // A density or grouping constraint (the builder's up-front families) is in force.
   bool upfront_in_force() const;
 

@@ -12,19 +12,17 @@ namespace {
 constexpr int64_t kNeverForced = INT64_MIN;
 }  // namespace
 
-Placement::Placement(const Context& ctx) : ctx_(ctx), rrt_(ctx.g.target) {
+Placement::Placement(const Context& ctx)
+    : ctx_(ctx), rrt_(ctx.g.target), constraints_(ctx), pressure_(ctx) {
   const int n = ctx.g.op_count();
   asap_.assign(n, 0);
   start_.assign(n, 0);
   placed_.assign(n, 0);
   placed_pos_.assign(n, 0);
   dead_.assign(n, 0);
-  surcharges_.assign(n, {});
-  surcharge_total_.assign(n, 0);
   last_forced_.assign(n, kNeverForced);
   group_placed_.assign(ctx.group_members.size(), 0);
   group_stage_.assign(ctx.group_members.size(), 0);
-  constraints_of_.assign(n, {});
   in_trial_.assign(n, 0);
 }
 
@@ -61,8 +59,7 @@ void Placement::clear_seats() {
   placed_list_.clear();
   placed_count_ = 0;
   std::fill(group_placed_.begin(), group_placed_.end(), 0);
-  bank_windows_.assign(static_cast<size_t>(ii_), 0);
-  bank_total_.assign(static_cast<size_t>(ii_), 0);
+  pressure_.reset_bank(ii_);
   std::fill(last_forced_.begin(), last_forced_.end(), kNeverForced);
   dep_.assign(ctx_.g.op_count(), DepBounds{});
   dep_dirty_.assign(ctx_.g.op_count(), 0);
@@ -72,49 +69,7 @@ void Placement::clear_seats() {
 
 void Placement::clear_intermediate() {
   std::fill(dead_.begin(), dead_.end(), 0);
-  for (auto& s : surcharges_) s.clear();
-  std::fill(surcharge_total_.begin(), surcharge_total_.end(), 0);
-}
-
-void Placement::index_constraint(int c) {
-  const BuilderConstraint& k = constraints_[c];
-  constraints_of_[k.op].push_back(c);
-  if (k.shape == BuilderConstraint::Shape::kSameStage) {
-    constraints_of_[k.other].push_back(c);
-  } else if (k.shape == BuilderConstraint::Shape::kStageSpan) {
-    for (int p = ctx_.adj.out_begin[k.op]; p < ctx_.adj.out_begin[k.op + 1]; ++p) {
-      const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
-      if (e.kind != EdgeKind::kData || e.to == k.op) continue;
-      std::vector<int>& list = constraints_of_[e.to];
-      if (list.empty() || list.back() != c) list.push_back(c);  // parallel edges
-    }
-  }
-}
-
-void Placement::add_constraint(BuilderConstraint c) {
-  constraints_.push_back(std::move(c));
-  index_constraint(static_cast<int>(constraints_.size()) - 1);
-}
-
-std::vector<BuilderConstraint> Placement::lift_latest_batch() {
-  assert(!constraints_.empty());
-  const int batch = constraints_.back().batch;
-  size_t first = constraints_.size();
-  while (first > 0 && constraints_[first - 1].batch == batch) --first;
-  std::vector<BuilderConstraint> lifted(std::make_move_iterator(constraints_.begin() +
-                                                                static_cast<ptrdiff_t>(first)),
-                                        std::make_move_iterator(constraints_.end()));
-  constraints_.resize(first);
-  // Indices are appended in order, so the lifted ones sit at each list's end.
-  for (std::vector<int>& list : constraints_of_) {
-    while (!list.empty() && list.back() >= static_cast<int>(first)) list.pop_back();
-  }
-  return lifted;
-}
-
-void Placement::clear_constraints() {
-  constraints_.clear();
-  for (std::vector<int>& list : constraints_of_) list.clear();
+  pressure_.clear_surcharges();
 }
 
 std::optional<int64_t> Placement::group_stage(int group) const {
@@ -176,7 +131,7 @@ Window Placement::window(OpId v) const {
   w.hi = b.hi;
   const Op& op = ctx_.g.ops[v];
   if (op.max_depth) w.hi = std::min(w.hi, (*op.max_depth + 1) * ii_ - 1);
-  for (int c : constraints_of_[v]) {
+  for (int c : constraints_.of(v)) {
     const BuilderConstraint& k = constraints_[c];
     switch (k.shape) {
       case BuilderConstraint::Shape::kMaxStage:
@@ -209,47 +164,6 @@ Window Placement::window(OpId v) const {
   return w;  // the group's stage is gate G4's to enforce, with its own recovery
 }
 
-void Placement::add_bank(OpId v, int64_t t, int64_t sign) {
-  if (!ctx_.touches_bank[v]) return;
-  const int64_t d = ctx_.bank_duration[v];
-  for (int64_t c = t; c < t + d; ++c) {
-    const int64_t window = c / ii_, row = c % ii_;
-    const size_t at = static_cast<size_t>(window * ii_ + row);
-    if (at >= bank_windows_.size()) bank_windows_.resize(static_cast<size_t>((window + 1) * ii_), 0);
-    bank_windows_[at] += sign;
-    bank_total_[row] += sign;
-  }
-}
-
-int64_t Placement::bank_in_iteration(int64_t c) const {
-  const size_t at = static_cast<size_t>(c / ii_ * ii_ + c % ii_);
-  return at < bank_windows_.size() ? bank_windows_[at] : 0;
-}
-
-int64_t Placement::live_end(OpId u) const {
-  int64_t end = start_[u] + std::max<int64_t>(1, ctx_.g.ops[u].latency);
-  for (int p = ctx_.adj.out_begin[u]; p < ctx_.adj.out_begin[u + 1]; ++p) {
-    const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
-    if (e.kind == EdgeKind::kData && placed(e.to)) {
-      end = std::max(end, start_[e.to] + e.distance * ii_);
-    }
-  }
-  return end;
-}
-
-int64_t Placement::register_pressure(int64_t row) const {
-  int64_t total = 0;
-  for (OpId u : placed_list_) {
-    const int64_t regs = ctx_.regs[u];
-    if (regs == 0) continue;
-    const int64_t from = start_[u], len = live_end(u) - from;
-    // Cycles of [from, from + len) that fall on `row`.
-    const int64_t offset = ((row - from) % ii_ + ii_) % ii_;
-    total += regs * (len / ii_ + (offset < len % ii_ ? 1 : 0));
-  }
-  return total;
-}
-
 void Placement::place(OpId v, int64_t t) {
   assert(!placed(v) && t >= 0);
   rrt_.commit(ctx_.nodes[v], t);
@@ -260,7 +174,7 @@ void Placement::place(OpId v, int64_t t) {
   ++placed_count_;
   const int group = ctx_.group_of[v];
   if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
-  add_bank(v, t, +1);
+  pressure_.add_bank(v, t, +1);
   if (trial_depth_ > 0) {  // window() folds trial seats in; nothing else to update
     in_trial_[v] = 1;
     trial_ops_.push_back(v);
@@ -282,7 +196,7 @@ void Placement::unplace(OpId v) {
   assert(placed(v));
   const int64_t t = start_[v];
   rrt_.release(ctx_.nodes[v], t);
-  add_bank(v, t, -1);
+  pressure_.add_bank(v, t, -1);
   placed_[v] = 0;
   const int pos = placed_pos_[v];
   placed_list_[pos] = placed_list_.back();
@@ -351,58 +265,7 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
 }
 
 bool Placement::breaks_constraint(OpId v, int64_t t, OpId u) const {
-  const int64_t stage = t / ii_, u_stage = start_[u] / ii_;
-  for (int c : constraints_of_[v]) {
-    const BuilderConstraint& k = constraints_[c];
-    switch (k.shape) {
-      case BuilderConstraint::Shape::kMaxStage:
-        break;  // v's own bound: the window's, not a conflict with u
-      case BuilderConstraint::Shape::kSameStage:
-        if ((k.op == u || k.other == u) && u_stage != stage) return true;
-        break;
-      case BuilderConstraint::Shape::kStageSpan:
-        if (k.op == u && stage - u_stage > k.limit) return true;  // v consumes u's value
-        if (k.op == v && u_stage - stage > k.limit) {
-          for (int p = ctx_.adj.out_begin[v]; p < ctx_.adj.out_begin[v + 1]; ++p) {
-            const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
-            if (e.kind == EdgeKind::kData && e.to == u) return true;
-          }
-        }
-        break;
-    }
-  }
-  return false;
-}
-
-std::optional<int64_t> Placement::max_stage(OpId v) const {
-  std::optional<int64_t> bound;
-  for (int c : constraints_of_[v]) {
-    const BuilderConstraint& k = constraints_[c];
-    if (k.shape == BuilderConstraint::Shape::kMaxStage && (!bound || k.limit < *bound)) {
-      bound = k.limit;
-    }
-  }
-  return bound;
-}
-
-int64_t Placement::surcharge(OpId v, int64_t t) const {
-  for (const auto& [at, amount] : surcharges_[v]) {
-    if (at == t) return amount;
-  }
-  return 0;
-}
-
-void Placement::add_surcharge(OpId v, int64_t t, int64_t amount) {
-  amount = std::min(amount, kSpillSurchargeCap - surcharge_total_[v]);
-  if (amount <= 0) return;
-  surcharge_total_[v] += amount;
-  for (auto& [at, value] : surcharges_[v]) {
-    if (at == t) {
-      value += amount;
-      return;
-    }
-  }
-  surcharges_[v].push_back({t, amount});
+  return constraints_.breaks(v, t / ii_, u, start_[u] / ii_);
 }
 
 }  // namespace tilesched::cost_based

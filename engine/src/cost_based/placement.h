@@ -1,8 +1,10 @@
-// The state of one placement attempt at a fixed II: the modulo RRT, the
-// seats taken, the structural distance closure (seed 000, Rau's MinDist),
-// the dual bank table of the bank-pressure evaluator, the register-pressure
-// rows of the spill model, group stages (G4), and the snapshot overlay of
-// dead marks the retry arm reads (seeds 004/001).
+// The state of one placement attempt at a fixed II, by concern: the seats
+// and their windows (the modulo RRT, the seats taken, the structural
+// distance closure of seed 000 / Rau's MinDist, group stages for G4, the
+// trial seats of the permute and fuse arms); the builder constraints in
+// force (builder_constraints.h); the pressure evaluators' state (bank,
+// surcharges; pressure.h); and the attempt's intermediate state, the dead
+// marks the retry arm reads and Rau's forced starts (seeds 004/001).
 #pragma once
 
 #include <cstdint>
@@ -10,15 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "context.h"
 #include "../distance.h"
 #include "../rrt.h"
+#include "builder_constraints.h"
+#include "context.h"
+#include "pressure.h"
 
 namespace tilesched::cost_based {
-
-// seed 002: SPILL_SURCHARGE_CAP, the most surcharge one op accumulates
-// (and the most one seat adds).
-inline constexpr int64_t kSpillSurchargeCap = 4096;
 
 // The legal start cycles of an op given what is placed: [lo, hi].
 struct Window {
@@ -30,25 +30,6 @@ struct Window {
   int64_t earliest_pred_bound = 0;  // min over them of s_p + D[p][v]
   int64_t latest_pred_bound = 0;
   bool empty() const { return lo > hi; }
-};
-
-// A builder constraint (seed 003): a soft restriction the constraint
-// builder adds with the rationale the refinement loop reports when it adds
-// or lifts it. Constraints added together (one family at one II) form a
-// batch, which the loop lifts as one.
-struct BuilderConstraint {
-  enum class Shape {
-    kStageSpan,  // op's data consumers at most `limit` stages behind op
-    kMaxStage,   // stage(op) <= limit (the seed's MaxDepthConstraint)
-    kSameStage,  // stage(op) == stage(other) (the seed's SameDepthConstraint)
-  };
-  ConstraintFamily family = ConstraintFamily::kDepth;
-  Shape shape = Shape::kStageSpan;
-  OpId op = 0;
-  OpId other = 0;
-  int64_t limit = 0;
-  int batch = 0;
-  std::string rationale;
 };
 
 class Placement {
@@ -63,6 +44,7 @@ class Placement {
   void clear_seats();
   void clear_intermediate();  // dead marks, spill surcharges
 
+  const Context& ctx() const { return ctx_; }
   int64_t ii() const { return ii_; }
   // Earliest start from the closure alone (every start is >= 0).
   int64_t asap(OpId v) const { return asap_[v]; }
@@ -107,44 +89,25 @@ class Placement {
   // break.
   std::vector<OpId> conflicts(OpId v, int64_t t) const;
 
-  // Bank-pressure occupancy at cycle c: ops in the same iteration window
-  // (in-iteration, rrt0) and ops of other windows (cross-iteration, rrt1).
-  int64_t bank_in_iteration(int64_t c) const;
-  int64_t bank_total(int64_t row) const { return bank_total_[row]; }
-  // Registers live in modulo row `row`: every placed op's value from its
-  // start to the latest of start + latency and its placed data consumers.
-  int64_t register_pressure(int64_t row) const;
-  // End of u's value's live range: start + latency, or its latest placed
-  // data consumer's start (plus distance * II).
-  int64_t live_end(OpId u) const;
+  // The builder constraints in force: window() and conflicts() read them.
+  BuilderConstraints& constraints() { return constraints_; }
+  const BuilderConstraints& constraints() const { return constraints_; }
+  // The pressure evaluators' state; seating keeps its bank table.
+  Pressure& pressure() { return pressure_; }
+  const Pressure& pressure() const { return pressure_; }
 
   // Snapshot overlay (retry arm).
   bool dead(OpId v) const { return dead_[v] != 0; }
   void mark_dead(OpId v) { dead_[v] = 1; }
   void mark_live(OpId v) { dead_[v] = 0; }
-
-  // Accumulated spill surcharge for seating v at t (seed 002).
-  int64_t surcharge(OpId v, int64_t t) const;
-  void add_surcharge(OpId v, int64_t t, int64_t amount);  // capped per op
-
-  // Builder constraints in force, in the order they were added.
-  const std::vector<BuilderConstraint>& constraints() const { return constraints_; }
-  void add_constraint(BuilderConstraint c);
-  // Removes the latest batch and returns it (REQUIRES: some are in force).
-  std::vector<BuilderConstraint> lift_latest_batch();
-  void clear_constraints();
-  // True when seating v at t breaks a builder constraint between v and the
-  // placed op u.
-  bool breaks_constraint(OpId v, int64_t t, OpId u) const;
-  // The tightest builder max-stage bound on v, if any.
-  std::optional<int64_t> max_stage(OpId v) const;
   // Rau: a forced op never goes back to a cycle it was forced into before.
   std::optional<int64_t> last_forced_start(OpId v) const;
   void set_last_forced_start(OpId v, int64_t t) { last_forced_[v] = t; }
 
  private:
-  void add_bank(OpId v, int64_t t, int64_t sign);
-  void index_constraint(int c);  // adds constraint c to the per-op index
+  // True when seating v at t breaks a builder constraint between v and the
+  // placed op u.
+  bool breaks_constraint(OpId v, int64_t t, OpId u) const;
 
   // Dependence bounds of an op from the placed ops outside a trial, kept
   // incrementally: place() folds the new op in (O(n) over its distance row
@@ -172,16 +135,10 @@ class Placement {
   int placed_count_ = 0;
   std::vector<int> group_placed_;      // members placed, per group
   std::vector<int64_t> group_stage_;   // stage of the placed members
-  std::vector<int64_t> bank_windows_;  // [window * ii + row], grown on demand
-  std::vector<int64_t> bank_total_;    // per row
+  BuilderConstraints constraints_;
+  Pressure pressure_;
   std::vector<char> dead_;
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> surcharges_;  // per op: (t, amount)
-  std::vector<int64_t> surcharge_total_;
   std::vector<int64_t> last_forced_;
-  std::vector<BuilderConstraint> constraints_;
-  // Per op, the constraints that can bound its window (a stage span also
-  // bounds the producer's data consumers).
-  std::vector<std::vector<int>> constraints_of_;
   std::vector<int64_t> dist_t_;        // the closure transposed: [v * n + u] = D[u][v]
   mutable std::vector<DepBounds> dep_;
   mutable std::vector<char> dep_dirty_;

@@ -42,7 +42,7 @@ bool Refinement::descend(int64_t ii, int budget_ratio) {
     status_ = found_status;
     return false;
   }
-  placement_.clear_constraints();
+  placement_.constraints().clear();
   if (!driver_.backtrack(driver_.backtrack_budget(budget_ratio, Driver::kDescentWork),
                          Driver::kRestarts)) {
     if (!driver_.failure().empty()) notes_.add(driver_.failure().back());  // the rung's own line
@@ -63,7 +63,7 @@ bool Refinement::start(int64_t ii) {
     return false;
   }
   placement_.clear_intermediate();
-  placement_.clear_constraints();
+  placement_.constraints().clear();
   driver_.reseed(ii);
   serial_fallback_ = false;
   status_ = 0;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "../graph_algo.h"
+#include "../ii_driver.h"
 #include "../search.h"
 #include "../storage.h"
 #include "model.h"
@@ -224,9 +225,15 @@ class Oracle {
 
  private:
   void record_options();
-  // The II search: decide every II from `lower` to `last` until one is
-  // feasible or the budget is spent. Raises proven_below_.
-  std::optional<int64_t> search(int64_t lower, int64_t last);
+  // The attempt at one II for the shared search (ii_driver.h): one proof
+  // (decide), its diagnostic line and counts; raises proven_below_. An II
+  // the budget skips stops the search.
+  IiVerdict attempt(int64_t ii);
+  // The IIs the search decides: from the heuristics' lower bound (above
+  // `mii`, with a line saying so) to `last`.
+  IiRange search_range(int64_t mii, int64_t last);
+  // The lines about a stage count the descent did not prove least.
+  void note_descent();
   // At the reported II, from the schedule in result_: lowers its largest
   // stage by bisection between the ASAP floor and its own, each step a
   // fresh model whose stage bound is the step's (docs/EXACT.md, step 5).
@@ -234,7 +241,7 @@ class Oracle {
   // Never publishes an illegal schedule as proven: falls back to the
   // heuristic (or to infeasible) when the verifier refuses the model's.
   void verify_result(const std::optional<Schedule>& heuristic, int64_t lower);
-  void report_failure(int64_t lower, int64_t last);
+  void report_failure(const IiRange& range, const IiSearchResult& r);
   void record_stats(const std::optional<Schedule>& heuristic);
   // The stats and the time: the last step of run().
   ExactResult finish(const std::optional<Schedule>& heuristic);
@@ -499,15 +506,12 @@ ExactResult Oracle::run() {
                             std::to_string(heuristic->stage_count) + " stages");
   }
 
-  // Below the exclusive-holds bound no II needs a check (graph_algo.h);
-  // Z3 proves such packings one II at a time (docs/EXACT.md, step 3).
-  const int64_t floor = std::max(lower, exclusive_holds_bound(g_));
-  if (floor > lower) {
-    s.diagnostics.push_back("II " + std::to_string(lower) + " to " + std::to_string(floor - 1) +
-                            ": infeasible without a check (holds over half a slot's or rate "
-                            "pool's capacity need II >= " + std::to_string(floor) + ")");
-  }
-  const std::optional<int64_t> found = search(floor, last);
+  const IiRange range = search_range(lower, last);
+  proven_below_ = range.lower;
+  const IiSearchResult r =
+      search_ii(g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); });
+  const std::optional<int64_t> found =
+      r.end == IiSearchEnd::kFound ? std::optional<int64_t>(r.ii) : std::nullopt;
   const int64_t reached = found ? *found : heuristic ? heuristic->ii : 0;
   if (proven_below_ == reached) proof_us_ = elapsed_us(t0_);
   if (found) {
@@ -527,7 +531,31 @@ ExactResult Oracle::run() {
   if (s.feasible) verify_result(heuristic, lower);
   s.lower_bound = s.feasible ? std::min(proven_below_, s.ii) : proven_below_;
   s.proven_optimal = s.feasible && proven_below_ == s.ii;
-  if (!s.feasible) report_failure(lower, last);
+  if (!s.feasible) report_failure(range, r);
+  note_descent();
+  return finish(heuristic);
+}
+
+IiRange Oracle::search_range(int64_t mii, int64_t last) {
+  // Below the heuristics' lower bound no II needs a check (search.h: the
+  // groups' span and the exclusive holds); Z3 proves such packings one II
+  // at a time (docs/EXACT.md, step 3).
+  const Adjacency adj = Adjacency::build(g_);
+  const IiRange range{
+      heuristic_ii_lower(g_, mii, group_span_bound(g_, adj, find_leader_groups(g_).members)),
+      last};
+  if (range.lower > mii) {
+    result_.schedule.diagnostics.push_back(
+        "II " + std::to_string(mii) + " to " + std::to_string(range.lower - 1) +
+        ": infeasible without a check (the leader groups' span or holds over half a slot's or "
+        "rate pool's capacity need II >= " +
+        std::to_string(range.lower) + ")");
+  }
+  return range;
+}
+
+void Oracle::note_descent() {
+  Schedule& s = result_.schedule;
   if (s.feasible && !s.stages_proven) {
     s.diagnostics.push_back(
         "exact: stage count " + std::to_string(s.stage_count) + " at II " +
@@ -540,7 +568,6 @@ ExactResult Oracle::run() {
     s.diagnostics.push_back("exact: the time limit cut the stage/start descent short; the "
                             "starts may differ from run to run (the II and bounds do not)");
   }
-  return finish(heuristic);
 }
 
 ExactResult Oracle::finish(const std::optional<Schedule>& heuristic) {
@@ -561,24 +588,23 @@ void Oracle::record_options() {
                {"descent_rlimit", std::to_string(opts_.descent_rlimit)}};
 }
 
-std::optional<int64_t> Oracle::search(int64_t lower, int64_t last) {
-  proven_below_ = lower;
-  for (int64_t ii = lower; ii <= last; ++ii) {
-    IiAttempt a;
-    a.ii = ii;
-    const Clock::time_point t = Clock::now();
-    a.outcome = decide(ii);
-    a.solver_us = elapsed_us(t);
-    ++counts_[static_cast<int>(a.outcome)];
-    if (a.outcome == IiOutcome::kInfeasible && proven_below_ == ii) proven_below_ = ii + 1;
-    result_.schedule.diagnostics.push_back("II " + std::to_string(ii) + ": " +
-                                           std::string(ii_outcome_name(a.outcome)) + " (" +
-                                           std::to_string(a.solver_us / 1000) + " ms)");
-    result_.attempts.push_back(a);
-    if (a.outcome == IiOutcome::kFeasible) return ii;
-    if (a.outcome == IiOutcome::kSkipped) break;  // the budget is spent
+IiVerdict Oracle::attempt(int64_t ii) {
+  IiAttempt a;
+  a.ii = ii;
+  const Clock::time_point t = Clock::now();
+  a.outcome = decide(ii);
+  a.solver_us = elapsed_us(t);
+  ++counts_[static_cast<int>(a.outcome)];
+  if (a.outcome == IiOutcome::kInfeasible && proven_below_ == ii) proven_below_ = ii + 1;
+  result_.schedule.diagnostics.push_back("II " + std::to_string(ii) + ": " +
+                                         std::string(ii_outcome_name(a.outcome)) + " (" +
+                                         std::to_string(a.solver_us / 1000) + " ms)");
+  result_.attempts.push_back(a);
+  switch (a.outcome) {
+    case IiOutcome::kFeasible: return IiVerdict::kPlaced;
+    case IiOutcome::kSkipped: return IiVerdict::kStop;  // the budget is spent
+    default: return IiVerdict::kNotPlaced;
   }
-  return std::nullopt;
 }
 
 void Oracle::verify_result(const std::optional<Schedule>& heuristic, int64_t lower) {
@@ -601,15 +627,16 @@ void Oracle::verify_result(const std::optional<Schedule>& heuristic, int64_t low
   proven_below_ = lower;
 }
 
-void Oracle::report_failure(int64_t lower, int64_t last) {
+void Oracle::report_failure(const IiRange& range, const IiSearchResult& r) {
   Schedule& s = result_.schedule;
-  s.failure = counts_[static_cast<int>(IiOutcome::kUnknown)] > 0 ||
-                      counts_[static_cast<int>(IiOutcome::kSkipped)] > 0
-                  ? FailureReason::kBudgetExhausted
-                  : FailureReason::kIiCapReached;
-  s.diagnostics.push_back("exact: no legal schedule for II " + std::to_string(lower) + " to " +
-                          std::to_string(last) + "; lower bound " +
-                          std::to_string(proven_below_));
+  publish_search(g_, range, r, {}, nullptr, s);
+  // An undecided II (time limit) leaves the question open, whatever the
+  // search's end.
+  if (counts_[static_cast<int>(IiOutcome::kUnknown)] > 0 ||
+      counts_[static_cast<int>(IiOutcome::kSkipped)] > 0) {
+    s.failure = FailureReason::kBudgetExhausted;
+  }
+  s.diagnostics.push_back("exact: lower bound " + std::to_string(proven_below_));
 }
 
 void Oracle::record_stats(const std::optional<Schedule>& heuristic) {

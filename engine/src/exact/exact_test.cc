@@ -13,12 +13,14 @@
 #include <gtest/gtest.h>
 
 #include "../search.h"
+#include "../test_files.h"
 #include "../test_graphs.h"
 #include "model.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/ims.h"
 #include "tilesched/sms.h"
 #include "tilesched/generate.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"
 #include "tilesched/mii.h"
 #include "tilesched/serial.h"
@@ -71,7 +73,7 @@ TEST(Exact, RecurrenceAndSingletonForceOneAboveMii) {
 }
 
 // Two ops on one singleton slot, 3 and 2 cycles: the rows add up.
-TEST(Exact, TwoOpsOnASingletonSlot) {
+TEST(Exact, TwoOpsOnASingletonSlotNeedTheSumOfTheirHolds) {
   GraphBuilder b(test_target());
   b.generic("a", 1, {{1, 3, 1}});
   b.generic("b", 1, {{1, 2, 1}});
@@ -102,7 +104,7 @@ TEST(Exact, PooledSlotCapacityTwo) {
 
 // Rate pool of capacity 2 held for the footprint: three ops of count 1,
 // footprint 4: FineMII = ceil(12 / 2) = 6.
-TEST(Exact, RatePool) {
+TEST(Exact, RatePoolHeldForTheFootprintBoundsTheII) {
   GraphBuilder b(test_target());
   for (int i = 0; i < 3; ++i) {
     const OpId v = b.generic("p" + std::to_string(i), 1, {{2 - i % 2, 4, 1}});
@@ -297,7 +299,7 @@ TEST(Exact, LeastStageCountAtTheOptimalII) {
 }
 
 // The optima docs/COST_BASED.md argues by hand, now proven.
-TEST(Exact, BundledExamplesKnownOptima) {
+TEST(Exact, HandArguedOptimaOfTheExamplesAreProven) {
   ExpectProvenOptimum(Example("attention_forward.loop.json"), 34, 27);
   ExpectProvenOptimum(Example("generic_dsp.loop.json"), 6, 5);
   ExpectProvenOptimum(Example("seed_worked_example.loop.json"), 15, 15);
@@ -335,10 +337,9 @@ void ExpectNoWorseThanEveryHeuristic(const Graph& g, const Schedule& exact, bool
 }
 
 TEST(Exact, EveryBundledExampleIsProvenAndNoWorseThanTheHeuristics) {
-  for (const auto& entry : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
-    if (!entry.path().string().ends_with(".loop.json")) continue;
-    SCOPED_TRACE(entry.path().string());
-    const Graph g = Example(entry.path().filename().string());
+  for (const std::string& file : example_files()) {
+    SCOPED_TRACE(file);
+    const Graph g = Example(std::filesystem::path(file).filename().string());
     const Schedule s = Exact(g);
     ASSERT_TRUE(s.feasible);
     EXPECT_TRUE(s.proven_optimal);
@@ -353,10 +354,9 @@ TEST(Exact, EveryBundledExampleIsProvenAndNoWorseThanTheHeuristics) {
 // heuristic at the same II, and a stage proof only where the ASAP floor
 // meets the start (no check needed).
 TEST(Exact, StartsFromTheBestHeuristicWhateverTheBudget) {
-  for (const auto& entry : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
-    if (!entry.path().string().ends_with(".loop.json")) continue;
-    SCOPED_TRACE(entry.path().string());
-    const Graph g = Example(entry.path().filename().string());
+  for (const std::string& file : example_files()) {
+    SCOPED_TRACE(file);
+    const Graph g = Example(std::filesystem::path(file).filename().string());
     ExactOptions starved;
     starved.descent_rlimit = 1;
     for (int64_t limit : {int64_t{0}, int64_t{20'000}}) {
@@ -382,7 +382,7 @@ TEST(Exact, HeuristicAtTheMiiIsProvenAtOnce) {
 }
 
 // generate_schedule runs the oracle and materializes its schedule.
-TEST(Exact, ThroughGenerateSchedule) {
+TEST(Exact, GenerateScheduleRunsTheOracleAndMaterializes) {
   const Graph g = Example("gemm_mainloop.loop.json");
   GenerateOptions opts;
   opts.generator = GeneratorKind::kExact;
@@ -418,7 +418,7 @@ TEST(Exact, TimeLimitGivesHonestBounds) {
   EXPECT_EQ(none.ii, 34);  // the cost-based schedule
 }
 
-TEST(Exact, Deterministic) {
+TEST(Exact, SameGraphGivesTheSameSchedule) {
   const Graph g = Example("generic_dsp.loop.json");
   const Schedule a = Exact(g);
   const Schedule b = Exact(g);

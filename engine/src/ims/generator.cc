@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "../elapsed.h"
-#include "../search.h"
+#include "../ii_driver.h"
 #include "../storage.h"
 #include "attempt.h"
 #include "problem.h"
@@ -57,14 +57,17 @@ int64_t step_budget(double ratio, int ops) {
 class Generator {
  public:
   Generator(const Graph& g, const ImsOptions& opts)
-      : g_(g), opts_(opts), serial_(generate_serial(g)), problem_(g), attempt_(problem_) {}
+      : g_(g), opts_(opts), serial_(generate_serial(g)), problem_(g), attempt_(problem_),
+        budget_(step_budget(opts.budget_ratio, g.op_count())) {}
 
   Schedule run(std::chrono::steady_clock::time_point t0);
 
  private:
-  Schedule keep_serial(std::string flag, std::string why) const;
-  // The II search: lower bound upward to the cap, linear as in Rau.
-  std::optional<int64_t> search(int64_t lower, int64_t cap);
+  // The attempt at one II (ii_driver.h): the storage floor, the placement,
+  // then L4 on the finished placement.
+  IiVerdict attempt(int64_t ii);
+  // One line for the run of IIs the storage floor ruled out, if any.
+  void close_floor_run(int64_t last);
   // False (with a diagnostic) when L4 fails at `ii` for this placement.
   bool storage_holds(int64_t ii, const std::vector<int64_t>& start);
   Schedule blank() const;
@@ -74,10 +77,10 @@ class Generator {
   Schedule serial_;
   Problem problem_;
   Attempt attempt_;
+  int64_t budget_;
   Stats stats_;
   std::vector<std::string> diagnostics_;
-  std::vector<int64_t> found_start_;
-  bool all_storage_ = true;  // every II tried failed on L4
+  int64_t floor_from_ = 0;  // first II of a run of IIs the storage floor rules out
 };
 
 Schedule Generator::blank() const {
@@ -90,105 +93,66 @@ Schedule Generator::blank() const {
 }
 
 Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
-  if (g_.attrs.force_serial_execution) {
-    Schedule s = keep_serial(
-        "force_serial",
-        "force_serial_execution is set: the iterative modulo scheduler keeps the serial schedule");
-    s.time_ns = elapsed_ns(t0);
-    return s;
-  }
-  const int64_t lower = heuristic_ii_lower(g_, serial_.mii.max(), problem_.group_span_bound);
-  const int64_t cap = heuristic_ii_cap(g_, lower, opts_.ii_cap, serial_);
-
   Schedule s = blank();
-  if (const std::optional<int64_t> stores = stores_over_storage(g_)) {
-    s.failure = FailureReason::kStorageBudget;
-    s.diagnostics.push_back(stores_over_storage_diagnostic(g_, *stores));
-  } else if (const std::optional<int64_t> ii = search(lower, cap)) {
-    s.feasible = true;
-    s.ii = *ii;
-    s.start = found_start_;
-    derive_stage_order(s);
-    s.diagnostics = std::move(diagnostics_);
-  } else if (serial_.feasible && opts_.ii_cap == 0) {
-    // Up to the serial II nothing placed: publish the serial schedule, as
-    // the cost-based generator's last rung does, and say so.
-    diagnostics_.push_back("no II up to the serial II " + std::to_string(cap) +
-                           " placed every op: the serial schedule is kept");
-    stats_.serial_fallback = 1;
-    s = keep_serial("serial_fallback", "");
+  if (g_.attrs.force_serial_execution) {
+    s = forced_serial(serial_, "ims");
+    s.options = blank().options;
   } else {
-    s.failure = all_storage_ && stats_.ii_tried > 0 ? FailureReason::kStorageBudget
-                                                    : FailureReason::kIiCapReached;
-    s.diagnostics = std::move(diagnostics_);
-    s.diagnostics.push_back("no legal placement for II " + std::to_string(lower) + " to " +
-                            std::to_string(cap) + " (the cap)");
+    const IiRange range = heuristic_ii_range(g_, serial_.mii.max(), problem_.group_span_bound,
+                                             opts_.ii_cap, serial_);
+    const IiSearchResult r = search_ii(g_, range, IiSearch::kLinear,
+                                       [&](int64_t ii) { return attempt(ii); });
+    if (r.end != IiSearchEnd::kFound) close_floor_run(range.cap);
+    stats_.ii_tried = r.tried;
+    // Up to the serial II nothing placed: the serial schedule is kept, as
+    // the cost-based generator's last rung does.
+    const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;
+    stats_.serial_fallback = fallback && serial_.feasible ? 1 : 0;
+    publish_search(g_, range, r, attempt_.starts(), fallback ? &serial_ : nullptr, s);
+    for (std::string& d : diagnostics_) s.diagnostics.push_back(std::move(d));
   }
   s.stats = fields(stats_);
   s.time_ns = elapsed_ns(t0);
   return s;
 }
 
-Schedule Generator::keep_serial(std::string flag, std::string why) const {
-  Schedule s = serial_;
-  s.generator = "ims";
-  s.options = blank().options;
-  s.flags.push_back(std::move(flag));
-  s.diagnostics = diagnostics_;
-  if (!why.empty()) s.diagnostics.push_back(std::move(why));
-  s.stats = fields(stats_);
-  return s;
+IiVerdict Generator::attempt(int64_t ii) {
+  if (problem_.storage_capacity && storage_floor(problem_, ii) > *problem_.storage_capacity) {
+    // L4 proven to fail before any placement: one line per run of IIs.
+    ++stats_.storage_failures;
+    if (floor_from_ == 0) floor_from_ = ii;
+    return IiVerdict::kStorage;
+  }
+  close_floor_run(ii - 1);
+  const AttemptResult r = attempt_.run(ii, budget_);
+  stats_.placement_steps += r.steps;
+  stats_.evictions += r.evictions;
+  const std::string at = "II " + std::to_string(ii) + ": ";
+  switch (r.outcome) {
+    case Outcome::kPlaced:
+      return storage_holds(ii, attempt_.starts()) ? IiVerdict::kPlaced : IiVerdict::kStorage;
+    case Outcome::kBudgetExhausted:
+      ++stats_.budget_exhausted;
+      diagnostics_.push_back(at + "budget exhausted: " + r.why);
+      break;
+    case Outcome::kNoSeat:
+      ++stats_.no_seat;
+      diagnostics_.push_back(at + "no seat: " + r.why);
+      break;
+    case Outcome::kPositiveCycle:
+      ++stats_.no_seat;
+      diagnostics_.push_back(at + "positive cycle: " + r.why);
+      break;
+  }
+  return IiVerdict::kNotPlaced;
 }
 
-std::optional<int64_t> Generator::search(int64_t lower, int64_t cap) {
-  const int64_t budget = step_budget(opts_.budget_ratio, g_.op_count());
-  int64_t floor_from = 0;  // first II of a run of IIs the storage floor rules out
-  for (int64_t ii = lower; ii <= cap; ++ii) {
-    ++stats_.ii_tried;
-    if (problem_.storage_capacity && storage_floor(problem_, ii) > *problem_.storage_capacity) {
-      // L4 proven to fail before any placement: one line per run of IIs.
-      ++stats_.storage_failures;
-      if (floor_from == 0) floor_from = ii;
-      continue;
-    }
-    if (floor_from != 0) {
-      diagnostics_.push_back("II " + std::to_string(floor_from) +
-                             (ii - 1 > floor_from ? " to " + std::to_string(ii - 1) : "") +
-                             ": storage: the buffers at their least lifetimes exceed the pool");
-      floor_from = 0;
-    }
-    const AttemptResult r = attempt_.run(ii, budget);
-    stats_.placement_steps += r.steps;
-    stats_.evictions += r.evictions;
-    const std::string at = "II " + std::to_string(ii) + ": ";
-    switch (r.outcome) {
-      case Outcome::kPlaced:
-        if (storage_holds(ii, attempt_.starts())) {
-          found_start_ = attempt_.starts();
-          return ii;
-        }
-        continue;
-      case Outcome::kBudgetExhausted:
-        ++stats_.budget_exhausted;
-        diagnostics_.push_back(at + "budget exhausted: " + r.why);
-        break;
-      case Outcome::kNoSeat:
-        ++stats_.no_seat;
-        diagnostics_.push_back(at + "no seat: " + r.why);
-        break;
-      case Outcome::kPositiveCycle:
-        ++stats_.no_seat;
-        diagnostics_.push_back(at + "positive cycle: " + r.why);
-        break;
-    }
-    all_storage_ = false;
-  }
-  if (floor_from != 0) {
-    diagnostics_.push_back("II " + std::to_string(floor_from) +
-                           (cap > floor_from ? " to " + std::to_string(cap) : "") +
-                           ": storage: the buffers at their least lifetimes exceed the pool");
-  }
-  return std::nullopt;
+void Generator::close_floor_run(int64_t last) {
+  if (floor_from_ == 0) return;
+  diagnostics_.push_back("II " + std::to_string(floor_from_) +
+                         (last > floor_from_ ? " to " + std::to_string(last) : "") +
+                         ": storage: the buffers at their least lifetimes exceed the pool");
+  floor_from_ = 0;
 }
 
 bool Generator::storage_holds(int64_t ii, const std::vector<int64_t>& start) {

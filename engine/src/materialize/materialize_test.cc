@@ -9,6 +9,7 @@
 #include "phases.h"
 #include "stage_order.h"
 #include "tilesched/generate.h"
+#include "tilesched/graph_builder.h"
 
 namespace tilesched::materialize_internal {
 namespace {

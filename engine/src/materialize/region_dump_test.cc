@@ -21,6 +21,7 @@
 
 #include "tilesched/agents.h"
 #include "tilesched/generate.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"
 #include "tilesched/materialize.h"
 #include "tilesched/verify.h"

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "stage_order.h"
+#include "tilesched/graph_builder.h"
 
 namespace tilesched::materialize_internal {
 namespace {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tilesched/graph_builder.h"
 #include "tilesched/rng.h"
 
 namespace tilesched::materialize_internal {

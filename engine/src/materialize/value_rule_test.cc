@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "test_support.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/materialize.h"
 #include "value_rule.h"
 
@@ -54,7 +55,7 @@ TEST(MaterializeEdgeRule, WhichEdgesNeedAPipe) {
 }
 
 // The depth formula: stage(v) - stage(u) + distance + 1, buffers in flight.
-TEST(MaterializeEdgeRule, DepthFormula) {
+TEST(MaterializeEdgeRule, DepthIsStageDifferencePlusDistancePlusOne) {
   GraphBuilder b(blackwell_target());
   const OpId u = b.op("u", "alu");
   const OpId v = b.op("v", "alu");
@@ -88,7 +89,7 @@ TEST(MaterializeEdgeRule, AnEdgeAgainstRegionOrderIsNotLive) {
   EXPECT_FALSE(needs_pipe(g, later, assign_agents(g), back));
 }
 
-TEST(MaterializeEdgeRule, RawValues) {
+TEST(MaterializeEdgeRule, RawValueIsTheArrivalOrTheProducersValue) {
   GraphBuilder b(blackwell_target());
   const OpId la = b.op("la", "tiled_tma_load");
   const OpId lb = b.op("lb", "tiled_tma_load");

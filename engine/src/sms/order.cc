@@ -55,12 +55,20 @@ std::vector<char> reach(const Graph& g, const Adjacency& adj, std::vector<char> 
   return marked;
 }
 
-}  // namespace
+// A recurrence: a cyclic strongly connected component, its RecMII and its
+// first op.
+struct Recurrence {
+  int64_t rec_mii;
+  OpId first;
+  int comp;
+};
 
-NodeSets find_node_sets(const Graph& g, const Adjacency& adj) {
+// The graph's recurrences, highest RecMII first (ties by first op), with
+// each component's members (`members`, ascending).
+std::vector<Recurrence> recurrences_by_rec_mii(const Graph& g, const Components& comps,
+                                               std::vector<std::vector<OpId>>& members) {
   const int n = g.op_count();
-  const Components comps = strongly_connected(g, adj, EdgeFilter::kAll);
-  std::vector<std::vector<OpId>> members(static_cast<size_t>(comps.count));
+  members.assign(static_cast<size_t>(comps.count), {});
   std::vector<int> local(static_cast<size_t>(n));
   for (OpId v = 0; v < n; ++v) {
     std::vector<OpId>& m = members[comps.component[v]];
@@ -71,11 +79,6 @@ NodeSets find_node_sets(const Graph& g, const Adjacency& adj) {
   for (const Edge& e : g.edges) {
     if (comps.component[e.from] == comps.component[e.to]) cyclic[comps.component[e.from]] = 1;
   }
-  struct Recurrence {
-    int64_t rec_mii;
-    OpId first;
-    int comp;
-  };
   std::vector<Recurrence> recurrences;
   for (int c = 0; c < comps.count; ++c) {
     if (!cyclic[c]) continue;
@@ -85,7 +88,16 @@ NodeSets find_node_sets(const Graph& g, const Adjacency& adj) {
   std::sort(recurrences.begin(), recurrences.end(), [](const Recurrence& a, const Recurrence& b) {
     return std::tie(b.rec_mii, a.first) < std::tie(a.rec_mii, b.first);
   });
+  return recurrences;
+}
 
+}  // namespace
+
+NodeSets find_node_sets(const Graph& g, const Adjacency& adj) {
+  const int n = g.op_count();
+  const Components comps = strongly_connected(g, adj, EdgeFilter::kAll);
+  std::vector<std::vector<OpId>> members;
+  const std::vector<Recurrence> recurrences = recurrences_by_rec_mii(g, comps, members);
   NodeSets out;
   std::vector<char> assigned(static_cast<size_t>(n), 0);
   for (const Recurrence& r : recurrences) {

@@ -145,6 +145,26 @@ bool Placer::place_op(OpId v, AttemptFailure* failure) {
   return true;
 }
 
+std::vector<Placer::Window> Placer::group_windows(const std::vector<OpId>& members,
+                                                  Window& unit) const {
+  std::vector<Window> windows;
+  for (OpId m : members) {
+    windows.push_back(window(m));
+    unit.has_pred |= windows.back().has_pred;
+    unit.has_succ |= windows.back().has_succ;
+    unit.direct_pred |= windows.back().direct_pred;
+    unit.direct_succ |= windows.back().direct_succ;
+  }
+  if (!unit.has_pred && !unit.has_succ) {  // a fresh unit: every member from its ASAP
+    for (size_t i = 0; i < members.size(); ++i) {
+      windows[i].has_pred = true;
+      windows[i].early = base_ + timing_->asap[members[i]];
+    }
+    unit.has_pred = true;
+  }
+  return windows;
+}
+
 bool Placer::place_group(int group, AttemptFailure* failure) {
   // Members by asap, then id: a member comes after those with a path of
   // positive latency to it (the windows order the rest as they are seated).
@@ -152,22 +172,8 @@ bool Placer::place_group(int group, AttemptFailure* failure) {
   std::sort(members.begin(), members.end(), [&](OpId a, OpId b) {
     return std::make_pair(timing_->asap[a], a) < std::make_pair(timing_->asap[b], b);
   });
-  bool any_pred = false, any_succ = false, any_direct_pred = false, any_direct_succ = false;
-  std::vector<Window> windows;
-  for (OpId m : members) {
-    windows.push_back(window(m));
-    any_pred |= windows.back().has_pred;
-    any_succ |= windows.back().has_succ;
-    any_direct_pred |= windows.back().direct_pred;
-    any_direct_succ |= windows.back().direct_succ;
-  }
-  if (!any_pred && !any_succ) {  // a fresh unit: every member from its ASAP
-    for (size_t i = 0; i < members.size(); ++i) {
-      windows[i].has_pred = true;
-      windows[i].early = base_ + timing_->asap[members[i]];
-    }
-    any_pred = true;
-  }
+  Window unit;  // the unit's direction, as backward() decides it for one op
+  const std::vector<Window> windows = group_windows(members, unit);
   // Stages k with [k·II, k·II + II − 1] meeting every member's window.
   int64_t k_lo = 0, k_hi = kNoBound, k_full = 0, k_full_down = kNoBound;
   for (const Window& w : windows) {
@@ -182,11 +188,6 @@ bool Placer::place_group(int group, AttemptFailure* failure) {
       k_full_down = std::min(k_full_down, (w.late + 1) / ii_ - 1);
     }
   }
-  Window unit;  // the unit's direction, as backward() decides it for one op
-  unit.has_pred = any_pred;
-  unit.has_succ = any_succ;
-  unit.direct_pred = any_direct_pred;
-  unit.direct_succ = any_direct_succ;
   const bool bottom_up = backward(unit);
   const std::string who = "group of '" + g_.ops[members.front()].name + "' (leader_gid " +
                           std::to_string(*g_.ops[members.front()].leader_gid) + ", " +

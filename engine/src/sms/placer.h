@@ -68,6 +68,9 @@ class Placer {
   };
   Window window(OpId v) const;
   bool place_op(OpId v, AttemptFailure* failure);
+  // The members' windows, with the unit's joint direction in `unit`; a
+  // unit with no placed neighbour starts every member from its ASAP.
+  std::vector<Window> group_windows(const std::vector<OpId>& members, Window& unit) const;
   bool place_group(int group, AttemptFailure* failure);
   // Seats every member in stage k; on failure unseats them again.
   bool try_group_stage(const std::vector<OpId>& members, int64_t k, bool bottom_up);

@@ -15,7 +15,7 @@
 #include "../elapsed.h"
 #include "../graph_algo.h"
 #include "../rrt.h"
-#include "../search.h"
+#include "../ii_driver.h"
 #include "../storage.h"
 #include "order.h"
 #include "placer.h"
@@ -56,9 +56,9 @@ class Generator {
   Schedule run(Clock::time_point t0);
 
  private:
-  Schedule keep_serial() const;
-  // One II: true with placer_.starts() legal, else a failure counted.
-  bool attempt(int64_t ii);
+  // The attempt at one II (ii_driver.h): the closure, the timing, the
+  // swing order, one placement and L4; kPlaced leaves placer_.starts().
+  IiVerdict attempt(int64_t ii);
   void fail(int64_t ii, Failure f, const std::string& why);
 
   const Graph& g_;
@@ -71,20 +71,10 @@ class Generator {
   DistanceMatrix dist_;
   std::optional<Placer> placer_;
   std::vector<OpId> order_;
-  int64_t ii_tried_ = 0;
   std::array<int64_t, kFailureCount> failures_{};
   std::vector<std::string> notes_;
   int64_t failed_ = 0;
 };
-
-Schedule Generator::keep_serial() const {
-  Schedule s = serial_;
-  s.generator = "sms";
-  s.flags.push_back("force_serial");
-  s.diagnostics.push_back(
-      "force_serial_execution is set: the sms generator keeps the serial schedule");
-  return s;
-}
 
 void Generator::fail(int64_t ii, Failure f, const std::string& why) {
   ++failures_[static_cast<int>(f)];
@@ -94,19 +84,18 @@ void Generator::fail(int64_t ii, Failure f, const std::string& why) {
   }
 }
 
-bool Generator::attempt(int64_t ii) {
-  ++ii_tried_;
+IiVerdict Generator::attempt(int64_t ii) {
   if (!dist_.build(g_, adj_, ii)) {  // II < RecMII: not reached from the MII up
     fail(ii, Failure::kEmptyWindow, "a dependence cycle is longer than " +
                                         std::to_string(ii) + " cycles per iteration");
-    return false;
+    return IiVerdict::kNotPlaced;
   }
   const Timing timing = compute_timing(dist_);
   order_ = swing_order(g_, adj_, sets_, timing);
   AttemptFailure why;
   if (!placer_->place_all(dist_, timing, order_, &why)) {
     fail(ii, why.failure, why.why);
-    return false;
+    return IiVerdict::kNotPlaced;
   }
   if (const std::optional<int> pool = g_.target.storage_pool()) {
     const int64_t cap = g_.target.pools[*pool].capacity;
@@ -114,15 +103,15 @@ bool Generator::attempt(int64_t ii) {
     if (need > cap) {
       fail(ii, Failure::kStorage,
            "placement done, L4 needs more than " + std::to_string(cap) + " bytes of storage");
-      return false;
+      return IiVerdict::kStorage;
     }
   }
-  return true;
+  return IiVerdict::kPlaced;
 }
 
 Schedule Generator::run(Clock::time_point t0) {
   if (g_.attrs.force_serial_execution) {
-    Schedule s = keep_serial();
+    Schedule s = forced_serial(serial_, "sms");
     s.time_ns = elapsed_ns(t0);
     return s;
   }
@@ -132,44 +121,17 @@ Schedule Generator::run(Clock::time_point t0) {
   if (opts_.ii_cap != 0) s.options.emplace_back("ii_cap", std::to_string(opts_.ii_cap));
   s.mii = serial_.mii;
   sets_ = find_node_sets(g_, adj_);
-  const int64_t lower =
-      heuristic_ii_lower(g_, s.mii.max(), group_span_bound(g_, adj_, groups_.members));
-  const int64_t cap = heuristic_ii_cap(g_, lower, opts_.ii_cap, serial_);
-  std::optional<int64_t> found;
-  const std::optional<int64_t> stores_over = stores_over_storage(g_);
-  if (!stores_over) {
-    placer_.emplace(g_, adj_, nodes_, groups_);
-    for (int64_t ii = lower; ii <= cap && !found; ++ii) {
-      if (attempt(ii)) found = ii;
-    }
-  }
-  bool fallback = false;
-  if (found) {
-    s.feasible = true;
-    s.ii = *found;
-    s.start = placer_->starts();
-    derive_stage_order(s);
-    s.diagnostics.push_back(describe_order(g_, order_, *found));
-  } else if (serial_.feasible && opts_.ii_cap == 0) {
-    // The serial schedule is legal at the cap (its own II): publish it
-    // rather than nothing, flagged, so a caller can tell it apart.
-    fallback = true;
-    s.feasible = true;
-    s.ii = serial_.ii;
-    s.start = serial_.start;
-    derive_stage_order(s);
-    s.flags.push_back("serial_fallback");
-    s.diagnostics.push_back("no placement for II " + std::to_string(lower) + " to " +
-                            std::to_string(cap) + ": the serial schedule (II " +
-                            std::to_string(serial_.ii) + ") is kept");
-  } else if (stores_over) {
-    s.failure = FailureReason::kStorageBudget;
-    s.diagnostics.push_back(stores_over_storage_diagnostic(g_, *stores_over));
-  } else {
-    s.failure = FailureReason::kIiCapReached;
-    s.diagnostics.push_back("no placement for II " + std::to_string(lower) + " to " +
-                            std::to_string(cap) + " (the cap)");
-  }
+  const IiRange range =
+      heuristic_ii_range(g_, s.mii.max(), group_span_bound(g_, adj_, groups_.members),
+                         opts_.ii_cap, serial_);
+  placer_.emplace(g_, adj_, nodes_, groups_);
+  const IiSearchResult r =
+      search_ii(g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); });
+  // The serial schedule is legal at the cap (its own II): published rather
+  // than nothing, flagged, so a caller can tell it apart.
+  const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;
+  publish_search(g_, range, r, placer_->starts(), fallback ? &serial_ : nullptr, s);
+  if (r.end == IiSearchEnd::kFound) s.diagnostics.push_back(describe_order(g_, order_, r.ii));
   for (std::string& n : notes_) s.diagnostics.push_back(std::move(n));
   if (failed_ > kFailuresShown) {
     s.diagnostics.push_back("... and " + std::to_string(failed_ - kFailuresShown) +
@@ -177,12 +139,12 @@ Schedule Generator::run(Clock::time_point t0) {
   }
   s.stats.emplace_back("node_sets", static_cast<int64_t>(sets_.sets.size()));
   s.stats.emplace_back("recurrence_sets", sets_.recurrences);
-  s.stats.emplace_back("ii_tried", ii_tried_);
+  s.stats.emplace_back("ii_tried", r.tried);
   for (int f = 0; f < kFailureCount; ++f) {
     s.stats.emplace_back("ii_failed." + std::string(failure_name(static_cast<Failure>(f))),
                          failures_[f]);
   }
-  s.stats.emplace_back("serial_fallback", fallback ? 1 : 0);
+  s.stats.emplace_back("serial_fallback", fallback && serial_.feasible && !r.stores_over ? 1 : 0);
   s.time_ns = elapsed_ns(t0);
   return s;
 }

@@ -9,8 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_files.h"
 #include "../test_graphs.h"
 #include "order.h"
+#include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"
 #include "tilesched/rng.h"
 #include "tilesched/serial.h"
@@ -38,15 +40,6 @@ Schedule Sms(const Graph& g, SmsOptions opts = {}) {
     }
   }
   return s;
-}
-
-std::vector<std::string> ExampleFiles() {
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(TILESCHED_EXAMPLES_DIR)) {
-    if (entry.path().string().ends_with(".loop.json")) files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 // Two recurrences and the ops around them:
@@ -138,7 +131,7 @@ TEST(Sms, TextbookGraphReachesRecMii) {
 }
 
 TEST(Sms, EveryExampleVerifies) {
-  for (const std::string& file : ExampleFiles()) {
+  for (const std::string& file : example_files()) {
     SCOPED_TRACE(file);
     StatusOr<Graph> g = read_graph_file(file);
     ASSERT_TRUE(g.ok()) << g.status().message();
@@ -360,7 +353,7 @@ TEST(Sms, Deterministic) {
   SplitMix64 rng(7);
   std::vector<Graph> graphs;
   for (int i = 0; i < 60; ++i) graphs.push_back(RandomGraph(rng, i));
-  for (const std::string& file : ExampleFiles()) graphs.push_back(*read_graph_file(file));
+  for (const std::string& file : example_files()) graphs.push_back(*read_graph_file(file));
   for (const Graph& g : graphs) {
     Schedule a = generate_sms(g, {});
     Schedule b = generate_sms(g, {});

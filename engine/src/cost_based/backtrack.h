@@ -1,0 +1,65 @@
+// The backtracking rung (docs/COST_BASED.md "Strategy ladder") as its own
+// unit: where the seed's rungs each commit to one greedy choice per op,
+// this search revisits the latest choice when a later op finds no seat, so
+// a resource-tight II whose recurrences need a particular offset between
+// two ops is found instead of given up. It takes the placement, the gate
+// check and a budget, and returns what happened; the driver counts it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "context.h"
+#include "placement.h"
+#include "seat.h"
+
+namespace tilesched::cost_based {
+
+struct BacktrackResult {
+  bool placed = false;
+  // The search gave up having tried every seat it allows (not for want of
+  // budget): a lower II is no easier.
+  bool searched_all = false;
+  int64_t seats = 0;  // seats taken, over every run
+  // One line per run that spent its budget ("II 8: backtracking spent ...").
+  std::vector<std::string> failures;
+  // When searched_all: the op whose seats ran out first.
+  std::optional<OpId> stuck;
+};
+
+class Backtracking {
+ public:
+  explicit Backtracking(const Context& ctx) : ctx_(ctx) {}
+
+  // A depth-first search at the placement's II (REQUIRES: an empty table)
+  // that seats next the unplaced op with the fewest gated seats (ties by
+  // the Rau rung's priority), trying each seat within one II of its
+  // window, until every op is placed (and rule L4 holds) or `budget` seats
+  // are spent; then `restarts` runs with seeded tie-break shuffles share
+  // another half of it. On success the placement holds the seats.
+  // REQUIRES: budget > 0.
+  BacktrackResult run(Placement& p, Gates& gates, int64_t budget, int restarts);
+
+  // The rung's seats: `ratio` per op, at most `work` / n^2 (a seat looks
+  // at every unplaced op, and undoing one recomputes the dependence bounds
+  // of the ops it bounded, O(n) each; so a seat costs up to O(n^2)).
+  static int64_t budget(const Context& ctx, int ratio, int64_t work);
+
+  // What the search reads of the graph, the same at every II, built on its
+  // first run: the Rau rung's priority order made static, and each op's
+  // slot and pool masks.
+  struct Facts {
+    std::vector<OpId> order;
+    std::vector<uint64_t> slots, pools;
+  };
+
+ private:
+  const Facts& facts();
+
+  const Context& ctx_;
+  std::optional<Facts> facts_;
+};
+
+}  // namespace tilesched::cost_based

@@ -1,0 +1,34 @@
+// Register pressure off the seats (see registers.h).
+#include "registers.h"
+
+#include <algorithm>
+
+namespace tilesched::cost_based {
+
+int64_t live_end(const Placement& p, OpId u) {
+  const Context& ctx = p.ctx();
+  int64_t end = p.start(u) + std::max<int64_t>(1, ctx.g.ops[u].latency);
+  for (int q = ctx.adj.out_begin[u]; q < ctx.adj.out_begin[u + 1]; ++q) {
+    const Edge& e = ctx.g.edges[ctx.adj.out_edges[q]];
+    if (e.kind == EdgeKind::kData && p.placed(e.to)) {
+      end = std::max(end, p.start(e.to) + e.distance * p.ii());
+    }
+  }
+  return end;
+}
+
+int64_t register_pressure(const Placement& p, int64_t row) {
+  const int64_t ii = p.ii();
+  int64_t total = 0;
+  for (OpId u : p.placed_ops()) {
+    const int64_t regs = p.ctx().regs[u];
+    if (regs == 0) continue;
+    const int64_t from = p.start(u), len = live_end(p, u) - from;
+    // Cycles of [from, from + len) that fall on `row`.
+    const int64_t offset = ((row - from) % ii + ii) % ii;
+    total += regs * (len / ii + (offset < len % ii ? 1 : 0));
+  }
+  return total;
+}
+
+}  // namespace tilesched::cost_based

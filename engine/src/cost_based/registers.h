@@ -1,0 +1,18 @@
+// Register pressure as the spill model reads it off the seats (seed 002):
+// each placed op's value is live from its start to its live end.
+#pragma once
+
+#include <cstdint>
+
+#include "placement.h"
+
+namespace tilesched::cost_based {
+
+// End of u's value's live range: start + latency, or its latest placed
+// data consumer's start (plus distance * II). REQUIRES: u is placed.
+int64_t live_end(const Placement& p, OpId u);
+// Registers live in modulo row `row`: every placed op's value from its
+// start to its live_end.
+int64_t register_pressure(const Placement& p, int64_t row);
+
+}  // namespace tilesched::cost_based

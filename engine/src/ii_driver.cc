@@ -1,0 +1,132 @@
+// The shared II search (see ii_driver.h).
+#include "ii_driver.h"
+
+#include <string>
+
+#include "search.h"
+#include "storage.h"
+
+namespace tilesched {
+
+IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int64_t ii_cap,
+                           const Schedule& serial) {
+  IiRange r;
+  r.lower = heuristic_ii_lower(g, mii, group_span);
+  r.cap = heuristic_ii_cap(g, r.lower, ii_cap, serial);
+  return r;
+}
+
+namespace {
+
+// The linear search: lower upward until an attempt places or stops.
+void search_linear(const IiRange& range, const IiAttemptFn& attempt, IiSearchResult& r) {
+  bool all_storage = true;
+  for (int64_t ii = range.lower; ii <= range.cap; ++ii) {
+    ++r.tried;
+    const IiVerdict v = attempt(ii);
+    if (v == IiVerdict::kPlaced) {
+      r.end = IiSearchEnd::kFound;
+      r.ii = ii;
+      return;
+    }
+    if (v == IiVerdict::kStop) {
+      r.end = IiSearchEnd::kStopped;
+      return;
+    }
+    all_storage = all_storage && v == IiVerdict::kStorage;
+  }
+  r.end = r.tried > 0 && all_storage ? IiSearchEnd::kStorageBudget : IiSearchEnd::kCapReached;
+}
+
+// Galloping then bisecting; a kStop ends every later probe as a failure.
+void search_galloping(const IiRange& range, const IiAttemptFn& attempt, IiSearchResult& r) {
+  bool stopped = false;
+  const SearchProbe probe = [&](int64_t ii) {
+    if (stopped) return false;
+    ++r.tried;
+    const IiVerdict v = attempt(ii);
+    stopped = v == IiVerdict::kStop;
+    return v == IiVerdict::kPlaced;
+  };
+  std::optional<int64_t> found = gallop_then_bisect(probe, range.lower, range.cap);
+  if (found && !probe(*found)) found.reset();  // the found II's placement, again
+  if (found) {
+    r.end = IiSearchEnd::kFound;
+    r.ii = *found;
+  } else {
+    r.end = stopped ? IiSearchEnd::kStopped : IiSearchEnd::kCapReached;
+  }
+}
+
+}  // namespace
+
+IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
+                         const IiAttemptFn& attempt) {
+  IiSearchResult r;
+  if ((r.stores_over = stores_over_storage(g))) {
+    r.end = IiSearchEnd::kStorageBudget;
+    return r;
+  }
+  if (range.lower > range.cap) return r;
+  if (how == IiSearch::kLinear) {
+    search_linear(range, attempt, r);
+  } else {
+    search_galloping(range, attempt, r);
+  }
+  return r;
+}
+
+std::string give_up_message(const IiRange& range) {
+  if (range.lower > range.cap) {
+    return "no legal placement: the cap " + std::to_string(range.cap) +
+           " is below the lower bound " + std::to_string(range.lower);
+  }
+  return "no legal placement for II " + std::to_string(range.lower) + " to " +
+         std::to_string(range.cap) + " (the cap)";
+}
+
+void publish_search(const Graph& g, const IiRange& range, const IiSearchResult& result,
+                    const std::vector<int64_t>& start, const Schedule* fallback, Schedule& s) {
+  if (result.end == IiSearchEnd::kFound) {
+    s.feasible = true;
+    s.ii = result.ii;
+    s.start = start;
+    derive_stage_order(s);
+    return;
+  }
+  if (result.stores_over) {
+    s.failure = FailureReason::kStorageBudget;
+    s.diagnostics.push_back(stores_over_storage_diagnostic(g, *result.stores_over));
+    return;
+  }
+  if (fallback != nullptr && fallback->feasible) {
+    s.feasible = true;
+    s.ii = fallback->ii;
+    s.start = fallback->start;
+    s.stage = fallback->stage;
+    s.order = fallback->order;
+    s.stage_count = fallback->stage_count;
+    s.flags.push_back("serial_fallback");
+    s.diagnostics.push_back("no legal placement for II " + std::to_string(range.lower) +
+                            " to " + std::to_string(range.cap) + ": the serial schedule (II " +
+                            std::to_string(fallback->ii) + ") is kept");
+    return;
+  }
+  switch (result.end) {
+    case IiSearchEnd::kStorageBudget: s.failure = FailureReason::kStorageBudget; break;
+    case IiSearchEnd::kStopped: s.failure = FailureReason::kBudgetExhausted; break;
+    default: s.failure = FailureReason::kIiCapReached; break;
+  }
+  s.diagnostics.push_back(give_up_message(range));
+}
+
+Schedule forced_serial(const Schedule& serial, std::string_view generator) {
+  Schedule s = serial;
+  s.generator = std::string(generator);
+  s.flags.push_back("force_serial");
+  s.diagnostics.push_back("force_serial_execution is set: the " + std::string(generator) +
+                          " generator keeps the serial schedule");
+  return s;
+}
+
+}  // namespace tilesched

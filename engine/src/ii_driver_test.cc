@@ -1,0 +1,195 @@
+// Tests for the shared II search: which IIs each search attempts and in
+// what order, how it ends (found, storage, cap, stopped), the galloping
+// search's replay of the found II, what publish_search writes for each end,
+// and that every generator reports the same give-up line.
+#include "ii_driver.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tilesched/generate.h"
+#include "tilesched/serial.h"
+
+namespace tilesched {
+namespace {
+
+// A generic two-op graph on a one-slot target; `store_bytes` on op a.
+Graph two_ops(int64_t store_bytes = 0, int64_t smem = 1024) {
+  Graph g;
+  g.name = "two";
+  g.target = make_generic_target("t", {{"alu", 1, false}},
+                                 {{"smem", PoolKind::kStorage, smem, 0, false}});
+  for (const char* name : {"a", "b"}) {
+    Op op;
+    op.name = name;
+    op.kind = "generic";
+    op.latency = 2;
+    op.resources = {{1, 1, 1}};
+    g.ops.push_back(op);
+  }
+  g.ops[0].store_bytes = store_bytes;
+  g.edges.push_back({0, 1, 2, 0, EdgeKind::kData});
+  return g;
+}
+
+// attempt(ii) = kPlaced from `threshold` on, else `below`; records each ii.
+struct Attempts {
+  int64_t threshold;
+  IiVerdict below = IiVerdict::kNotPlaced;
+  std::vector<int64_t> asked;
+  IiAttemptFn fn() {
+    return [this](int64_t ii) {
+      asked.push_back(ii);
+      return ii >= threshold ? IiVerdict::kPlaced : below;
+    };
+  }
+};
+
+TEST(IiDriver, LinearSearchAttemptsEachIiUpwardAndStopsAtTheFirstPlaced) {
+  Attempts a{7};
+  const IiSearchResult r = search_ii(two_ops(), {4, 20}, IiSearch::kLinear, a.fn());
+  EXPECT_EQ(r.end, IiSearchEnd::kFound);
+  EXPECT_EQ(r.ii, 7);
+  EXPECT_EQ(r.tried, 4);
+  EXPECT_EQ(a.asked, (std::vector<int64_t>{4, 5, 6, 7}));
+}
+
+TEST(IiDriver, GallopingSearchEndsByAttemptingTheFoundIiAgain) {
+  Attempts a{37};
+  const IiSearchResult r = search_ii(two_ops(), {1, 100}, IiSearch::kGalloping, a.fn());
+  EXPECT_EQ(r.end, IiSearchEnd::kFound);
+  EXPECT_EQ(r.ii, 37);
+  ASSERT_FALSE(a.asked.empty());
+  EXPECT_EQ(a.asked.back(), 37);  // the generator's placement is the found II's
+  EXPECT_EQ(r.tried, static_cast<int64_t>(a.asked.size()));
+  EXPECT_LT(r.tried, 37);
+}
+
+TEST(IiDriver, EveryIiFailingOnStorageEndsAsStorageBudget) {
+  Attempts a{100, IiVerdict::kStorage};
+  const IiSearchResult r = search_ii(two_ops(), {2, 5}, IiSearch::kLinear, a.fn());
+  EXPECT_EQ(r.end, IiSearchEnd::kStorageBudget);
+  EXPECT_EQ(r.tried, 4);
+  EXPECT_FALSE(r.stores_over);
+}
+
+TEST(IiDriver, AnIiFailingOtherwiseEndsAsCapReached) {
+  int64_t calls = 0;
+  const IiSearchResult r = search_ii(two_ops(), {2, 5}, IiSearch::kLinear, [&](int64_t ii) {
+    ++calls;
+    return ii == 3 ? IiVerdict::kNotPlaced : IiVerdict::kStorage;
+  });
+  EXPECT_EQ(r.end, IiSearchEnd::kCapReached);
+  EXPECT_EQ(calls, 4);
+}
+
+TEST(IiDriver, AStopEndsTheSearchAtOnce) {
+  Attempts a{100, IiVerdict::kStop};
+  const IiSearchResult r = search_ii(two_ops(), {2, 9}, IiSearch::kLinear, a.fn());
+  EXPECT_EQ(r.end, IiSearchEnd::kStopped);
+  EXPECT_EQ(a.asked, (std::vector<int64_t>{2}));
+  Attempts b{100, IiVerdict::kStop};
+  EXPECT_EQ(search_ii(two_ops(), {2, 9}, IiSearch::kGalloping, b.fn()).end,
+            IiSearchEnd::kStopped);
+  EXPECT_EQ(b.asked, (std::vector<int64_t>{2}));
+}
+
+TEST(IiDriver, StoresOverThePoolEndTheSearchBeforeAnyAttempt) {
+  Attempts a{1};
+  const IiSearchResult r = search_ii(two_ops(4096, 1024), {1, 9}, IiSearch::kLinear, a.fn());
+  EXPECT_EQ(r.end, IiSearchEnd::kStorageBudget);
+  ASSERT_TRUE(r.stores_over);
+  EXPECT_TRUE(a.asked.empty());
+  Schedule s;
+  publish_search(two_ops(4096, 1024), {1, 9}, r, {}, nullptr, s);
+  EXPECT_FALSE(s.feasible);
+  EXPECT_EQ(s.failure, FailureReason::kStorageBudget);
+  ASSERT_EQ(s.diagnostics.size(), 1u);
+}
+
+TEST(IiDriver, AnEmptyRangeAttemptsNothing) {
+  Attempts a{1};
+  const IiSearchResult r = search_ii(two_ops(), {6, 5}, IiSearch::kLinear, a.fn());
+  EXPECT_EQ(r.end, IiSearchEnd::kCapReached);
+  EXPECT_EQ(r.tried, 0);
+  EXPECT_TRUE(a.asked.empty());
+}
+
+TEST(IiDriver, PublishedFoundScheduleHasItsStagesDerived) {
+  IiSearchResult r;
+  r.end = IiSearchEnd::kFound;
+  r.ii = 4;
+  Schedule s;
+  publish_search(two_ops(), {4, 8}, r, {0, 5}, nullptr, s);
+  EXPECT_TRUE(s.feasible);
+  EXPECT_EQ(s.ii, 4);
+  EXPECT_EQ(s.stage, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(s.stage_count, 2);
+  EXPECT_TRUE(s.diagnostics.empty());
+}
+
+TEST(IiDriver, NothingPlacedPublishesTheSerialScheduleFlaggedWhenGiven) {
+  const Graph g = two_ops();
+  const Schedule serial = generate_serial(g);
+  ASSERT_TRUE(serial.feasible);
+  IiSearchResult r;  // kCapReached
+  Schedule s;
+  publish_search(g, {2, serial.ii}, r, {}, &serial, s);
+  EXPECT_TRUE(s.feasible);
+  EXPECT_EQ(s.ii, serial.ii);
+  EXPECT_EQ(s.start, serial.start);
+  EXPECT_EQ(s.order, serial.order);
+  EXPECT_EQ(s.flags, (std::vector<std::string>{"serial_fallback"}));
+  ASSERT_EQ(s.diagnostics.size(), 1u);
+  EXPECT_NE(s.diagnostics[0].find("the serial schedule"), std::string::npos);
+}
+
+TEST(IiDriver, NothingPlacedWithoutFallbackFailsWithTheOneGiveUpLine) {
+  IiSearchResult r;
+  Schedule s;
+  publish_search(two_ops(), {3, 9}, r, {}, nullptr, s);
+  EXPECT_FALSE(s.feasible);
+  EXPECT_EQ(s.failure, FailureReason::kIiCapReached);
+  EXPECT_EQ(s.diagnostics, (std::vector<std::string>{give_up_message({3, 9})}));
+  r.end = IiSearchEnd::kStopped;
+  Schedule stopped;
+  publish_search(two_ops(), {3, 9}, r, {}, nullptr, stopped);
+  EXPECT_EQ(stopped.failure, FailureReason::kBudgetExhausted);
+}
+
+// Every heuristic that gives up under --ii-cap writes the same line.
+TEST(IiDriver, EveryHeuristicGivesUpWithTheSameLine) {
+  Graph g = two_ops();
+  g.edges.push_back({1, 0, 2, 1, EdgeKind::kData});  // a recurrence: II >= 4
+  for (GeneratorKind k : {GeneratorKind::kCostBased, GeneratorKind::kCostBasedSeed,
+                          GeneratorKind::kIms, GeneratorKind::kSms}) {
+    GenerateOptions o;
+    o.generator = k;
+    o.cost_based.ii_cap = 3;
+    o.ims.ii_cap = 3;
+    o.sms.ii_cap = 3;
+    StatusOr<Schedule> s = generate_schedule(g, o);
+    ASSERT_TRUE(s.ok()) << generator_name(k);
+    EXPECT_FALSE(s->feasible) << generator_name(k);
+    EXPECT_EQ(s->failure, FailureReason::kIiCapReached) << generator_name(k);
+    const std::string line = give_up_message({4, 3});  // the cap is below the bound
+    EXPECT_EQ(std::count(s->diagnostics.begin(), s->diagnostics.end(), line), 1)
+        << generator_name(k) << ": " << (s->diagnostics.empty() ? "" : s->diagnostics[0]);
+  }
+}
+
+TEST(IiDriver, ForcedSerialIsTheSerialScheduleUnderTheGeneratorsName) {
+  const Schedule serial = generate_serial(two_ops());
+  const Schedule s = forced_serial(serial, "sms");
+  EXPECT_EQ(s.generator, "sms");
+  EXPECT_EQ(s.start, serial.start);
+  EXPECT_EQ(s.flags, (std::vector<std::string>{"force_serial"}));
+  EXPECT_EQ(s.diagnostics.back(),
+            "force_serial_execution is set: the sms generator keeps the serial schedule");
+}
+
+}  // namespace
+}  // namespace tilesched
