@@ -50,6 +50,11 @@ grep -q '"generator": "cost-based"' "$work/out" || fail "--serial-threshold 0: n
 grep -q '"ii": 15' "$work/out" || fail "--serial-threshold 0: not the optimum 15"
 [[ -s $work/err ]] && fail "auto choosing cost-based said something: $(cat "$work/err")"
 expect 2 "$bin" schedule "$examples/seed_worked_example.loop.json" --serial-threshold -1
+# --max-stages S: at most S stages, recorded in the options; out of range: exit 2.
+expect 0 "$bin" schedule "$examples/gemm_mainloop.loop.json" --generator cost-based --max-stages 1
+grep -q '"stage_count": 1' "$work/out" && grep -q '"max_stages": "1"' "$work/out" ||
+  fail "--max-stages 1: $(grep -o '"stage_count": [0-9]*' "$work/out")"
+expect 2 "$bin" schedule "$examples/gemm_mainloop.loop.json" --max-stages -1
 
 # --emit region: the materialized region, MLIR-like, on stdout or -o.
 grep -q -- "--emit" <("$bin" schedule --help) || fail "schedule --help does not list --emit"

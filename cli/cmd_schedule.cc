@@ -33,6 +33,9 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
        "modulo scheduling) | exact (the Z3 "
        "oracle: the optimal II, proven when the time limit allows); auto applies seed 001's "
        "selector and says on stderr when it picks serial")
+      ("max-stages", po::value(&opts.max_stages)->default_value(0),
+       "the stage cap: the least II with at most this many stages, every generator "
+       "(every op's max_depth lowered to S - 1); 0 = no cap")
       ("serial-threshold", po::value(&opts.serial_threshold)->default_value(8),
        "auto: graphs of fewer ops get the serial schedule (seed 001's threshold; 0 = never "
        "for that reason)")
@@ -121,6 +124,10 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
     return Status::InvalidInput("--time-limit must be between 0 and 86400 seconds");
   }
   opts.exact.time_limit_ms = static_cast<int64_t>(f.time_limit_s * 1000.0 + 0.5);
+  if (opts.max_stages < 0 || opts.max_stages > limits::kMaxMaxDepth + 1) {
+    return Status::InvalidInput("--max-stages must be between 0 and " +
+                                std::to_string(limits::kMaxMaxDepth + 1));
+  }
   if (opts.serial_threshold < 0 || opts.serial_threshold > limits::kMaxOps + 1) {
     return Status::InvalidInput("--serial-threshold must be between 0 and " +
                                 std::to_string(limits::kMaxOps + 1));

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdlib>
 
+#include "ii_driver.h"
 #include "tilesched/ims.h"
 #include "tilesched/materialize.h"
 #include "tilesched/serial.h"
@@ -134,8 +135,11 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
   } else {
     sel = {opts.generator, "requested"};
   }
-  StatusOr<Schedule> s = entry(sel.chosen).run(g, opts);
+  StatusOr<Schedule> s = opts.max_stages > 0
+                             ? entry(sel.chosen).run(with_stage_cap(g, opts.max_stages), opts)
+                             : entry(sel.chosen).run(g, opts);
   if (!s.ok()) return s.status();
+  if (opts.max_stages > 0) s->options.emplace_back("max_stages", std::to_string(opts.max_stages));
   Schedule out = materialized(g, std::move(*s));
   out.selection = std::move(sel.reason);
   return out;

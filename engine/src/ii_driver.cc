@@ -1,6 +1,7 @@
 // The shared II search (see ii_driver.h).
 #include "ii_driver.h"
 
+#include <algorithm>
 #include <string>
 
 #include "search.h"
@@ -118,6 +119,14 @@ void publish_search(const Graph& g, const IiRange& range, const IiSearchResult& 
     default: s.failure = FailureReason::kIiCapReached; break;
   }
   s.diagnostics.push_back(give_up_message(range));
+}
+
+Graph with_stage_cap(const Graph& g, int64_t max_stages) {
+  Graph capped = g;
+  for (Op& op : capped.ops) {
+    op.max_depth = op.max_depth ? std::min(*op.max_depth, max_stages - 1) : max_stages - 1;
+  }
+  return capped;
 }
 
 Schedule forced_serial(const Schedule& serial, std::string_view generator) {

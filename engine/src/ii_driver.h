@@ -81,6 +81,12 @@ std::string give_up_message(const IiRange& range);
 void publish_search(const Graph& g, const IiRange& range, const IiSearchResult& result,
                     const std::vector<int64_t>& start, const Schedule* fallback, Schedule& s);
 
+// The stage cap's graph: `g` with every op's max_depth (rule L6) lowered
+// to max_stages - 1, so that every generator's search is the least II with
+// at most max_stages stages. A schedule of it is legal for `g` too.
+// REQUIRES: max_stages >= 1.
+Graph with_stage_cap(const Graph& g, int64_t max_stages);
+
 // Rule L7 is hard: under force_serial_execution every generator publishes
 // the serial schedule, named as its own, flagged "force_serial", with one
 // line saying so.

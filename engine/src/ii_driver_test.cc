@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "tilesched/generate.h"
+#include "tilesched/json_io.h"
 #include "tilesched/serial.h"
+#include "tilesched/verify.h"
 
 namespace tilesched {
 namespace {
@@ -178,6 +180,43 @@ TEST(IiDriver, EveryHeuristicGivesUpWithTheSameLine) {
     const std::string line = give_up_message({4, 3});  // the cap is below the bound
     EXPECT_EQ(std::count(s->diagnostics.begin(), s->diagnostics.end(), line), 1)
         << generator_name(k) << ": " << (s->diagnostics.empty() ? "" : s->diagnostics[0]);
+  }
+}
+
+// The stage cap: every generator's schedule has at most S stages, is legal
+// for the uncapped graph, and records the cap; the oracle's II does not
+// rise as the cap grows, and without a cap the stages are not bounded.
+TEST(IiDriver, TheStageCapBoundsEveryGeneratorsStages) {
+  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) +
+                                      "/gemm_mainloop.loop.json");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  GenerateOptions plain;
+  plain.generator = GeneratorKind::kCostBased;
+  StatusOr<Schedule> free = generate_schedule(*g, plain);
+  ASSERT_TRUE(free.ok() && free->feasible);
+  ASSERT_GT(free->stage_count, 1);  // the cap below binds
+  for (GeneratorKind k : all_generators()) {
+    if (k == GeneratorKind::kAuto) continue;
+    int64_t last_exact_ii = 0;
+    for (int64_t cap : {int64_t{1}, int64_t{2}}) {
+      GenerateOptions o;
+      o.generator = k;
+      o.max_stages = cap;
+      o.exact.time_limit_ms = 5000;
+      StatusOr<Schedule> s = generate_schedule(*g, o);
+      ASSERT_TRUE(s.ok()) << generator_name(k);
+      ASSERT_TRUE(s->feasible) << generator_name(k) << " cap " << cap;
+      EXPECT_LE(s->stage_count, cap) << generator_name(k);
+      EXPECT_TRUE(verify_schedule(*g, *s).legal()) << generator_name(k);
+      EXPECT_EQ(s->options.back(),
+                (std::pair<std::string, std::string>{"max_stages", std::to_string(cap)}));
+      if (k == GeneratorKind::kExact && s->proven_optimal) {
+        if (last_exact_ii > 0) {
+          EXPECT_LE(s->ii, last_exact_ii);
+        }
+        last_exact_ii = s->ii;
+      }
+    }
   }
 }
 

@@ -27,6 +27,11 @@ std::string generator_names();
 struct GenerateOptions {
   GeneratorKind generator = GeneratorKind::kAuto;
   int serial_threshold = 8;  // seed 001: op count below it selects serial
+  // The stage cap: at most this many stages (0: none). Every generator
+  // then finds the least II it can with at most S stages (rule L6 with
+  // every op's max_depth lowered to S - 1; the schedule's MII is the
+  // capped graph's, and its options record max_stages).
+  int64_t max_stages = 0;
   CostBasedOptions cost_based;
   ImsOptions ims;
   SmsOptions sms;
