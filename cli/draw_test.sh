@@ -121,6 +121,17 @@ expect 2 "$py" "$draw" "$bad/unknown_field.loop.json" "$work/gemm_mainloop.sched
 [[ -e $work/bad ]] && fail "draw.py wrote output for bad input"
 expect 2 "$py" "$draw" "$examples/spec_example.loop.json" "$work/gemm_mainloop.schedule.json" \
   --out "$work/bad" --tilesched "$bin"
+# A schedule of another graph with the same op ids: refused at $.graph, by
+# draw.py and by verify alike.
+sed 's/"graph": "[^"]*"/"graph": "another"/' "$work/gemm_mainloop.schedule.json" >"$work/renamed.json"
+expect 2 "$py" "$draw" "$examples/gemm_mainloop.loop.json" "$work/renamed.json" --out "$work/bad" \
+  --tilesched "$bin"
+grep -q 'renamed.json: \$.graph: the schedule is of graph "another"' "$work/err" ||
+  fail "draw.py on a renamed schedule: $(cat "$work/err")"
+expect 2 "$bin" verify "$examples/gemm_mainloop.loop.json" "$work/renamed.json"
+grep -q 'renamed.json: \$.graph: the schedule is of graph "another"' "$work/err" ||
+  fail "verify on a renamed schedule: $(cat "$work/err")"
+[[ -e $work/bad ]] && fail "draw.py wrote output for a renamed schedule"
 expect 0 "$bin" export --help
 grep -q -- "--dot" "$work/out" || fail "export --help does not list --dot"
 expect 2 "$bin" export "$graph"

@@ -73,6 +73,9 @@ def load_schedule(path, g):
         die(f"{path}: invalid JSON: {e}")
     if not isinstance(s, dict) or s.get("format") != "tilesched.schedule/1":
         die(f"{path}: $.format: not a tilesched.schedule/1 document")
+    if "graph" in s and s["graph"] != g.get("name", "graph"):
+        die(f"{path}: $.graph: the schedule is of graph {json.dumps(s['graph'])}, "
+            f"not of {json.dumps(g.get('name', 'graph'))}")
     if not s.get("feasible", True):
         die(f"{path}: records no legal schedule (feasible: false)")
     ii = s.get("ii")

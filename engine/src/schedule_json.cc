@@ -77,6 +77,10 @@ StatusOr<Schedule> ScheduleReader::read(const Cursor& root) {
   TS_RETURN_IF_ERROR(jsonio::check_format(root, kScheduleFormat));
   TS_ASSIGN_OR_RETURN(Fields top, Fields::open(root, kTopFields));
   TS_ASSIGN_OR_RETURN(s_.graph, top.string_or("graph", 0, SIZE_MAX, g_.name));
+  if (s_.graph != g_.name) {  // a schedule of another graph, even with the same op ids
+    return top.object().member("graph").error("the schedule is of graph " + quote(s_.graph) +
+                                              ", not of " + quote(g_.name));
+  }
   TS_ASSIGN_OR_RETURN(s_.generator, top.string_or("generator", 0, SIZE_MAX, ""));
   if (std::optional<Cursor> c = top.optional("options")) TS_RETURN_IF_ERROR(read_options(*c));
   TS_ASSIGN_OR_RETURN(s_.selection, top.string_or("selection", 0, SIZE_MAX, ""));

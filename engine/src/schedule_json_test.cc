@@ -100,6 +100,17 @@ Schedule SmallMaterialized(const Graph& g) {
   return s;
 }
 
+// A schedule names its graph; one of another graph is refused at $.graph
+// even when its op ids match (verify and draw.py read through here).
+TEST(ScheduleJson, ScheduleOfAnotherGraphIsRefusedAtItsGraphName) {
+  const Graph g = SmallGraph();
+  Schedule s = SmallSchedule();
+  EXPECT_TRUE(parse_schedule_json(write_schedule_json(g, s), "s.json", g).ok());
+  s.graph = "other";
+  ExpectRefused(parse_schedule_json(write_schedule_json(g, s), "s.json", g).status(), "s.json",
+                "$.graph", "the schedule is of graph \"other\", not of \"small\"");
+}
+
 TEST(ScheduleJson, WritesPipesAndMutexesInTheSpecShape) {
   const Graph g = SmallGraph();
   const std::string text = write_schedule_json(g, SmallMaterialized(g));

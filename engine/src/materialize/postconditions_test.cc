@@ -431,6 +431,7 @@ TEST(MaterializePostconditions, VerifierReportsThemUnderMaterialization) {
   EXPECT_TRUE(named);
   // Through the schedule JSON: a pipe deleted from the text.
   Schedule clean = c.s;
+  clean.graph = c.g.name;  // the reader refuses a schedule of another graph
   attach_materialization(clean, c.m);
   std::string text = write_schedule_json(c.g, clean);
   const size_t at = text.find("    {\"id\": \"Pipe_4\"");
