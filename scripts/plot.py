@@ -67,6 +67,11 @@ def colours_for(labels):
     return out
 
 
+def plain_number(v, _=None):
+    """A tick label without an exponent: 0.5, 2, 50, 20,000, 10,000,000."""
+    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+
+
 def power_of_two_ticks(axis, ticker):
     """A log2 axis labelled 4, 8, 16, 32, ... (plain numbers, every power)."""
     axis.set_major_locator(ticker.LogLocator(base=2, numticks=30))
@@ -82,7 +87,7 @@ def readable_log_ticks(axis, ticker):
     wide = lo > 0 and hi / lo > 1e3
     subs = (1.0,) if wide else (1.0, 2.0, 5.0)
     axis.set_major_locator(ticker.LogLocator(base=10, subs=subs, numticks=30))
-    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_major_formatter(ticker.FuncFormatter(plain_number))
     axis.set_minor_locator(ticker.LogLocator(base=10, subs="auto", numticks=30))
     axis.set_minor_formatter(ticker.NullFormatter())
 
@@ -153,6 +158,7 @@ def main():
         import pandas as pd
     except ImportError as e:
         die(f"needs python3-matplotlib and python3-pandas ({e}); run it with /usr/bin/python3", 3)
+    matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text (searchable)
 
     frames = [read_sweep(path, pd) for path in args.csv]
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -206,6 +212,11 @@ def main():
         readable_log_ticks(ax.xaxis, matplotlib.ticker)
         readable_log_ticks(ax.yaxis, matplotlib.ticker)
         ax.legend(fontsize=8)
+    else:  # not empty axes: say why there is nothing to compare
+        ax.text(0.5, 0.5, "no serial rows in this sweep:\nnothing to compare against",
+                ha="center", va="center", transform=ax.transAxes)
+        ax.set_xticks([])
+        ax.set_yticks([])
     ax.set_xlabel("serial II")
     ax.set_ylabel("heuristic II")
     ax.set_title("Serial vs heuristic II (one point per graph)")

@@ -23,6 +23,21 @@ tail -n +2 "$fixture" >"$work/v3.csv"
 "$py" "$plot" "$work/v3.csv" --out "$work/plots3" >"$work/out" 2>"$work/err" ||
   { echo "FAIL: plot.py on a version 3 file exited $?: $(cat "$work/err")"; failures=$((failures + 1)); }
 [[ -s $work/plots3/time_vs_ops.png ]] || { echo "FAIL: version 3: no time_vs_ops.png"; failures=$((failures + 1)); }
+# Tick labels are plain numbers, even for times of seconds (every time
+# x10000: up to 10,000,000 us, once labelled 1e+07); SVG text is text.
+awk -F, 'BEGIN{OFS=","} NR > 2 {$(NF-1) = $(NF-1) * 10000} {print}' "$fixture" >"$work/slow.csv"
+"$py" "$plot" "$work/slow.csv" --out "$work/plots5" >"$work/out" 2>"$work/err" ||
+  { echo "FAIL: plot.py on slow rows exited $?: $(cat "$work/err")"; failures=$((failures + 1)); }
+grep -q '>1,000,000<\|>10,000,000<' "$work/plots5/time_vs_ops.svg" ||
+  { echo "FAIL: time_vs_ops.svg: no plain tick label of a million"; failures=$((failures + 1)); }
+grep -q 'e+0' "$work/plots5/time_vs_ops.svg" &&
+  { echo "FAIL: time_vs_ops.svg: an exponent in a tick label"; failures=$((failures + 1)); }
+# A sweep without serial rows: serial_vs_cost says so instead of empty axes.
+awk -F, 'NR <= 2 || $6 != "serial"' "$fixture" >"$work/noserial.csv"
+"$py" "$plot" "$work/noserial.csv" --out "$work/plots4" >"$work/out" 2>"$work/err" ||
+  { echo "FAIL: plot.py without serial rows exited $?: $(cat "$work/err")"; failures=$((failures + 1)); }
+grep -q 'no serial rows in this sweep' "$work/plots4/serial_vs_cost.svg" ||
+  { echo "FAIL: serial_vs_cost.svg without serial rows does not say so"; failures=$((failures + 1)); }
 printf 'fam,ops\nx,1\n' >"$work/plain.csv"
 "$py" "$plot" "$work/plain.csv" --out "$work/p2" 2>"$work/err"
 [[ $? == 2 ]] || { echo "FAIL: a plain CSV did not exit 2"; failures=$((failures + 1)); }
