@@ -121,6 +121,28 @@ expect 2 "$py" "$draw" "$bad/unknown_field.loop.json" "$work/gemm_mainloop.sched
 [[ -e $work/bad ]] && fail "draw.py wrote output for bad input"
 expect 2 "$py" "$draw" "$examples/spec_example.loop.json" "$work/gemm_mainloop.schedule.json" \
   --out "$work/bad" --tilesched "$bin"
+# The labels: every steady-state bar row names its op; a pooled reservation
+# table cell names its holders beside the count ("mma0 1/2", not "1/2").
+expect 0 "$py" - "$draw" "$bin" "$examples/gemm_mainloop.loop.json" \
+  "$work/gemm_mainloop.schedule.json" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("draw", sys.argv[1])
+draw = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(draw)
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.patches as patches
+import matplotlib.pyplot as plt
+g = draw.load_graph(draw.find_tilesched(sys.argv[2]), sys.argv[3])
+s = draw.load_schedule(sys.argv[4], g)
+steady = {t.get_text().strip() for t in draw.draw_steady(plt, patches, g, s).axes[0].texts}
+missing = [op["id"] for op in g["ops"] if op["id"] not in steady]
+assert not missing, f"steady state: no label for {missing}"
+cells = [t.get_text() for t in draw.draw_mrt(plt, g, s).axes[0].texts if "/" in t.get_text()]
+assert cells, "reservation table: no pooled cell"
+bare = [c for c in cells if c.split(" ")[0].count("/") == 1 and " " not in c]
+assert not bare, f"reservation table: pooled cells without their ops: {bare}"
+PY
 # A schedule of another graph with the same op ids: refused at $.graph, by
 # draw.py and by verify alike.
 sed 's/"graph": "[^"]*"/"graph": "another"/' "$work/gemm_mainloop.schedule.json" >"$work/renamed.json"

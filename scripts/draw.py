@@ -33,6 +33,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_CRITICAL_OPS = 600  # above this the O(n^3) recurrence search is skipped
 ANNOTATE_MAX_CELLS = 800  # MRT cells with text only below this many
+STEADY_NAMED_BARS = 240  # steady-state bars named in every iteration up to this many
 
 
 def die(msg, code=2):
@@ -325,8 +326,12 @@ def draw_mrt(plt, g, s):
             if used >= cap:
                 (over if used > cap else full).append(plt.Rectangle((j - 0.5, r - 0.5), 1, 1))
             if annotate and used:
-                text = c["ops"][r][0] if cap == 1 and used == 1 else f"{used}/{cap}"
-                ax.text(j, r, text[:12], ha="center", va="center", fontsize=6.5,
+                # The holders by name; a pooled cell adds its count.
+                names = ",".join(c["ops"][r])
+                text = names if cap == 1 and used == 1 else f"{names} {used}/{cap}"
+                if len(text) > 16:
+                    text = f"{names[:10]}.. {used}/{cap}"
+                ax.text(j, r, text, ha="center", va="center", fontsize=6.5,
                         color="white" if used / cap > 0.6 else "black")
     from matplotlib.collections import PatchCollection
     for cells, colour, lw in ((full, "black", 0.8), (over, "red", 1.2)):
@@ -362,6 +367,11 @@ def draw_steady(plt, patches, g, s):
     add_bars(ax, [(s["start"][v] + k * ii, bar_width(ops[v]["latency"]), k * rows_per + r,
                    stage_color(plt, s["stage"][v]))
                   for k in range(iters) for r, v in enumerate(order)], 0.7, 0.4)
+    named = range(iters) if n * iters <= STEADY_NAMED_BARS else range(1)
+    for k in named:  # each bar's op, at its start (the first iteration only when crowded)
+        for r, v in enumerate(order):
+            ax.text(s["start"][v] + k * ii, k * rows_per + r, ops[v]["id"] + " ", ha="right",
+                    va="center", fontsize=5.5, zorder=3)
     for k in range(iters):
         ax.text(-0.01, k * rows_per + (n - 1) / 2, f"iteration {k}", transform=ax.get_yaxis_transform(),
                 ha="right", va="center", fontsize=8)
