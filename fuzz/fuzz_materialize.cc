@@ -66,14 +66,7 @@ std::string partition_breaches(const Graph& g, const Materialization& m) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  // Caps that keep the cost-based schedule (the costly part) near a
-  // millisecond under ASan (throughput: fuzz/README.md).
-  fuzz::GraphCaps caps;
-  caps.max_ops = 12;
-  caps.max_edges = 32;
-  caps.max_latency = 8;
-  caps.max_duration = 4;
-  StatusOr<Graph> g = fuzz::consume_graph(in, caps);
+  StatusOr<Graph> g = fuzz::consume_graph(in, fuzz::scheduling_caps());
   if (!g.ok()) return 0;
   if (in.ConsumeBool()) {  // some ops in named agents (ping-pong consumers and the like)
     for (Op& op : g->ops) {

@@ -22,12 +22,7 @@ using namespace tilesched;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  fuzz::GraphCaps caps;
-  caps.max_ops = 12;
-  caps.max_edges = 32;
-  caps.max_latency = 8;
-  caps.max_duration = 4;
-  const StatusOr<Graph> g = fuzz::consume_graph(in, caps);
+  const StatusOr<Graph> g = fuzz::consume_graph(in, fuzz::scheduling_caps());
   if (!g.ok()) {
     FUZZ_CHECK(g.status().code() == StatusCode::kInvalidInput, "graph refusal is not InvalidInput",
                g.status().message());

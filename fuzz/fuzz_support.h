@@ -32,6 +32,18 @@ struct GraphCaps {
   int max_pools = 3;
 };
 
+// The caps of the scheduling targets (fuzz_schedule, fuzz_materialize):
+// small enough to keep the cost-based schedule, the costly part, near a
+// millisecond under ASan (throughput: fuzz/README.md).
+inline GraphCaps scheduling_caps() {
+  GraphCaps caps;
+  caps.max_ops = 12;
+  caps.max_edges = 32;
+  caps.max_latency = 8;
+  caps.max_duration = 4;
+  return caps;
+}
+
 // Draws a graph: the Blackwell target (kinds with optional latency,
 // resource and pool overrides, SMEM stores) or an inline generic target
 // (singleton and pooled slots, rate and storage pools); ops with groups and
