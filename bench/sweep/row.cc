@@ -44,8 +44,10 @@ void set_mii(SweepRow& r, const MiiBounds& m) {
 }  // namespace
 
 uint64_t graph_hash(const Graph& g) {
+  Graph unnamed = g;
+  unnamed.name.clear();
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a offset basis
-  for (const char c : write_graph_json(g)) {
+  for (const char c : write_graph_json(unnamed)) {
     h ^= static_cast<unsigned char>(c);
     h *= 0x100000001b3ull;  // FNV prime
   }
