@@ -51,10 +51,11 @@ constexpr ParamSpec kStages = drawn_param(
     "stages", kStageDraws, 1, 8,
     "iterations until a stage's SMEM buffers are reused (order-edge distance of the buffer "
     "release)");
-constexpr ParamSpec kTileKib =
-    drawn_param("tile_kib", kTileKibDraws, 0, 64, "KiB of SMEM one TMA tile occupies (store_bytes)");
+constexpr ParamSpec kTileKib = drawn_param("tile_kib", kTileKibDraws, 0, 64,
+                                           "KiB of SMEM one TMA tile occupies (store_bytes)");
 
 // Family parameters the seed draws when not given.
+constexpr int64_t kZeroOrOne[] = {0, 1};
 constexpr int64_t kOneOrTwo[] = {1, 2};
 constexpr int64_t kStoreBytesDraws[] = {8192, 16384, 32768};
 
@@ -162,11 +163,17 @@ std::vector<Family> structured_families() {
                    "FlashAttention forward, FA3 shape: TMA K/V, QK^T WGMMA, running max, SFU "
                    "exp, rescale, PV WGMMA; KV tiles unrolled",
                    11, build_fa3_forward),
-      tiled_family("fa4_forward",
-                   "FlashAttention forward, FA4 shape: tcgen05 MMAs into TMEM, TMEM "
-                   "loads/stores, SFU exp (+ a polynomial by seed), O correction; KV tiles "
-                   "unrolled",
-                   16, build_fa4_forward),
+      structured_family(
+          "fa4_forward",
+          "FlashAttention forward, FA4 shape: tcgen05 MMAs into TMEM, TMEM loads/stores, SFU "
+          "exp (+ a polynomial), O correction; KV tiles unrolled",
+          {drawn_param("exp_poly", kZeroOrOne, 0, 1,
+                       "1: part of exp2 by a polynomial on the CUDA cores (FA4); 0: all on the "
+                       "SFU (FA3)"),
+           kKindLatencies,
+           kStages,
+           kTileKib},
+          16, 15, build_fa4_forward),
       tiled_family("fa_backward",
                    "FlashAttention backward inner loop: S, dP, dV, dK, dQ WGMMAs, exp, dS, TMA "
                    "reduce of dQ; Q tiles unrolled",
@@ -192,8 +199,11 @@ std::vector<Family> structured_families() {
       structured_family(
           "persistent_gemm",
           "persistent GEMM with epilogue: tile scheduler, tcgen05 mainloop into "
-          "TMEM, TMEM -> registers (-> convert, by seed) -> SMEM -> TMA store",
-          {drawn_param("epi_subtiles", kOneOrTwo, 1, 4, "epilogue sub-tiles"),
+          "TMEM, TMEM -> registers (-> convert) -> SMEM -> TMA store",
+          {drawn_param("epi_convert", kZeroOrOne, 0, 1,
+                       "1: the epilogue converts each sub-tile on the CUDA cores (a bf16 "
+                       "output); 0: stores it as it leaves TMEM (fp32)"),
+           drawn_param("epi_subtiles", kOneOrTwo, 1, 4, "epilogue sub-tiles"),
            kKindLatencies,
            kStages,
            kTileKib,

@@ -43,7 +43,8 @@ ParamMap params_in_name(const Family& f, const std::string& name) {
     const std::string key = "/" + std::string(p.name) + "=";
     const size_t at = name.find(key);
     EXPECT_NE(at, std::string::npos) << name << " lacks " << p.name;
-    if (at != std::string::npos) out[std::string(p.name)] = std::stoll(name.substr(at + key.size()));
+    if (at == std::string::npos) continue;
+    out[std::string(p.name)] = std::stoll(name.substr(at + key.size()));
   }
   return out;
 }

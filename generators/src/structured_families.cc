@@ -3,11 +3,11 @@
 // (docs/TARGETS.md). Each one unrolls a unit of work (a k-tile, a KV tile,
 // a filter tap, a pipeline stage) as many times as `ops` allows, rounding
 // down, and records the unit count in the graph's name. The seed draws the
-// instance: the parameters not given (the registry, families.cc), then one
-// latency per kind (kind_latencies.h), then the family's optional ops
-// (generators/README.md, "What the seed draws"). Buffers charge SMEM
-// through store_bytes; generate() scales them into the budget when many
-// units are unrolled.
+// instance: the parameters not given, optional ops included (the registry,
+// families.cc), then one latency per kind (kind_latencies.h), then, in
+// grouped_gemm, the deal of k-tiles (generators/README.md, "What the seed
+// draws"). Buffers charge SMEM through store_bytes; generate() scales them
+// into the budget when many units are unrolled.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,8 +21,8 @@ namespace tilesched::graphgen::detail {
 
 namespace {
 
-// What the seed draws for a structured family: the kind latencies first,
-// then, from `rng`, whatever the family draws itself.
+// What the seed draws for a structured family beyond its parameters: the
+// kind latencies first, then, from `rng`, whatever the family draws itself.
 struct Instance {
   Instance(uint64_t seed, const ParamMap& p)
       : rng(seed), latencies(rng, param(p, "kind_latencies") == 1) {}
@@ -241,19 +241,17 @@ StatusOr<Graph> build_gemm_mainloop(int ops, uint64_t seed, const ParamMap& p) {
 
 // Blackwell persistent GEMM: a tile scheduler step, the k-tile mainloop
 // with tcgen05 MMAs into a TMEM accumulator, then an epilogue in
-// sub-tiles (TMEM load -> convert on the CUDA cores -> SMEM write -> TMA
-// store; the seed leaves the convert out half the time, as for an fp32
-// output stored as it leaves TMEM, and the name records
-// "epi_convert=0|1"). The next tile's first MMA may overwrite the
+// sub-tiles (TMEM load -> convert on the CUDA cores, when `epi_convert`
+// -> SMEM write -> TMA store). The next tile's first MMA may overwrite the
 // accumulator only after the epilogue has read it (`tmem_buffers`
 // accumulators in flight); the next SMEM write waits for the TMA store to
 // drain its buffer.
 StatusOr<Graph> build_persistent_gemm(int ops, uint64_t seed, const ParamMap& p) {
-  Instance in(seed, p);
-  const bool convert = in.rng.chance_per_mille(500);
+  const Instance in(seed, p);
+  const bool convert = param(p, "epi_convert") == 1;
   const int epi = static_cast<int>(param(p, "epi_subtiles"));
   const int fixed = 1 + (convert ? 4 : 3) * epi;
-  StatusOr<Graph> g = unrolled("persistent_gemm", ops, fixed, 5, "k_tiles", in, [&](Kernel& k, int units) {
+  return unrolled("persistent_gemm", ops, fixed, 5, "k_tiles", in, [&](Kernel& k, int units) {
     const OpId sched = k.named("next_tile", "alu");
     k.data(sched, sched, 1);  // the tile counter
     std::vector<OpId> mmas;
@@ -275,8 +273,6 @@ StatusOr<Graph> build_persistent_gemm(int ops, uint64_t seed, const ParamMap& p)
       k.order(ld, mmas.front(), param(p, "tmem_buffers"));
     }
   });
-  if (g.ok()) g->name += convert ? "/epi_convert=1" : "/epi_convert=0";
-  return g;
 }
 
 // One KV tile of a FlashAttention forward loop: the running row max and
@@ -373,20 +369,16 @@ StatusOr<Graph> build_fa3_forward(int ops, uint64_t seed, const ParamMap& p) {
 // FlashAttention forward, FA4 shape (Blackwell), kv_tiles unrolled
 // (fa4_tile): O flows pv[i-1] -> correction i -> pv[i], so the accumulator
 // recurrence runs through the corrections; the first tile's correction
-// reads the previous iteration's last PV. The seed leaves the polynomial
-// exp2 out half the time (the SFU alone, as in FA3; a 15-op tile), and
-// the name records "exp_poly=0|1".
+// reads the previous iteration's last PV. Without `exp_poly` the SFU
+// computes all of exp2, as in FA3 (a 15-op tile).
 StatusOr<Graph> build_fa4_forward(int ops, uint64_t seed, const ParamMap& p) {
-  Instance in(seed, p);
-  const bool poly = in.rng.chance_per_mille(500);
-  StatusOr<Graph> g = unrolled("fa4_forward", ops, 0, poly ? 16 : 15, "kv_tiles", in,
-                               [&](Kernel& k, int units) {
+  const Instance in(seed, p);
+  const bool poly = param(p, "exp_poly") == 1;
+  return unrolled("fa4_forward", ops, 0, poly ? 16 : 15, "kv_tiles", in, [&](Kernel& k, int units) {
     const AttentionLoop loop =
         attention_loop(k, units, [&](int u) { return fa4_tile(k, u, p, poly); });
     from_previous_unit(k, loop.pvs, loop.carry_ins);
   });
-  if (g.ok()) g->name += poly ? "/exp_poly=1" : "/exp_poly=0";
-  return g;
 }
 
 // FlashAttention backward (FA2/FA3 shape), the inner loop over Q tiles for

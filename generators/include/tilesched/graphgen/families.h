@@ -10,8 +10,9 @@
 // (tilesched/rng.h), so the same family, size, parameters and seed give
 // the same graph, and byte-identical JSON, on every machine and compiler.
 // The seed draws a random family's graph, and a structured family's
-// instance: the parameters not given that list `drawn` values, latencies,
-// optional ops (generators/README.md, "What the seed draws").
+// instance: the parameters not given that list `drawn` values (tile size,
+// stages, optional ops), and one latency per op kind (generators/README.md,
+// "What the seed draws").
 #pragma once
 
 #include <cstdint>
