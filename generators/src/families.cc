@@ -33,7 +33,7 @@ constexpr uint64_t kDrawnParamStream = 0x7061'7261'6d73'0001ull;
 __extension__ typedef __int128 Wide;
 
 // A parameter the seed draws from `values` when it is not given
-// (default_value is the first value, what --list-params shows first).
+// (default_value goes unused: it is the first value, so it lies in range).
 constexpr ParamSpec drawn_param(std::string_view name, std::span<const int64_t> values,
                                 int64_t min, int64_t max, std::string_view doc) {
   return {name, values.front(), min, max, doc, values};

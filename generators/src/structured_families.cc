@@ -303,16 +303,16 @@ AttentionTile fa3_tile(Kernel& k, int u, const ParamMap& p) {
 
 // FA4's KV tile (Blackwell): S = QK^T by a tcgen05 MMA into TMEM, a TMEM
 // load of S, the row max, exp2 on the SFU (split with a polynomial on the
-// CUDA cores when `poly`), the row sum, P stored back to TMEM, O += PV by
+// CUDA cores with `exp_poly`), the row sum, P stored back to TMEM, O += PV by
 // a tcgen05 MMA after the correction step that rescales O in TMEM (TMEM
 // load -> scale -> TMEM store), and the arrive that frees the K/V stage.
-AttentionTile fa4_tile(Kernel& k, int u, const ParamMap& p, bool poly) {
+AttentionTile fa4_tile(Kernel& k, int u, const ParamMap& p) {
   const KvTile t = kv_tile(k, u, "tcgen05_mma", p);
   const OpId sl = k.op("s_tmem_load", u, "tmem_load");
   k.data(t.qk, sl);
   const OpId mx = k.op("rowmax", u, "alu");
   Kernel::Ops exps = {k.op("exp_sfu", u, "exp")};
-  if (poly) exps.push_back(k.op("exp_poly", u, "alu"));
+  if (param(p, "exp_poly") == 1) exps.push_back(k.op("exp_poly", u, "alu"));
   k.data(sl, mx);
   k.data(sl, exps);
   k.data(mx, exps);
@@ -373,10 +373,9 @@ StatusOr<Graph> build_fa3_forward(int ops, uint64_t seed, const ParamMap& p) {
 // computes all of exp2, as in FA3 (a 15-op tile).
 StatusOr<Graph> build_fa4_forward(int ops, uint64_t seed, const ParamMap& p) {
   const Instance in(seed, p);
-  const bool poly = param(p, "exp_poly") == 1;
-  return unrolled("fa4_forward", ops, 0, poly ? 16 : 15, "kv_tiles", in, [&](Kernel& k, int units) {
-    const AttentionLoop loop =
-        attention_loop(k, units, [&](int u) { return fa4_tile(k, u, p, poly); });
+  const int per_tile = param(p, "exp_poly") == 1 ? 16 : 15;
+  return unrolled("fa4_forward", ops, 0, per_tile, "kv_tiles", in, [&](Kernel& k, int units) {
+    const AttentionLoop loop = attention_loop(k, units, [&](int u) { return fa4_tile(k, u, p); });
     from_previous_unit(k, loop.pvs, loop.carry_ins);
   });
 }
