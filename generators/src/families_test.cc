@@ -189,7 +189,7 @@ TEST(Families, Deterministic) {
   }
 }
 
-// One pinned hash per family (ops 24, seed 7, default parameters): a change
+// One pinned hash per family (ops 24, seed 7, no parameter given): a change
 // to a generator, or to the random stream it draws, shows up here. Update
 // the table only on purpose, and say so in the commit.
 TEST(Families, GoldenHashes) {

@@ -62,7 +62,7 @@ struct Family {
   int op_tolerance;
   FamilyFn build;
 
-  // Whether the family builds graphs of `ops` ops (at default parameters).
+  // Whether the family builds graphs of `ops` ops (no parameter given, any seed).
   bool builds(int ops) const { return ops >= min_ops && ops <= max_ops; }
 };
 
