@@ -13,9 +13,9 @@
 //   mixed       graphs of 6 to 28 ops that carry every rule (below)
 //   structured  every structured family of the registry (graphgen/families.h)
 //               at its min_ops, about 2x and 3x min_ops (capped at 48
-//               ops and at its max_ops), seed 1, default parameters
+//               ops and at its max_ops), seed 1, no parameter given
 //   structured64  every structured family at each of 8, 16, 32 and 64 ops
-//               it builds, seeds 1 to 5, default parameters (the sweep's
+//               it builds, seeds 1 to 5, no parameter given (the sweep's
 //               default preset's structured graphs)
 //   hls         every HatScheT instance (graphgen/hatschet.h) under HLS_DIR,
 //               found by walking the directory, in sorted path order;

@@ -114,7 +114,7 @@ void run_on(benchmark::State& state, const StatusOr<Graph>& g, GeneratorKind kin
 }
 
 // Every family of the registry (tilesched/graphgen/families.h, the sweep's
-// families) at its default parameters, 16 to 1024 ops, seed 1: each
+// families) with no parameter given, 16 to 1024 ops, seed 1: each
 // generator of kFamilyGenerators (the cost-based one first-success,
 // linear). Named BM_Family/<generator>/<family>/<ops>.
 void BM_Family(benchmark::State& state, std::string family, GeneratorKind kind) {

@@ -189,7 +189,7 @@ while read -r fam; do
   expect 0 "$bin" verify "$work/$fam.a.loop.json" "$work/$fam.schedule.json"
 done <"$work/families"
 expect 0 "$bin" generate --family gemm_mainloop --ops 32 --seed 1 --param stages=3
-grep -q '"name": "gemm_mainloop/ops=32/seed=1/stages=3/tile_kib=16/k_tiles=6"' "$work/out" ||
+grep -q '"name": "gemm_mainloop/ops=32/seed=1/kind_latencies=0/stages=3/tile_kib=32/k_tiles=6"' "$work/out" ||
   fail "generate: --param not recorded in the name"
 expect 0 "$bin" generate --family chains --list-params
 grep -q $'^lat_max\t32\t0..1024\t' "$work/out" || fail "generate --list-params: no lat_max line"

@@ -20,10 +20,18 @@ void print_families() {
   }
 }
 
+// The default column of a parameter the seed draws reads "seed:V1,V2,...".
 void print_params(const graphgen::Family& family) {
   for (const graphgen::ParamSpec& p : family.params) {
-    std::cout << p.name << "\t" << p.default_value << "\t" << p.min << ".." << p.max << "\t"
-              << p.doc << "\n";
+    std::string value = std::to_string(p.default_value);
+    if (!p.drawn.empty()) {
+      value = "seed:";
+      for (size_t i = 0; i < p.drawn.size(); ++i) {
+        value += (i > 0 ? "," : "") + std::to_string(p.drawn[i]);
+      }
+    }
+    std::cout << p.name << "\t" << value << "\t" << p.min << ".." << p.max << "\t" << p.doc
+              << "\n";
   }
 }
 
@@ -47,7 +55,8 @@ int run_generate(const Args& args) {
       ("help,h", "show this help")
       ("list", "print one line per family: NAME<TAB>random|structured<TAB>description")
       ("list-params", "with --family: print one line per parameter: "
-       "NAME<TAB>default<TAB>min..max<TAB>description")
+       "NAME<TAB>default<TAB>min..max<TAB>description; the default of a parameter the seed "
+       "draws when not given reads seed:V1,V2,...")
       ("family,f", po::value(&family_name), "the family to generate from")
       ("ops,n", po::value(&ops), "op count (structured families round down to whole units)")
       ("seed,s", po::value(&seed_text)->default_value("1"), "seed, 0..2^64-1")

@@ -84,8 +84,10 @@ void fill_outcome(const Schedule& s, const VerifyReport& report, SweepRow& r) {
 }  // namespace
 
 uint64_t graph_hash(const Graph& g) {
+  Graph unnamed = g;
+  unnamed.name.clear();
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a offset basis
-  for (const char c : write_graph_json(g)) {
+  for (const char c : write_graph_json(unnamed)) {
     h ^= static_cast<unsigned char>(c);
     h *= 0x100000001b3ull;  // FNV prime
   }

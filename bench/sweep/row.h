@@ -16,9 +16,11 @@
 
 namespace tilesched::sweep {
 
-// FNV-1a (64 bit) of the canonical graph JSON that write_graph_json writes:
-// stable across runs, platforms and compilers, and it changes whenever the
-// graph does (name, target, ops, edges, any field).
+// FNV-1a (64 bit) of the canonical graph JSON that write_graph_json writes
+// for `g` with an empty name: stable across runs, platforms and compilers,
+// it changes whenever the graph's content does (target, ops, edges, any
+// field but the name), and two graphs that differ only in their names
+// (e.g. two seeds of a family that drew the same instance) hash equal.
 uint64_t graph_hash(const Graph& g);
 
 struct ConfigRun {

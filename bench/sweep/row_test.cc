@@ -47,9 +47,22 @@ TEST(SweepRow, GraphHashIsFnv1aOfTheCanonicalJsonAndTellsGraphsApart) {
   ASSERT_TRUE(g1.ok() && g2.ok());
   EXPECT_EQ(graph_hash(*g1), graph_hash(*graphgen::generate("random_layered", 16, 1, {})));
   EXPECT_NE(graph_hash(*g1), graph_hash(*g2));
-  Graph empty_name = *g1;
-  empty_name.name = "";
-  EXPECT_NE(graph_hash(empty_name), graph_hash(*g1));
+}
+
+TEST(SweepRow, GraphHashIgnoresTheNameButNotOneLatency) {
+  StatusOr<Graph> g = graphgen::generate("gemm_mainloop", 16, 1, {});
+  ASSERT_TRUE(g.ok());
+  Graph renamed = *g;
+  renamed.name = "another name";
+  EXPECT_EQ(graph_hash(renamed), graph_hash(*g));
+  renamed.name.clear();
+  EXPECT_EQ(graph_hash(renamed), graph_hash(*g));
+  Graph slower = *g;
+  slower.edges.front().latency += 1;
+  EXPECT_NE(graph_hash(slower), graph_hash(*g));
+  Graph slower_op = *g;
+  slower_op.ops.back().latency += 1;
+  EXPECT_NE(graph_hash(slower_op), graph_hash(*g));
 }
 
 TEST(SweepRow, TheExactRowFillsOptimalIiOnEveryRowOfItsGraph) {

@@ -28,14 +28,37 @@ namespace {
 using namespace detail;
 
 constexpr int kMax = limits::kMaxOps;
+// Salts the seed of the drawn parameters' stream, so that those draws are
+// not the family's own first draws (which start from the seed itself).
+constexpr uint64_t kDrawnParamStream = 0x7061'7261'6d73'0001ull;
 __extension__ typedef __int128 Wide;
 
-// Parameters the structured families share.
-constexpr ParamSpec kStages = {"stages", 2, 1, 8,
-                               "iterations until a stage's SMEM buffers are reused (order-edge "
-                               "distance of the buffer release)"};
-constexpr ParamSpec kTileKib = {"tile_kib", 16, 0, 64,
-                                "KiB of SMEM one TMA tile occupies (store_bytes)"};
+// A parameter the seed draws from `values` when it is not given
+// (default_value goes unused: it is the first value, so it lies in range).
+constexpr ParamSpec drawn_param(std::string_view name, std::span<const int64_t> values,
+                                int64_t min, int64_t max, std::string_view doc) {
+  return {name, values.front(), min, max, doc, values};
+}
+
+// Parameters the structured families share; what the seed draws and why is
+// in generators/README.md ("What the seed draws").
+constexpr int64_t kStageDraws[] = {2, 3, 4};
+constexpr int64_t kTileKibDraws[] = {8, 16, 32};
+constexpr ParamSpec kKindLatencies = {
+    "kind_latencies", 0, 0, 1,
+    "1: every op keeps its kind's default latency and holds; 0: the seed draws one latency "
+    "per kind"};
+constexpr ParamSpec kStages = drawn_param(
+    "stages", kStageDraws, 1, 8,
+    "iterations until a stage's SMEM buffers are reused (order-edge distance of the buffer "
+    "release)");
+constexpr ParamSpec kTileKib = drawn_param("tile_kib", kTileKibDraws, 0, 64,
+                                           "KiB of SMEM one TMA tile occupies (store_bytes)");
+
+// Family parameters the seed draws when not given.
+constexpr int64_t kZeroOrOne[] = {0, 1};
+constexpr int64_t kOneOrTwo[] = {1, 2};
+constexpr int64_t kStoreBytesDraws[] = {8192, 16384, 32768};
 
 // A chance in thousandths (0..1000).
 constexpr ParamSpec per_mille(std::string_view name, int64_t default_value, std::string_view doc) {
@@ -58,11 +81,12 @@ Family structured_family(std::string_view name, std::string_view description,
       build};
 }
 
-// A structured family of `unit_ops`-op units with only the shared
-// parameters (stages, tile_kib).
+// A structured family of units of at most `unit_ops` ops with only the
+// shared parameters (kind_latencies, stages, tile_kib).
 Family tiled_family(std::string_view name, std::string_view description, int unit_ops,
                     FamilyFn build) {
-  return structured_family(name, description, {kStages, kTileKib}, unit_ops, unit_ops - 1, build);
+  return structured_family(name, description, {kKindLatencies, kStages, kTileKib}, unit_ops,
+                           unit_ops - 1, build);
 }
 
 std::vector<Family> random_families() {
@@ -140,10 +164,17 @@ std::vector<Family> structured_families() {
                    "FlashAttention forward, FA3 shape: TMA K/V, QK^T WGMMA, running max, SFU "
                    "exp, rescale, PV WGMMA; KV tiles unrolled",
                    11, build_fa3_forward),
-      tiled_family("fa4_forward",
-                   "FlashAttention forward, FA4 shape: tcgen05 MMAs into TMEM, TMEM "
-                   "loads/stores, SFU + polynomial exp, O correction; KV tiles unrolled",
-                   16, build_fa4_forward),
+      structured_family(
+          "fa4_forward",
+          "FlashAttention forward, FA4 shape: tcgen05 MMAs into TMEM, TMEM loads/stores, SFU "
+          "exp (+ a polynomial), O correction; KV tiles unrolled",
+          {drawn_param("exp_poly", kZeroOrOne, 0, 1,
+                       "1: part of exp2 by a polynomial on the CUDA cores (FA4); 0: all on the "
+                       "SFU (FA3)"),
+           kKindLatencies,
+           kStages,
+           kTileKib},
+          16, 15, build_fa4_forward),
       tiled_family("fa_backward",
                    "FlashAttention backward inner loop: S, dP, dV, dK, dQ WGMMAs, exp, dS, TMA "
                    "reduce of dQ; Q tiles unrolled",
@@ -157,6 +188,7 @@ std::vector<Family> structured_families() {
           "grouped/MoE GEMM: per expert a tensormap update, a k-tile mainloop and "
           "a TMA store; k-tiles dealt unevenly by the seed",
           {{"groups", 4, 1, 64, "experts in the loop body"},
+           kKindLatencies,
            {"skew_per_mille", 500, 0, 1000, "chance an extra k-tile goes to expert 0"},
            kStages,
            kTileKib},
@@ -165,24 +197,35 @@ std::vector<Family> structured_families() {
                    "implicit-GEMM convolution: im2col, cp.async activations, TMA filter, WGMMA "
                    "accumulator; filter taps unrolled",
                    5, build_implicit_conv),
-      structured_family("persistent_gemm",
-                        "persistent GEMM with epilogue: tile scheduler, tcgen05 mainloop into "
-                        "TMEM, TMEM -> registers -> SMEM -> TMA store",
-                        {{"epi_subtiles", 2, 1, 4, "epilogue sub-tiles"},
-                         kStages,
-                         kTileKib,
-                         {"tmem_buffers", 2, 1, 2, "TMEM accumulators in flight"}},
-                        14, 4, build_persistent_gemm),
-      structured_family("seed_worked_example",
-                        "seed 000's worked example (TMA load, SMEM write, WGMMA, SMEM read), "
-                        "copies side by side; ops=4 is the seed's graph",
-                        {{"store_bytes", 16384, 0, 232448, "the SMEM write's buffer"}}, 4, 3,
-                        build_seed_worked_example),
-      structured_family("warp_specialized",
-                        "warp-specialized producer/consumer loop: mbarriers, TMA producer, "
-                        "ping-pong WGMMA consumers through named barriers, groups and max depths",
-                        {{"consumers", 2, 1, 4, "consumer warpgroups"}, kStages, kTileKib}, 9, 12,
-                        build_warp_specialized),
+      structured_family(
+          "persistent_gemm",
+          "persistent GEMM with epilogue: tile scheduler, tcgen05 mainloop into "
+          "TMEM, TMEM -> registers (-> convert) -> SMEM -> TMA store",
+          {drawn_param("epi_convert", kZeroOrOne, 0, 1,
+                       "1: the epilogue converts each sub-tile on the CUDA cores (a bf16 "
+                       "output); 0: stores it as it leaves TMEM (fp32)"),
+           drawn_param("epi_subtiles", kOneOrTwo, 1, 4, "epilogue sub-tiles"),
+           kKindLatencies,
+           kStages,
+           kTileKib,
+           drawn_param("tmem_buffers", kOneOrTwo, 1, 2, "TMEM accumulators in flight")},
+          14, 4, build_persistent_gemm),
+      structured_family(
+          "seed_worked_example",
+          "seed 000's worked example (TMA load, SMEM write, WGMMA, SMEM read), copies side by "
+          "side; ops=4 with kind_latencies=1 store_bytes=16384 is the seed's graph",
+          {kKindLatencies,
+           drawn_param("store_bytes", kStoreBytesDraws, 0, 232448, "the SMEM write's buffer")},
+          4, 3, build_seed_worked_example),
+      structured_family(
+          "warp_specialized",
+          "warp-specialized producer/consumer loop: mbarriers, TMA producer, "
+          "ping-pong WGMMA consumers through named barriers, groups and max depths",
+          {drawn_param("consumers", kOneOrTwo, 1, 4, "consumer warpgroups"),
+           kKindLatencies,
+           kStages,
+           kTileKib},
+          9, 12, build_warp_specialized),
   };
 }
 
@@ -265,7 +308,7 @@ StatusOr<ParamMap> parse_params(const Family& family, const std::vector<std::str
   return out;
 }
 
-StatusOr<ParamMap> resolve_params(const Family& family, const ParamMap& given) {
+StatusOr<ParamMap> resolve_params(const Family& family, const ParamMap& given, uint64_t seed) {
   for (const auto& [key, value] : given) {
     const std::string& name = key;  // clang 14 cannot capture a structured binding
     const auto it = std::find_if(family.params.begin(), family.params.end(),
@@ -282,9 +325,12 @@ StatusOr<ParamMap> resolve_params(const Family& family, const ParamMap& given) {
     }
   }
   ParamMap out;
+  SplitMix64 rng(seed ^ kDrawnParamStream);
   for (const ParamSpec& p : family.params) {
+    int64_t value = p.default_value;
+    if (!p.drawn.empty()) value = p.drawn[rng.below(p.drawn.size())];
     const auto it = given.find(std::string(p.name));
-    out[std::string(p.name)] = it == given.end() ? p.default_value : it->second;
+    out[std::string(p.name)] = it == given.end() ? value : it->second;
   }
   return out;
 }
@@ -295,7 +341,7 @@ StatusOr<Graph> generate(std::string_view name, int ops, uint64_t seed, const Pa
     return Status::InvalidInput("unknown family '" + std::string(name) +
                                 "' (families: " + family_names() + ")");
   }
-  StatusOr<ParamMap> resolved = resolve_params(*family, params);
+  StatusOr<ParamMap> resolved = resolve_params(*family, params, seed);
   if (!resolved.ok()) return resolved.status();
   if (!family->builds(ops)) {
     return Status::InvalidInput(std::string(name) + ": ops " + std::to_string(ops) +

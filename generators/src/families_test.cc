@@ -1,13 +1,15 @@
 // Tests for the family registry: the list, parameter handling, recorded
-// names, determinism (a golden hash per family), distinct seeds, the op
-// count tolerance, and validity (every family at several sizes and seeds
-// gets serial and cost-based schedules that the verifier accepts).
+// names, determinism (a golden hash per family), distinct seeds (random and
+// structured families), what the seed draws and what a parameter fixes,
+// the op count tolerance, and validity (every family at several sizes and
+// seeds gets serial and cost-based schedules that the verifier accepts).
 #include "tilesched/graphgen/families.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
@@ -32,6 +34,35 @@ uint64_t fnv1a(std::string_view s) {
     h *= 0x100000001b3ull;
   }
   return h;
+}
+
+// The parameters a generated graph's name records ("k=v" between the seed
+// and the derived sizes), as `--param` would give them.
+ParamMap params_in_name(const Family& f, const std::string& name) {
+  ParamMap out;
+  for (const ParamSpec& p : f.params) {
+    const std::string key = "/" + std::string(p.name) + "=";
+    const size_t at = name.find(key);
+    EXPECT_NE(at, std::string::npos) << name << " lacks " << p.name;
+    if (at == std::string::npos) continue;
+    out[std::string(p.name)] = std::stoll(name.substr(at + key.size()));
+  }
+  return out;
+}
+
+// Seeds 1-5 of `f` at `ops` give five graphs of distinct content (every
+// field but the name).
+void expect_five_distinct(const Family& f, int ops) {
+  std::vector<Graph> seen;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    Graph g = make(f.name, ops, seed);
+    g.name.clear();
+    for (size_t i = 0; i < seen.size(); ++i) {
+      EXPECT_NE(g, seen[i]) << f.name << " ops " << ops << ": seed " << seed << " repeats seed "
+                            << i + 1;
+    }
+    seen.push_back(std::move(g));
+  }
 }
 
 // Serial and cost-based schedules of `g` exist and verify.
@@ -66,6 +97,10 @@ TEST(Families, ListHasSixOfEachKind) {
       const ParamSpec& p = f.params[i];
       EXPECT_LE(p.min, p.default_value) << f.name << "." << p.name;
       EXPECT_LE(p.default_value, p.max) << f.name << "." << p.name;
+      for (int64_t v : p.drawn) {
+        EXPECT_TRUE(v >= p.min && v <= p.max) << f.name << "." << p.name << " draws " << v;
+      }
+      EXPECT_TRUE(p.drawn.empty() || f.kind == FamilyKind::kStructured) << f.name;
       EXPECT_FALSE(p.doc.empty());
       if (i > 0) {
         EXPECT_LT(f.params[i - 1].name, p.name) << f.name << ": not in name order";
@@ -79,15 +114,16 @@ TEST(Families, ListHasSixOfEachKind) {
 
 TEST(Families, NameRecordsFamilySizeParamsAndSeed) {
   const Graph g = make("gemm_mainloop", 32, 1, {{"stages", 3}});
-  EXPECT_EQ(g.name, "gemm_mainloop/ops=32/seed=1/stages=3/tile_kib=16/k_tiles=6");
+  EXPECT_EQ(g.name,
+            "gemm_mainloop/ops=32/seed=1/kind_latencies=0/stages=3/tile_kib=32/k_tiles=6");
   const Graph r = make("chains", 10, 5);
   EXPECT_EQ(r.name,
             "chains/ops=10/seed=5/chains=2/close_per_mille=1000/cross_per_mille=100/lat_max=32/"
             "lat_min=4/max_distance=2");
 }
 
-TEST(Families, SeedWorkedExampleIsTheSeedsGraph) {
-  Graph g = make("seed_worked_example", 4, 0);
+TEST(Families, SeedWorkedExampleWithTheDesignsNumbersIsTheSeedsGraph) {
+  Graph g = make("seed_worked_example", 4, 3, {{"kind_latencies", 1}, {"store_bytes", 16384}});
   StatusOr<Graph> seed = read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) +
                                          "/seed_worked_example.loop.json");
   ASSERT_TRUE(seed.ok()) << seed.status().message();
@@ -124,7 +160,7 @@ TEST(Families, ParameterErrorsNameTheParameter) {
     EXPECT_NE(p.status().message().find("parameters: chains (1..64)"), std::string::npos);
   }
   EXPECT_FALSE(parse_params(chains, {"chains=2", "chains=3"}).ok());
-  StatusOr<ParamMap> resolved = resolve_params(chains, {{"chains", 7}});
+  StatusOr<ParamMap> resolved = resolve_params(chains, {{"chains", 7}}, 1);
   ASSERT_TRUE(resolved.ok());
   EXPECT_EQ(resolved->size(), chains.params.size());
   EXPECT_EQ(resolved->at("chains"), 7);
@@ -134,9 +170,11 @@ TEST(Families, ParameterErrorsNameTheParameter) {
 TEST(Families, OpCountWithinTolerance) {
   for (const Family& f : families()) {
     for (int ops = f.min_ops; ops < f.min_ops + 70; ops += 3) {
-      const Graph g = make(f.name, ops, 3);
-      EXPECT_LE(g.op_count(), ops) << f.name;
-      EXPECT_GE(g.op_count(), ops - f.op_tolerance) << f.name;
+      for (uint64_t seed = 1; seed <= 5; ++seed) {
+        const Graph g = make(f.name, ops, seed);
+        EXPECT_LE(g.op_count(), ops) << g.name;
+        EXPECT_GE(g.op_count(), ops - f.op_tolerance) << g.name;
+      }
     }
   }
 }
@@ -152,7 +190,7 @@ TEST(Families, SameSeedGivesTheSameGraph) {
   }
 }
 
-// One pinned hash per family (ops 24, seed 7, default parameters): a change
+// One pinned hash per family (ops 24, seed 7, no parameter given): a change
 // to a generator, or to the random stream it draws, shows up here. Update
 // the table only on purpose, and say so in the commit.
 TEST(Families, GoldenHashes) {
@@ -180,6 +218,52 @@ TEST(Families, DistinctSeedsGiveDistinctRandomGraphs) {
   }
 }
 
+// Every size from the smallest up to 160 ops, then a few larger ones
+// (FamiliesSlow goes on to 8192).
+TEST(Families, SeedsOneToFiveGiveDistinctStructuredGraphsAtEverySize) {
+  for (const Family& f : families()) {
+    if (f.kind != FamilyKind::kStructured) continue;
+    for (int ops = f.min_ops; ops <= 160; ++ops) expect_five_distinct(f, ops);
+    for (int ops : {250, 512}) expect_five_distinct(f, ops);
+  }
+}
+
+TEST(Families, AGivenParameterFixesWhatItNamesAndNothingElse) {
+  for (const Family& f : families()) {
+    if (f.kind != FamilyKind::kStructured) continue;
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      const Graph drawn = make(f.name, 48, seed);
+      const ParamMap recorded = params_in_name(f, drawn.name);
+      // Every parameter of the name given explicitly: the same graph.
+      EXPECT_EQ(write_graph_json(make(f.name, 48, seed, recorded)), write_graph_json(drawn));
+      // One parameter given: it takes the value given, every other one the
+      // value it was drawn or defaulted to.
+      for (const ParamSpec& p : f.params) {
+        ParamMap expected = recorded;
+        expected[std::string(p.name)] = p.min;
+        const Graph fixed = make(f.name, 48, seed, {{std::string(p.name), p.min}});
+        EXPECT_EQ(params_in_name(f, fixed.name), expected) << fixed.name;
+      }
+    }
+  }
+}
+
+TEST(Families, KindLatenciesOneKeepsEveryKindsDefault) {
+  for (const Family& f : families()) {
+    if (f.kind != FamilyKind::kStructured) continue;
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      const Graph g = make(f.name, 40, seed, {{"kind_latencies", 1}});
+      for (const Op& op : g.ops) {
+        Op fresh;
+        fresh.kind = op.kind;
+        apply_kind_defaults(g.target, fresh);
+        EXPECT_EQ(op.latency, fresh.latency) << g.name << " " << op.name;
+        EXPECT_EQ(op.resources, fresh.resources) << g.name << " " << op.name;
+      }
+    }
+  }
+}
+
 TEST(Families, EveryFamilySchedulesAndVerifies) {
   for (const Family& f : families()) {
     for (int ops : {f.min_ops, 17, 40, 96}) {
@@ -189,7 +273,6 @@ TEST(Families, EveryFamilySchedulesAndVerifies) {
         ASSERT_TRUE(validate_graph(g).ok()) << g.name;
         EXPECT_LE(serial_storage_bytes(g), 232448) << g.name;
         expect_schedules(g);
-        if (f.kind == FamilyKind::kStructured) break;  // the seed only deals MoE tiles
       }
     }
   }
@@ -211,6 +294,7 @@ TEST(Families, NonDefaultParametersScheduleAndVerify) {
       {"grouped_gemm", {{"groups", 1}}},
       {"grouped_gemm", {{"groups", 8}, {"skew_per_mille", 1000}}},
       {"gemm_mainloop", {{"tile_kib", 64}, {"stages", 8}}},
+      {"fa4_forward", {{"kind_latencies", 1}, {"stages", 1}, {"tile_kib", 0}}},
       {"seed_worked_example", {{"store_bytes", 232448}}},
   };
   for (const auto& [name, params] : cases) {
@@ -232,6 +316,13 @@ TEST(Families, GroupedGemmDealsTilesBySeed) {
 }
 
 // Larger sizes (label generators-slow).
+TEST(FamiliesSlow, SeedsOneToFiveGiveDistinctStructuredGraphsAtLargeSizes) {
+  for (const Family& f : families()) {
+    if (f.kind != FamilyKind::kStructured) continue;
+    for (int ops : {1000, 2048, 8192}) expect_five_distinct(f, ops);
+  }
+}
+
 TEST(FamiliesSlow, LargeGraphsScheduleAndVerify) {
   for (const Family& f : families()) {
     for (int ops : {200, 1000}) {

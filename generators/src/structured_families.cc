@@ -2,11 +2,12 @@
 // GPU kernels people software-pipeline, on the Blackwell target
 // (docs/TARGETS.md). Each one unrolls a unit of work (a k-tile, a KV tile,
 // a filter tap, a pipeline stage) as many times as `ops` allows, rounding
-// down, and records the unit count in the graph's name. Latencies and
-// resources are the target's kind defaults: the seed's numbers for TMA
-// loads, WGMMAs and SMEM traffic, ours for the rest (generators/README.md
-// says which family uses which). Buffers charge SMEM through store_bytes;
-// generate() scales them into the budget when many units are unrolled.
+// down, and records the unit count in the graph's name. The seed draws the
+// instance: the parameters not given, optional ops included (the registry,
+// families.cc), then one latency per kind (kind_latencies.h), then, in
+// grouped_gemm, the deal of k-tiles (generators/README.md, "What the seed
+// draws"). Buffers charge SMEM through store_bytes; generate() scales them
+// into the budget when many units are unrolled.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,18 +15,30 @@
 #include <vector>
 
 #include "family_util.h"
+#include "kind_latencies.h"
 #include "tilesched/graph_builder.h"
 
 namespace tilesched::graphgen::detail {
 
 namespace {
 
-// A GraphBuilder on the Blackwell target with unit-indexed op names.
+// What the seed draws for a structured family beyond its parameters: the
+// kind latencies first, then, from `rng`, whatever the family draws itself.
+struct Instance {
+  Instance(uint64_t seed, const ParamMap& p)
+      : rng(seed), latencies(rng, param(p, "kind_latencies") == 1) {}
+  SplitMix64 rng;
+  KindLatencies latencies;
+};
+
+// A GraphBuilder on the Blackwell target with unit-indexed op names; every
+// op takes its kind's drawn latency.
 class Kernel {
  public:
   using Ops = std::vector<OpId>;
 
-  explicit Kernel(int units) : b_(blackwell_target()), suffix_(units > 1) {}
+  Kernel(int units, const KindLatencies& latencies)
+      : b_(blackwell_target()), suffix_(units > 1), latencies_(latencies) {}
   // An op of unit `unit`: named with the unit's index when there are
   // several units.
   OpId op(std::string_view name, int unit, std::string_view kind, int64_t store_bytes = 0) {
@@ -33,6 +46,7 @@ class Kernel {
   }
   OpId named(std::string name, std::string_view kind, int64_t store_bytes = 0) {
     const OpId id = b_.op(std::move(name), std::string(kind));
+    latencies_.apply(b_.at(id));
     b_.at(id).store_bytes = store_bytes;
     return id;
   }
@@ -71,6 +85,7 @@ class Kernel {
  private:
   GraphBuilder b_;
   bool suffix_;
+  KindLatencies latencies_;
 };
 
 // Whole units of `per_unit` ops after `fixed` ones, rounding down.
@@ -87,15 +102,15 @@ StatusOr<int> units_for(std::string_view family, int ops, int fixed, int per_uni
 
 int64_t tile_bytes(const ParamMap& p) { return param(p, "tile_kib") * 1024; }
 
-// A graph of whole units of `per_unit` ops after `fixed` ones (units_for):
-// `body(k, units)` adds them, and the graph records the unit count as
-// "count_name=N".
+// A graph of whole units of `per_unit` ops after `fixed` ones (units_for),
+// its ops taking `in`'s latencies: `body(k, units)` adds them, and the
+// graph records the unit count as "count_name=N".
 template <typename Body>
 StatusOr<Graph> unrolled(std::string_view family, int ops, int fixed, int per_unit,
-                         std::string_view count_name, Body body) {
+                         std::string_view count_name, const Instance& in, Body body) {
   StatusOr<int> units = units_for(family, ops, fixed, per_unit);
   if (!units.ok()) return units.status();
-  Kernel k(*units);
+  Kernel k(*units, in.latencies);
   body(k, *units);
   return k.build(std::string(count_name) + "=" + std::to_string(*units));
 }
@@ -197,15 +212,17 @@ void from_previous_unit(Kernel& k, const std::vector<OpId>& from, const std::vec
 }  // namespace
 
 // Seed 000's worked example (TMA load, SMEM write, WGMMA, SMEM read; load ->
-// read of latency 8), `copies` independent copies sharing the slots.
-StatusOr<Graph> build_seed_worked_example(int ops, uint64_t, const ParamMap& p) {
-  return unrolled("seed_worked_example", ops, 0, 4, "copies", [&](Kernel& k, int units) {
+// read of the TMA's latency, 8 in the seed), `copies` independent copies
+// sharing the slots.
+StatusOr<Graph> build_seed_worked_example(int ops, uint64_t seed, const ParamMap& p) {
+  const Instance in(seed, p);
+  return unrolled("seed_worked_example", ops, 0, 4, "copies", in, [&](Kernel& k, int units) {
     for (int u = 0; u < units; ++u) {
       const OpId load = k.op("load", u, "tiled_tma_load");
       k.op("write", u, "smem_write", param(p, "store_bytes"));
       k.op("mma", u, "wgmma");
       const OpId read = k.op("read", u, "smem_read");
-      k.data(load, read);  // the source latency, 8, as in the seed
+      k.data(load, read);  // the source latency
     }
   });
 }
@@ -214,8 +231,9 @@ StatusOr<Graph> build_seed_worked_example(int ops, uint64_t, const ParamMap& p) 
 // and B into SMEM, an mbarrier wait, a WGMMA accumulating into the running
 // accumulator (a recurrence across k-tiles and iterations), and an arrive
 // that frees the stage's buffers for the load `stages` iterations later.
-StatusOr<Graph> build_gemm_mainloop(int ops, uint64_t, const ParamMap& p) {
-  return unrolled("gemm_mainloop", ops, 0, 5, "k_tiles", [&](Kernel& k, int units) {
+StatusOr<Graph> build_gemm_mainloop(int ops, uint64_t seed, const ParamMap& p) {
+  const Instance in(seed, p);
+  return unrolled("gemm_mainloop", ops, 0, 5, "k_tiles", in, [&](Kernel& k, int units) {
     std::vector<OpId> mmas;
     for (int u = 0; u < units; ++u) mmas.push_back(mainloop_tile(k, u, "wgmma", p));
     recurrence(k, mmas);
@@ -224,13 +242,17 @@ StatusOr<Graph> build_gemm_mainloop(int ops, uint64_t, const ParamMap& p) {
 
 // Blackwell persistent GEMM: a tile scheduler step, the k-tile mainloop
 // with tcgen05 MMAs into a TMEM accumulator, then an epilogue in
-// sub-tiles (TMEM load -> convert on the CUDA cores -> SMEM write -> TMA
-// store). The next tile's first MMA may overwrite the accumulator only
-// after the epilogue has read it (`tmem_buffers` accumulators in flight);
-// the next SMEM write waits for the TMA store to drain its buffer.
-StatusOr<Graph> build_persistent_gemm(int ops, uint64_t, const ParamMap& p) {
+// sub-tiles (TMEM load -> convert on the CUDA cores, when `epi_convert`
+// -> SMEM write -> TMA store). The next tile's first MMA may overwrite the
+// accumulator only after the epilogue has read it (`tmem_buffers`
+// accumulators in flight); the next SMEM write waits for the TMA store to
+// drain its buffer.
+StatusOr<Graph> build_persistent_gemm(int ops, uint64_t seed, const ParamMap& p) {
+  const Instance in(seed, p);
+  const bool convert = param(p, "epi_convert") == 1;
   const int epi = static_cast<int>(param(p, "epi_subtiles"));
-  return unrolled("persistent_gemm", ops, 1 + 4 * epi, 5, "k_tiles", [&](Kernel& k, int units) {
+  const int fixed = 1 + (convert ? 4 : 3) * epi;
+  return unrolled("persistent_gemm", ops, fixed, 5, "k_tiles", in, [&](Kernel& k, int units) {
     const OpId sched = k.named("next_tile", "alu");
     k.data(sched, sched, 1);  // the tile counter
     std::vector<OpId> mmas;
@@ -241,10 +263,13 @@ StatusOr<Graph> build_persistent_gemm(int ops, uint64_t, const ParamMap& p) {
     }
     for (int j = 0; j < epi; ++j) {
       const OpId ld = k.named(name_of("epi_tmem_load", j), "tmem_load");
-      const OpId cvt = k.named(name_of("epi_convert", j), "alu");
+      Kernel::Ops path = {mmas.back(), ld};
+      if (convert) path.push_back(k.named(name_of("epi_convert", j), "alu"));
       const OpId st = k.named(name_of("epi_smem_write", j), "smem_write", tile_bytes(p) / 2);
       const OpId out = k.named(name_of("epi_tma_store", j), "tma_store");
-      k.chain({mmas.back(), ld, cvt, st, out});
+      path.push_back(st);
+      path.push_back(out);
+      k.chain(path);
       k.order(out, st, 1);
       k.order(ld, mmas.front(), param(p, "tmem_buffers"));
     }
@@ -278,23 +303,24 @@ AttentionTile fa3_tile(Kernel& k, int u, const ParamMap& p) {
 }
 
 // FA4's KV tile (Blackwell): S = QK^T by a tcgen05 MMA into TMEM, a TMEM
-// load of S, the row max, exp2 split between the SFU and a polynomial on
-// the CUDA cores, the row sum, P stored back to TMEM, O += PV by a tcgen05
-// MMA after the correction step that rescales O in TMEM (TMEM load ->
-// scale -> TMEM store), and the arrive that frees the K/V stage.
+// load of S, the row max, exp2 on the SFU (split with a polynomial on the
+// CUDA cores with `exp_poly`), the row sum, P stored back to TMEM, O += PV by
+// a tcgen05 MMA after the correction step that rescales O in TMEM (TMEM
+// load -> scale -> TMEM store), and the arrive that frees the K/V stage.
 AttentionTile fa4_tile(Kernel& k, int u, const ParamMap& p) {
   const KvTile t = kv_tile(k, u, "tcgen05_mma", p);
   const OpId sl = k.op("s_tmem_load", u, "tmem_load");
   k.data(t.qk, sl);
   const OpId mx = k.op("rowmax", u, "alu");
-  const OpId ex = k.op("exp_sfu", u, "exp");
-  const OpId ep = k.op("exp_poly", u, "alu");
-  k.data(sl, {mx, ex, ep});
-  k.data(mx, {ex, ep});
+  Kernel::Ops exps = {k.op("exp_sfu", u, "exp")};
+  if (param(p, "exp_poly") == 1) exps.push_back(k.op("exp_poly", u, "alu"));
+  k.data(sl, mx);
+  k.data(sl, exps);
+  k.data(mx, exps);
   const OpId sm = k.op("rowsum", u, "alu");
   const OpId ps = k.op("p_tmem_store", u, "tmem_store");
-  k.data({ex, ep}, sm);
-  k.data({ex, ep}, ps);
+  k.data(exps, sm);
+  k.data(exps, ps);
   const OpId pv = pv_product(k, u, "tcgen05_mma", t);
   k.data(ps, pv);
   const OpId ol = k.op("o_tmem_load", u, "tmem_load");
@@ -332,8 +358,9 @@ AttentionLoop attention_loop(Kernel& k, int units, TileFn tile) {
 // FlashAttention forward, FA3 shape (Hopper), kv_tiles unrolled (fa3_tile):
 // O += PV accumulates across tiles (a recurrence); each rescale factor
 // needs the previous tile's max.
-StatusOr<Graph> build_fa3_forward(int ops, uint64_t, const ParamMap& p) {
-  return unrolled("fa3_forward", ops, 0, 11, "kv_tiles", [&](Kernel& k, int units) {
+StatusOr<Graph> build_fa3_forward(int ops, uint64_t seed, const ParamMap& p) {
+  const Instance in(seed, p);
+  return unrolled("fa3_forward", ops, 0, 11, "kv_tiles", in, [&](Kernel& k, int units) {
     const AttentionLoop loop = attention_loop(k, units, [&](int u) { return fa3_tile(k, u, p); });
     recurrence(k, loop.pvs);
     from_previous_unit(k, loop.maxes, loop.carry_ins);
@@ -343,9 +370,12 @@ StatusOr<Graph> build_fa3_forward(int ops, uint64_t, const ParamMap& p) {
 // FlashAttention forward, FA4 shape (Blackwell), kv_tiles unrolled
 // (fa4_tile): O flows pv[i-1] -> correction i -> pv[i], so the accumulator
 // recurrence runs through the corrections; the first tile's correction
-// reads the previous iteration's last PV.
-StatusOr<Graph> build_fa4_forward(int ops, uint64_t, const ParamMap& p) {
-  return unrolled("fa4_forward", ops, 0, 16, "kv_tiles", [&](Kernel& k, int units) {
+// reads the previous iteration's last PV. Without `exp_poly` the SFU
+// computes all of exp2, as in FA3 (a 15-op tile).
+StatusOr<Graph> build_fa4_forward(int ops, uint64_t seed, const ParamMap& p) {
+  const Instance in(seed, p);
+  const int per_tile = param(p, "exp_poly") == 1 ? 16 : 15;
+  return unrolled("fa4_forward", ops, 0, per_tile, "kv_tiles", in, [&](Kernel& k, int units) {
     const AttentionLoop loop = attention_loop(k, units, [&](int u) { return fa4_tile(k, u, p); });
     from_previous_unit(k, loop.pvs, loop.carry_ins);
   });
@@ -357,8 +387,9 @@ StatusOr<Graph> build_fa4_forward(int ops, uint64_t, const ParamMap& p) {
 // CUDA cores, dV += P^T dO and dK += dS^T Q (two accumulator recurrences),
 // dS staged in SMEM for dQ = dS K, and dQ added to global memory by a TMA
 // store (reduce).
-StatusOr<Graph> build_fa_backward(int ops, uint64_t, const ParamMap& p) {
-  return unrolled("fa_backward", ops, 0, 13, "q_tiles", [&](Kernel& k, int units) {
+StatusOr<Graph> build_fa_backward(int ops, uint64_t seed, const ParamMap& p) {
+  const Instance in(seed, p);
+  return unrolled("fa_backward", ops, 0, 13, "q_tiles", in, [&](Kernel& k, int units) {
     std::vector<OpId> dvs, dks;
     for (int u = 0; u < units; ++u) {
       const OpId lq = tma_tile(k, "load_q", u, p);
@@ -401,12 +432,13 @@ StatusOr<Graph> build_grouped_gemm(int ops, uint64_t seed, const ParamMap& p) {
   const int groups = static_cast<int>(param(p, "groups"));
   StatusOr<int> units = units_for("grouped_gemm", ops, 2 * groups, 4, groups);
   if (!units.ok()) return units.status();
-  SplitMix64 rng(seed);
+  Instance in(seed, p);
   std::vector<int> tiles(static_cast<size_t>(groups), 1);
   for (int t = groups; t < *units; ++t) {
-    ++tiles[rng.chance_per_mille(param(p, "skew_per_mille")) ? 0 : uniform_int(rng, 0, groups - 1)];
+    const bool to_first = in.rng.chance_per_mille(param(p, "skew_per_mille"));
+    ++tiles[to_first ? 0 : uniform_int(in.rng, 0, groups - 1)];
   }
-  Kernel k(2);  // names always carry their index
+  Kernel k(2, in.latencies);  // names always carry their index
   std::vector<OpId> descs;
   OpId prev_store = -1;
   int index = 0;
@@ -442,8 +474,9 @@ StatusOr<Graph> build_grouped_gemm(int ops, uint64_t seed, const ParamMap& p) {
 // order), the filter tile by TMA, and a WGMMA accumulating into the
 // running accumulator; the stage's buffers are reused `stages` iterations
 // later.
-StatusOr<Graph> build_implicit_conv(int ops, uint64_t, const ParamMap& p) {
-  return unrolled("implicit_conv", ops, 0, 5, "taps", [&](Kernel& k, int units) {
+StatusOr<Graph> build_implicit_conv(int ops, uint64_t seed, const ParamMap& p) {
+  const Instance in(seed, p);
+  return unrolled("implicit_conv", ops, 0, 5, "taps", in, [&](Kernel& k, int units) {
     std::vector<OpId> addrs, mmas;
     OpId prev_wait = -1;
     for (int u = 0; u < units; ++u) {
@@ -474,12 +507,13 @@ StatusOr<Graph> build_implicit_conv(int ops, uint64_t, const ParamMap& p) {
 // consumer's wait, MMAs and barriers of one stage share a pipeline stage
 // (leader group), and the producer's loads run at most `stages` - 1
 // pipeline stages deep (max depth).
-StatusOr<Graph> build_warp_specialized(int ops, uint64_t, const ParamMap& p) {
+StatusOr<Graph> build_warp_specialized(int ops, uint64_t seed, const ParamMap& p) {
+  const Instance in(seed, p);
   const int consumers = static_cast<int>(param(p, "consumers"));
   const int64_t stages = param(p, "stages");
   StatusOr<int> units = units_for("warp_specialized", ops, 0, 5 + 2 * consumers);
   if (!units.ok()) return units.status();
-  Kernel k(2);
+  Kernel k(2, in.latencies);
   std::vector<std::vector<OpId>> accum(static_cast<size_t>(consumers));
   OpId first_mma = -1, last_sync = -1;
   for (int u = 0; u < *units; ++u) {

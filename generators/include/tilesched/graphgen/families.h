@@ -9,10 +9,15 @@
 // Deterministic: a family draws only from the project's SplitMix64
 // (tilesched/rng.h), so the same family, size, parameters and seed give
 // the same graph, and byte-identical JSON, on every machine and compiler.
+// The seed draws a random family's graph, and a structured family's
+// instance: the parameters not given that list `drawn` values (tile size,
+// stages, optional ops), and one latency per op kind (generators/README.md,
+// "What the seed draws").
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +33,12 @@ using ParamMap = std::map<std::string, int64_t>;
 
 struct ParamSpec {
   std::string_view name;
-  int64_t default_value;
-  int64_t min, max;  // inclusive
+  int64_t default_value;  // taken when not given and `drawn` is empty
+  int64_t min, max;       // inclusive
   std::string_view doc;
+  // When not empty: a parameter not given takes one of these values, drawn
+  // uniformly by the seed (resolve_params), instead of default_value.
+  std::span<const int64_t> drawn = {};
 };
 
 enum class FamilyKind { kRandom, kStructured };
@@ -46,7 +54,7 @@ struct Family {
   FamilyKind kind;
   std::string_view description;  // one line
   std::vector<ParamSpec> params;  // in canonical (name) order
-  int min_ops;                    // smallest size accepted at default parameters
+  int min_ops;                    // smallest size accepted with no parameter given
   int max_ops;                    // largest size accepted
   // The graph has between ops - op_tolerance and ops ops (random
   // families: exactly ops, tolerance 0; structured ones scale in whole
@@ -54,7 +62,7 @@ struct Family {
   int op_tolerance;
   FamilyFn build;
 
-  // Whether the family builds graphs of `ops` ops (at default parameters).
+  // Whether the family builds graphs of `ops` ops (no parameter given, any seed).
   bool builds(int ops) const { return ops >= min_ops && ops <= max_ops; }
 };
 
@@ -69,13 +77,18 @@ std::string family_names();
 // InvalidInput names the offending string and the family's parameters.
 StatusOr<ParamMap> parse_params(const Family& family, const std::vector<std::string>& kv);
 
-// Fills in defaults and checks every value against its range; InvalidInput
-// names the parameter and the valid ones.
-StatusOr<ParamMap> resolve_params(const Family& family, const ParamMap& given);
+// Checks every given value against its range and fills in the rest: the
+// default, or for a parameter with `drawn` values the one `seed` draws.
+// The draws come from a stream of their own, one per drawn parameter in
+// name order whether given or not, so giving one parameter changes no other
+// parameter's value. InvalidInput names the parameter and the valid ones.
+StatusOr<ParamMap> resolve_params(const Family& family, const ParamMap& given, uint64_t seed);
 
 // Generates family `name` at size `ops` with `seed`. The graph's name is
 // "FAMILY/ops=N/seed=S/p1=v1/..." with every parameter in canonical order
-// (defaults included), then the derived sizes the family records. SMEM
+// (defaults and drawn values included), then the derived sizes the family
+// records: generating again with every parameter of the name given
+// explicitly gives the same graph. SMEM
 // store bytes are scaled down, if need be, so that every buffer fits the
 // storage pool once per iteration it is live in a serial schedule (1 +
 // the longest distance it is read at): the serial schedule is always legal.
