@@ -28,6 +28,7 @@ class Lexer {
   Status prefixed(Tok kind, bool (*body)(char));
   void number();
   Status skip_loc();
+  Status skip_metadata();
   Status push(Tok kind, size_t begin);
   Status error(std::string_view what) const { return error_at(source_, line_, what); }
 
@@ -77,6 +78,7 @@ Status Lexer::next() {
     while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
     return Status::Ok();
   }
+  if (text_.compare(pos_, 3, "{-#") == 0) return skip_metadata();
   if (c == '"') return string_literal();
   if (c == '%') return prefixed(Tok::kValue, value_char);
   if (c == '^') return prefixed(Tok::kBlock, value_char);
@@ -174,6 +176,20 @@ Status Lexer::skip_loc() {
     }
   }
   return error("unterminated loc(");
+}
+
+// `{-# ... #-}`: the file metadata MLIR may print after a module
+// (dialect resources), skipped whole; its lines still count.
+Status Lexer::skip_metadata() {
+  const size_t end = text_.find("#-}", pos_ + 3);
+  if (end == std::string_view::npos) return error("unterminated {-# metadata #-}");
+  for (; pos_ < end + 3; ++pos_) {
+    if (text_[pos_] == '\n') {
+      ++line_;
+      line_start_ = pos_ + 1;
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace

@@ -187,13 +187,10 @@ OpRule rule_of(std::string_view op_name) {
 
 std::vector<std::string> operands_of(const Operation& op) {
   std::vector<std::string> uses;
-  std::set<std::string, std::less<>> defs, seen;
+  std::set<std::string, std::less<>> defs;
   collect_values(op, true, uses, defs);
-  std::vector<std::string> out;
-  for (std::string& u : uses) {
-    if (defs.count(u) == 0 && seen.insert(u).second) out.push_back(std::move(u));
-  }
-  return out;
+  std::erase_if(uses, [&defs](const std::string& u) { return defs.count(u) > 0; });
+  return uses;
 }
 
 std::optional<int64_t> int_attr(const Operation& op, std::string_view key) {

@@ -30,8 +30,9 @@ struct OpRule {
 OpRule rule_of(std::string_view op_name);
 
 // The values an op reads: every %value among its tokens that is not being
-// defined there (`%iv = ...` of a loop header), and every value its
-// regions read without defining it. In order of first appearance.
+// defined there (`%iv = ...` of a loop header), then every value its
+// regions read without defining it; in order, repeats kept (operand
+// positions matter to scf.yield and to buffer_accesses).
 std::vector<std::string> operands_of(const Operation& op);
 
 // An integer attribute `key = N : type` of the op's own attribute

@@ -17,6 +17,7 @@
 #include "tilesched/json_io.h"
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
+#include "schedule_expect.h"
 #include "ttgir_syntax.h"
 
 namespace tilesched::graphgen {
@@ -102,22 +103,6 @@ void expect_refused(std::string_view text, int line, std::string_view what,
   EXPECT_EQ(m.rfind("k.ttgir:" + std::to_string(line) + ": ", 0), 0u) << m;
   EXPECT_NE(m.find(what), std::string::npos) << m;
   EXPECT_EQ(m.find('\n'), std::string::npos) << m;
-}
-
-void expect_every_generator_verifies(const Graph& g) {
-  const Schedule serial = generate_serial(g);
-  ASSERT_TRUE(serial.feasible) << g.name;
-  EXPECT_TRUE(verify_schedule(g, serial).legal()) << g.name;
-  for (GeneratorKind kind : {GeneratorKind::kCostBased, GeneratorKind::kIms, GeneratorKind::kSms}) {
-    GenerateOptions opts;
-    opts.generator = kind;
-    StatusOr<Schedule> s = generate_schedule(g, opts);
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    ASSERT_TRUE(s->feasible) << g.name << " " << generator_name(kind);
-    const VerifyReport r = verify_schedule(g, *s);
-    EXPECT_TRUE(r.legal()) << g.name << " " << generator_name(kind) << ": "
-                           << r.violations.front().message;
-  }
 }
 
 TEST(TtgirSyntax, TokenizerDropsLocationsAndKeepsResultNumbers) {
@@ -231,6 +216,26 @@ TEST(TtgirImport, FoldedOpsPassTheirOperandsThrough) {
   EXPECT_EQ(op_named(r->graph, "z").kind, "alu");
   ASSERT_NE(edge(r->graph, "m", "z"), nullptr);
   EXPECT_EQ(edge(r->graph, "z", "m")->distance, 1);
+}
+
+TEST(TtgirImport, IterArgsPassedOnThroughYieldAddAnIterationPerHop) {
+  const std::string loop = R"(
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init, %b = %init, %c = %init) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>) : i32 {
+      %x = math.exp2 %a : tensor<64x64xf32, #mma>
+      %y = arith.addf %c, %c : tensor<64x64xf32, #mma>
+      scf.yield %b, %x, %c : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+    }
+{-#
+  dialect_resources: { builtin: { blob: "0x04000000" } }
+#-}
+)";
+  StatusOr<TtgirImport> r = import(module_with(loop), TtgirOptions{0, false});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Graph& g = r->graph;
+  ASSERT_EQ(g.op_count(), 2);
+  ASSERT_NE(edge(g, "x", "x"), nullptr);
+  EXPECT_EQ(edge(g, "x", "x")->distance, 2);  // %a <- %b <- %x
+  EXPECT_EQ(g.edge_count(), 1);               // %c is passed back unchanged: no producer
 }
 
 TEST(TtgirImport, OrdersOpsThatShareABuffer) {
