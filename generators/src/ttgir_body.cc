@@ -27,7 +27,6 @@ struct Producer {
   int op = -1;
   int arg = -1;
   int64_t distance = 0;
-  friend bool operator==(const Producer&, const Producer&) = default;
 };
 using Producers = std::vector<Producer>;
 
