@@ -255,6 +255,8 @@ Status validate_graph(const Graph& g) {
   if (Status s = validate_target(g.target); !s.ok()) return s;
   TS_RETURN_IF_ERROR(validate_optional("$.attrs", "triton_num_stages", g.attrs.triton_num_stages,
                                        limits::kMaxMaxDepth));
+  TS_RETURN_IF_ERROR(validate_optional("$.attrs", "resident_smem_bytes",
+                                       g.attrs.resident_smem_bytes, limits::kMaxPoolCapacity));
   if (g.ops.empty() || g.op_count() > limits::kMaxOps) {
     return Status::InvalidInput("$.ops: a graph needs 1.." + std::to_string(limits::kMaxOps) +
                                 " ops, got " + std::to_string(g.ops.size()));

@@ -27,7 +27,8 @@ constexpr std::string_view kTopFields[] = {"format", "name", "target", "attrs", 
 constexpr std::string_view kTargetFields[] = {"name", "slots", "pools", "register_budget"};
 constexpr std::string_view kSlotFields[] = {"name", "capacity"};
 constexpr std::string_view kPoolFields[] = {"name", "kind", "capacity"};
-constexpr std::string_view kAttrFields[] = {"force_serial_execution", "triton_num_stages"};
+constexpr std::string_view kAttrFields[] = {"force_serial_execution", "triton_num_stages",
+                                            "resident_smem_bytes"};
 constexpr std::string_view kOpFields[] = {
     "id",        "kind",      "latency", "resources", "pools",        "store_bytes",   "gid",
     "leader_gid", "max_depth", "registers", "agent",   "source_op", "triton_stage", "triton_cluster"};
@@ -158,6 +159,8 @@ StatusOr<Graph> GraphReader::read(const Cursor& root) {
                         attrs.boolean_or("force_serial_execution", false));
     TS_ASSIGN_OR_RETURN(g_.attrs.triton_num_stages,
                         attrs.optional_integer("triton_num_stages", 0, limits::kMaxMaxDepth));
+    TS_ASSIGN_OR_RETURN(g_.attrs.resident_smem_bytes,
+                        attrs.optional_integer("resident_smem_bytes", 0, limits::kMaxPoolCapacity));
   }
 
   TS_ASSIGN_OR_RETURN(Cursor ops_c, top.required("ops"));
@@ -439,6 +442,7 @@ std::string write_graph_json(const Graph& g) {
     Json attrs = Json::object();
     if (g.attrs.force_serial_execution) attrs["force_serial_execution"] = true;
     if (g.attrs.triton_num_stages) attrs["triton_num_stages"] = *g.attrs.triton_num_stages;
+    if (g.attrs.resident_smem_bytes) attrs["resident_smem_bytes"] = *g.attrs.resident_smem_bytes;
     doc["attrs"] = std::move(attrs);
   }
   Json ops = Json::array();

@@ -382,7 +382,8 @@ const std::map<std::string, BadCase>& BadCorpus() {
       {"trailing_garbage", {"$", "invalid JSON"}},
       {"unknown_attr",
        {"$.attrs.force_serial",
-        "unknown field (expected one of: force_serial_execution, triton_num_stages)"}},
+        "unknown field (expected one of: force_serial_execution, triton_num_stages, "
+        "resident_smem_bytes)"}},
       {"unknown_endpoint", {"$.edges[1].to", "unknown op id \"nope\""}},
       {"unknown_field", {"$.ops[0].latncy", "unknown field"}},
       {"unknown_kind",

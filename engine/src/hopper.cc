@@ -213,3 +213,62 @@ Work reference_work(std::string_view kind) {
 }
 
 }  // namespace tilesched::hopper
+
+namespace tilesched::hopper {
+
+int64_t ctas_per_sm(const CtaFootprint& cta) {
+  if (cta.threads <= 0 || cta.threads > kMaxThreadsPerSm) return 0;
+  if (cta.registers_per_thread > kMaxRegistersPerThread) return 0;
+  const int64_t warps = ceil_div(cta.threads, 32);
+  const int64_t per_thread = ceil_div(std::max<int64_t>(cta.registers_per_thread, 1),
+                                      kThreadRegisterStep) * kThreadRegisterStep;
+  const int64_t per_warp = ceil_div(per_thread * 32, kRegisterUnit) * kRegisterUnit;
+  const int64_t by_registers = kRegistersPerSm / per_warp / warps;
+  const int64_t by_smem = kSmemBytesPerSm / (std::max<int64_t>(cta.smem_bytes, 0) + kReservedSmemPerBlock);
+  const int64_t by_threads = kMaxThreadsPerSm / cta.threads;
+  const int64_t fits = cta.smem_bytes <= kSmemBytesPerBlock ? by_smem : 0;
+  return std::min({by_registers, fits, by_threads, kMaxBlocksPerSm});
+}
+
+int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
+  int64_t total = 0, peak = 0, live = 0;
+  // In program order: a buffer is written at its op and freed after its
+  // last same-iteration reader (an op later in the body).
+  std::vector<int64_t> freed_after(g.ops.size(), 0);
+  for (int v = 0; v < g.op_count(); ++v) {
+    const int64_t bytes = g.ops[v].store_bytes;
+    if (bytes <= 0) continue;
+    total += bytes;
+    int last = v;
+    for (const Edge& e : g.edges) {
+      if (e.from == v && e.kind == EdgeKind::kData && e.distance == 0) last = std::max(last, e.to);
+    }
+    freed_after[last] += bytes;
+  }
+  for (int v = 0; v < g.op_count(); ++v) {
+    live += g.ops[v].store_bytes;
+    peak = std::max(peak, live);
+    live -= freed_after[v];
+  }
+  const int64_t loop = stages <= 1 ? peak : total * stages;
+  return g.attrs.resident_smem_bytes.value_or(0) + loop;
+}
+
+int64_t busiest_unit_cycles(const Graph& g) {
+  std::vector<int64_t> per_slot(g.target.slots.size() + 1, 0);
+  for (const Op& op : g.ops) {
+    for (const Triple& t : op.resources) {
+      if (t.slot >= 1 && t.slot < static_cast<int>(per_slot.size())) {
+        per_slot[t.slot] += t.duration * t.occupancy;
+      }
+    }
+  }
+  return *std::max_element(per_slot.begin(), per_slot.end());
+}
+
+double cycles_per_iteration(const Graph& g, int64_t ii, int64_t ctas) {
+  const double interleaved = static_cast<double>(ii * kCyclesPerUnit) / static_cast<double>(ctas);
+  return std::max(interleaved, static_cast<double>(busiest_unit_cycles(g)));
+}
+
+}  // namespace tilesched::hopper

@@ -104,6 +104,52 @@ TEST(HopperModel, RegistersPerThreadOfATile) {
   EXPECT_EQ(registers_per_thread(0, 256), 0);
 }
 
+TEST(HopperKernel, CtasPerSmIsTheLeastOfSharedMemoryRegistersAndThreads) {
+  // The shared configurations (8 warps): 128 registers and up to about
+  // 113 KiB allow two CTAs; 166 registers (attention) one.
+  EXPECT_EQ(ctas_per_sm({32768, 128, 256}), 2);
+  EXPECT_EQ(ctas_per_sm({65536, 114, 256}), 2);
+  EXPECT_EQ(ctas_per_sm({115712, 128, 256}), 2);
+  EXPECT_EQ(ctas_per_sm({115713, 128, 256}), 1);
+  EXPECT_EQ(ctas_per_sm({131072, 128, 256}), 1);
+  EXPECT_EQ(ctas_per_sm({49152, 166, 256}), 1);
+  EXPECT_EQ(ctas_per_sm({65552, 90, 256}), 2);    // registers allow 2, shared memory 3
+  EXPECT_EQ(ctas_per_sm({16384, 32, 128}), 13);   // shared memory binds: 228 KiB / 17 KiB
+  EXPECT_EQ(ctas_per_sm({0, 16, 64}), 32);        // the block limit
+  EXPECT_EQ(ctas_per_sm({232449, 32, 128}), 0);   // more than a block may have
+  EXPECT_EQ(ctas_per_sm({0, 256, 256}), 0);       // more than 255 registers
+}
+
+TEST(HopperKernel, SharedCtasInterleaveUntilTheBusiestUnitIsFull) {
+  GraphBuilder b(hopper_target(), "two-dots");
+  b.op("a", "wgmma");  // 512 tensor cycles each
+  b.op("b", "wgmma");
+  StatusOr<Graph> g = b.build();
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(busiest_unit_cycles(*g), 1024);
+  EXPECT_DOUBLE_EQ(cycles_per_iteration(*g, 100, 1), 1600.0);
+  EXPECT_DOUBLE_EQ(cycles_per_iteration(*g, 100, 2), 1024.0);  // not 800: the tensor cores are full
+}
+
+TEST(HopperKernel, SharedMemoryMultiBuffersAtTwoStagesAndReusesAtOne) {
+  GraphBuilder b(hopper_target(), "k-then-v");
+  const OpId k = b.op("k", "smem_write");
+  const OpId qk = b.op("qk", "wgmma");
+  const OpId v = b.op("v", "smem_write");
+  const OpId pv = b.op("pv", "wgmma");
+  b.at(k).store_bytes = 16384;
+  b.at(v).store_bytes = 16384;
+  b.edge(k, qk);
+  b.edge(v, pv);
+  b.edge(qk, pv);
+  StatusOr<Graph> g = b.build();
+  ASSERT_TRUE(g.ok());
+  g->attrs.resident_smem_bytes = 32768;  // a Q tile allocated outside the loop
+  EXPECT_EQ(predicted_smem_bytes(*g, 1), 32768 + 16384);  // k is dead before v is written
+  EXPECT_EQ(predicted_smem_bytes(*g, 2), 32768 + 2 * 32768);
+  EXPECT_EQ(predicted_smem_bytes(*g, 4), 32768 + 4 * 32768);
+}
+
 TEST(HopperTarget, HasEightThroughputSlotsAndTheBlocksSharedMemory) {
   const Target& t = hopper_target();
   EXPECT_TRUE(t.builtin);

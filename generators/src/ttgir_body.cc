@@ -30,6 +30,51 @@ struct Producer {
 };
 using Producers = std::vector<Producer>;
 
+// Every operation under `root` by its result names, first definition kept.
+std::map<std::string, const Operation*, std::less<>> definitions(const Operation& root) {
+  std::map<std::string, const Operation*, std::less<>> defs;
+  std::vector<const Operation*> stack = {&root};
+  while (!stack.empty()) {
+    const Operation* op = stack.back();
+    stack.pop_back();
+    for (const std::string& r : op->results) defs.emplace(r, op);
+    for (const Region& reg : op->regions) {
+      for (const Block& b : reg.blocks) {
+        for (const Operation& inner : b.ops) stack.push_back(&inner);
+      }
+    }
+  }
+  return defs;
+}
+
+// Bytes of the buffers allocated outside the loop that it uses: the
+// ttg.local_alloc results its operands reach through memdesc views, each
+// counted once.
+StatusOr<int64_t> resident_smem(const LoopRef& loop, std::string_view source) {
+  if (loop.func == nullptr) return int64_t{0};
+  const auto defs = definitions(*loop.func);
+  std::vector<std::string> work = operands_of(*loop.op);
+  std::set<std::string, std::less<>> seen;
+  int64_t bytes = 0;
+  while (!work.empty()) {
+    const std::string v = std::move(work.back());
+    work.pop_back();
+    const auto it = defs.find(v);
+    if (it == defs.end() || !seen.insert(v).second) continue;
+    const Operation& def = *it->second;
+    if (def.name.rfind("ttg.memdesc_", 0) == 0) {
+      const std::vector<std::string> from = operands_of(def);
+      if (!from.empty()) work.push_back(from.front());
+    } else if (def.name == "ttg.local_alloc" && seen.insert("alloc " + def.results.front()).second) {
+      StatusOr<TypeSection> types = read_types(def, source);
+      if (!types.ok()) return types.status();
+      if (!types->results.empty()) bytes += types->results.front().data_bytes();
+      bytes = std::min(bytes, limits::kMaxPoolCapacity);
+    }
+  }
+  return bytes;
+}
+
 class BodyBuilder {
  public:
   BodyBuilder(const Document& doc, const LoopRef& loop, std::string_view source, bool strict)
@@ -87,6 +132,9 @@ StatusOr<TtgirImport> BodyBuilder::build(std::string name) {
     if (*n < 0 || *n > limits::kMaxMaxDepth) return error(loop_.op->line, "tt.num_stages is out of range");
     out.graph.attrs.triton_num_stages = *n;
   }
+  StatusOr<int64_t> resident = resident_smem(loop_, source_);
+  if (!resident.ok()) return resident.status();
+  if (*resident > 0) out.graph.attrs.resident_smem_bytes = *resident;
   return out;
 }
 
@@ -406,19 +454,25 @@ std::vector<LoopRef> find_loops(const Document& doc) {
   std::vector<LoopRef> out;
   // An explicit stack (operation, top-level index) in place of recursion;
   // children are pushed in reverse so they pop in file order.
-  std::vector<std::pair<const Operation*, size_t>> stack;
-  for (size_t i = doc.ops.size(); i-- > 0;) stack.emplace_back(&doc.ops[i], i);
+  struct Entry {
+    const Operation* op;
+    size_t top;
+    const Operation* func;
+  };
+  std::vector<Entry> stack;
+  for (size_t i = doc.ops.size(); i-- > 0;) stack.push_back({&doc.ops[i], i, &doc.ops[i]});
   while (!stack.empty()) {
-    const auto [op, top] = stack.back();
+    Entry e = stack.back();
     stack.pop_back();
-    if (op->name == "scf.for") out.push_back(LoopRef{op, top});
+    if (e.op->name == "tt.func" || e.op->name == "func.func") e.func = e.op;
+    if (e.op->name == "scf.for") out.push_back(LoopRef{e.op, e.top, e.func});
     std::vector<const Operation*> children;
-    for (const Region& r : op->regions) {
+    for (const Region& r : e.op->regions) {
       for (const Block& b : r.blocks) {
         for (const Operation& inner : b.ops) children.push_back(&inner);
       }
     }
-    for (size_t k = children.size(); k-- > 0;) stack.emplace_back(children[k], top);
+    for (size_t k = children.size(); k-- > 0;) stack.push_back({children[k], e.top, e.func});
   }
   return out;
 }

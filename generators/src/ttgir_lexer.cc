@@ -141,14 +141,16 @@ Status Lexer::prefixed(Tok kind, bool (*body)(char)) {
 }
 
 // Digits, letters, '_' and '.', and a sign right after an exponent's e:
-// 42, -1, 0.000000e+00, 0x7F, 128x64xf16.
+// 42, -1, 0.000000e+00, 0x7F, 128x64xf16. (A number may start the input:
+// nothing before it is read; fuzz/regressions/fuzz_ttgir/number-at-the-first-byte.)
 void Lexer::number() {
+  const size_t begin = pos_;
   if (text_[pos_] == '-') ++pos_;
   while (pos_ < text_.size()) {
     const char c = text_[pos_];
-    const char prev = text_[pos_ - 1];
-    const bool exponent_sign = (c == '+' || c == '-') && (prev == 'e' || prev == 'E') &&
-                               pos_ + 1 < text_.size() && digit(text_[pos_ + 1]);
+    const bool after_e = pos_ > begin && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E');
+    const bool exponent_sign = (c == '+' || c == '-') && after_e && pos_ + 1 < text_.size() &&
+                               digit(text_[pos_ + 1]);
     if (!id_char(c) && !exponent_sign) break;
     ++pos_;
   }

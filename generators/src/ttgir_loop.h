@@ -17,8 +17,9 @@ inline constexpr size_t kMaxIterArgs = 4096;
 inline constexpr size_t kMaxProducerEntries = size_t{4} << 20;  // resolution lists, in all
 
 struct LoopRef {
-  const Operation* op = nullptr;  // the scf.for
-  size_t top_index = 0;           // the top-level operation (module) holding it
+  const Operation* op = nullptr;    // the scf.for
+  size_t top_index = 0;             // the top-level operation (module) holding it
+  const Operation* func = nullptr;  // the nearest tt.func (or func.func) around it, else the module
 };
 
 // Every scf.for of the document, in file order (outer loops before the

@@ -7,9 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tilesched/generate.h"
@@ -115,6 +118,15 @@ TEST(TtgirSyntax, TokenizerDropsLocationsAndKeepsResultNumbers) {
   const std::vector<std::string_view> want = {"%a#1", "=", "x.y", "%b", ":", "tensor", "<",
                                               "2x",   "!tt.ptr", "<", "f16", ">", ">"};
   EXPECT_EQ(texts, want);
+}
+
+TEST(TtgirSyntax, ANumberMayStartOrEndTheInput) {
+  for (std::string_view text : {"0", "-1", "1e+5", "0 1.5e-3"}) {
+    StatusOr<std::vector<ttgir::Token>> t = ttgir::tokenize(text, "s");
+    ASSERT_TRUE(t.ok()) << text;
+    EXPECT_EQ(t->front().kind, ttgir::Tok::kNumber) << text;
+    EXPECT_EQ(t->front().text, text.substr(0, text.find(' '))) << text;
+  }
 }
 
 TEST(TtgirSyntax, ParserReadsRegionsBlocksAndTrailingAttributes) {
@@ -357,6 +369,18 @@ TEST(TtgirTriton, PointerMatmulLoopHasTheExpectedOps) {
   expect_every_generator_verifies(g);
 }
 
+TEST(TtgirTriton, AttentionKeepsQInSharedMemoryOutsideTheLoop) {
+  StatusOr<TtgirImport> r =
+      import_ttgir(kTestdata + "/attention_STAGES3_BM128_BN64_HEAD128_W8.input.ttgir", {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->graph.attrs.resident_smem_bytes, 128 * 128 * 2);  // the 128x128 fp16 Q tile
+  EXPECT_EQ(count_kind(r->graph, "wgmma"), 2);
+  EXPECT_EQ(count_kind(r->graph, "exp"), 2);
+  EXPECT_EQ(count_kind(r->graph, "reduce"), 2);
+  EXPECT_EQ(count_kind(r->graph, "global_load"), 2);
+  EXPECT_TRUE(r->unknown_ops.empty());
+}
+
 TEST(TtgirTriton, ScheduledDumpDefaultsToTheScheduledLoop) {
   const std::string path =
       kTestdata + "/matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0.triton-scheduled.ttgir";
@@ -378,11 +402,16 @@ TEST(TtgirTriton, ScheduledDumpDefaultsToTheScheduledLoop) {
       EXPECT_EQ(op.triton_stage, 2) << op.name;
     }
   }
-  // The lowered and expanded loops import too (barriers, async copies).
+  EXPECT_FALSE(r->graph.attrs.resident_smem_bytes.has_value());  // its buffers are in the loop
+  // The lowered and expanded loops import too (barriers, async copies);
+  // their buffers, allocated outside the loop three deep, add up to the
+  // compiled kernel's 98328 bytes (measured.json): two 3 x 16 KiB tiles
+  // and three 8-byte barriers.
   for (int loop : {1, 2}) {
     StatusOr<TtgirImport> lowered = import_ttgir(path, TtgirOptions{loop, true});
     ASSERT_TRUE(lowered.ok()) << loop << ": " << lowered.status().message();
     EXPECT_GT(count_kind(lowered->graph, "mbarrier_wait"), 0);
+    EXPECT_EQ(lowered->graph.attrs.resident_smem_bytes, 98328);
     expect_every_generator_verifies(lowered->graph);
   }
 }
@@ -415,6 +444,50 @@ TEST(TtgirTriton, EverySharedConfigurationImportsStrictly) {
     EXPECT_TRUE(verify_schedule(r->graph, generate_serial(r->graph)).legal()) << e.path();
   }
   EXPECT_EQ(inputs, 19);
+}
+
+TEST(TtgirTriton, PredictedSharedMemoryOfTheCommittedLoops) {
+  // (file, predicted at num_stages 3, the compiled kernel's shared_bytes)
+  const std::tuple<std::string, int64_t, int64_t> cases[] = {
+      {"matmul_STAGES3_BM128_BN128_BK64_W8", 98304, 98304},
+      {"matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0", 98304, 98328},
+      {"attention_STAGES3_BM128_BN64_HEAD128_W8", 131072, 131072},
+      {"attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0", 229376, 229432}};
+  for (const auto& [name, predicted, compiled] : cases) {
+    StatusOr<TtgirImport> g = import_ttgir(kTestdata + "/" + name + ".input.ttgir", {});
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    EXPECT_EQ(hopper::predicted_smem_bytes(g->graph, 3), predicted) << name;
+    EXPECT_NEAR(static_cast<double>(predicted) / static_cast<double>(compiled), 1.0, 0.001);
+  }
+  // Unpipelined, attention's K and V tiles are never alive together.
+  StatusOr<TtgirImport> a =
+      import_ttgir(kTestdata + "/attention_STAGES3_BM128_BN64_HEAD128_W8.input.ttgir", {});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(hopper::predicted_smem_bytes(a->graph, 1), 32768 + 16384);  // measured: 49152
+}
+
+// The shared memory a configuration is predicted to need (the loop's
+// buffers at its num_stages and what it keeps outside the loop) is within
+// 5 % of what the compiled kernel uses (measured.json's shared_bytes).
+TEST(TtgirTriton, PredictedSharedMemoryMatchesTheCompiledKernels) {
+  if (!fs::is_directory(kKernelsDir)) {
+    GTEST_SKIP() << "TILESCHED_KERNELS_DIR " << kKernelsDir << " is absent";
+  }
+  StatusOr<std::string> text = read_file(kKernelsDir + "/measured.json");
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const nlohmann::json measured = nlohmann::json::parse(*text);
+  int configs = 0;
+  for (const nlohmann::json& r : measured.at("results")) {
+    const std::string tag = r.at("tag");
+    StatusOr<TtgirImport> g = import_ttgir(kKernelsDir + "/" + tag + ".input.ttgir", {});
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    const int64_t stages = r.at("config").at("STAGES");
+    const double predicted = static_cast<double>(hopper::predicted_smem_bytes(g->graph, stages));
+    const double compiled = r.at("shared_bytes").get<double>();
+    EXPECT_NEAR(predicted / compiled, 1.0, 0.05) << tag << ": " << predicted << " vs " << compiled;
+    ++configs;
+  }
+  EXPECT_EQ(configs, 19);
 }
 
 }  // namespace

@@ -52,6 +52,10 @@ struct GraphAttrs {
   bool force_serial_execution = false;
   // The loop's `tt.num_stages` when imported from Triton; no rule reads it.
   std::optional<int64_t> triton_num_stages;
+  // Bytes of the shared-memory buffers allocated outside the loop that it
+  // uses (attention's Q tile; a lowered loop's multi-buffered tiles and
+  // barriers), when imported; no rule reads it (docs/TTGIR.md).
+  std::optional<int64_t> resident_smem_bytes;
   friend bool operator==(const GraphAttrs&, const GraphAttrs&) = default;
 };
 

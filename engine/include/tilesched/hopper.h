@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tilesched/graph.h"
 #include "tilesched/status.h"
 #include "tilesched/target.h"
 
@@ -47,6 +48,9 @@ inline constexpr int64_t kRegistersPerSm = 65536;
 inline constexpr int64_t kMaxRegistersPerThread = 255;
 inline constexpr int64_t kMaxThreadsPerSm = 2048;
 inline constexpr int64_t kMaxBlocksPerSm = 32;
+inline constexpr int64_t kReservedSmemPerBlock = 1024;     // the driver's, per CTA
+inline constexpr int64_t kRegisterUnit = 256;              // registers are given to warps in these
+inline constexpr int64_t kThreadRegisterStep = 8;          // per-thread counts round up to these
 // Latencies, in cycles.
 inline constexpr int64_t kAluLatency = 4;
 inline constexpr int64_t kSfuLatency = 20;
@@ -100,5 +104,38 @@ int64_t registers_per_thread(int64_t bytes, int64_t threads);
 // (docs/TARGETS.md): 128x64 fp16 transfers, a 128x128x64 fp16 MMA,
 // 128x64 fp32 elementwise tiles.
 Work reference_work(std::string_view kind);
+
+// ---- A kernel on the whole SM (inputs of a performance prediction) ----
+
+// What one CTA of a kernel holds while it runs.
+struct CtaFootprint {
+  int64_t smem_bytes = 0;
+  int64_t registers_per_thread = 0;
+  int64_t threads = 128;
+};
+
+// CTAs of that footprint one SM runs at once: the least of what shared
+// memory (each CTA also takes the driver's kReservedSmemPerBlock),
+// registers (per thread rounded up to kThreadRegisterStep, per warp to
+// kRegisterUnit), threads and the block limit allow; 0 when one does not fit.
+int64_t ctas_per_sm(const CtaFootprint& cta);
+
+// Shared memory one CTA of a loop graph needs when Triton pipelines it
+// `stages` deep: the graph's resident_smem_bytes, plus every buffer
+// (store_bytes) `stages` times; at one stage buffers that are never alive
+// together share memory, so the most the buffers hold at once in program
+// order (a buffer lives from its op to its last same-iteration reader).
+// REQUIRES: stages >= 1.
+int64_t predicted_smem_bytes(const Graph& g, int64_t stages);
+
+// Cycles per iteration the SM's busiest unit needs for the loop: over the
+// slots of hopper_target(), the most of Σ duration x occupancy.
+int64_t busiest_unit_cycles(const Graph& g);
+
+// Cycles per loop iteration on one SM when `ctas` CTAs share it, each
+// starting an iteration every `ii` units: their iterations interleave
+// (ii x kCyclesPerUnit / ctas) until the busiest unit is full.
+// REQUIRES: ii >= 1, ctas >= 1.
+double cycles_per_iteration(const Graph& g, int64_t ii, int64_t ctas);
 
 }  // namespace tilesched::hopper
