@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "tilesched/graphgen/families.h"
+#include "tilesched/graphgen/retarget.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;
@@ -44,10 +45,24 @@ StatusOr<uint64_t> parse_seed(const std::string& text) {
   return seed;
 }
 
+// The family's graph, moved to `target_name` when that is not the
+// families' own Blackwell target (graphgen/retarget.h).
+StatusOr<Graph> generate_on(const std::string& target_name, const std::string& family, int ops,
+                            uint64_t seed, const graphgen::ParamMap& params) {
+  const Target* target = find_builtin_target(target_name);
+  if (target == nullptr) {
+    return Status::InvalidInput("--target: unknown target '" + target_name + "' (" +
+                                builtin_target_names() + ")");
+  }
+  StatusOr<Graph> graph = graphgen::generate(family, ops, seed, params);
+  if (!graph.ok() || target == &blackwell_target()) return graph;
+  return graphgen::retarget(*graph, *target);
+}
+
 }  // namespace
 
 int run_generate(const Args& args) {
-  std::string family_name, seed_text = "1";
+  std::string family_name, seed_text = "1", target_name = "blackwell";
   int ops = 0;
   std::vector<std::string> params;
   po::options_description visible("options");
@@ -61,14 +76,18 @@ int run_generate(const Args& args) {
       ("ops,n", po::value(&ops), "op count (structured families round down to whole units)")
       ("seed,s", po::value(&seed_text)->default_value("1"), "seed, 0..2^64-1")
       ("param,p", po::value(&params)->composing(),
-       "key=value, repeatable: a family parameter (see --list-params)");
+       "key=value, repeatable: a family parameter (see --list-params)")
+      ("target", po::value(&target_name)->default_value("blackwell"),
+       "blackwell, or hopper: the graph moved to the Hopper target where every kind it uses "
+       "exists there (docs/TARGETS.md)");
   add_output_option(visible, "the graph");
   add_quiet_option(visible);
   po::options_description hidden;
   po::positional_options_description positional;
   po::variables_map vm;
   if (std::optional<int> done = parse_args(
-          args, "generate", "--list | --family NAME --ops N [--seed S] [--param k=v ...] [-o FILE]",
+          args, "generate",
+          "--list | --family NAME --ops N [--seed S] [--param k=v ...] [--target T] [-o FILE]",
           visible, hidden, positional, vm)) {
     return *done;
   }
@@ -95,7 +114,7 @@ int run_generate(const Args& args) {
   if (!seed.ok()) return fail("generate", seed.status());
   StatusOr<graphgen::ParamMap> given = graphgen::parse_params(*family, params);
   if (!given.ok()) return fail("generate", given.status());
-  StatusOr<Graph> graph = graphgen::generate(family_name, ops, *seed, *given);
+  StatusOr<Graph> graph = generate_on(target_name, family_name, ops, *seed, *given);
   if (!graph.ok()) return fail("generate", graph.status());
 
   if (Status s = emit(output_path(vm), write_graph_json(*graph)); !s.ok()) {

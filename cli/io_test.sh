@@ -180,7 +180,7 @@ check_missing GRAPH schedule --generator serial -o "$work/never.json"
 check_missing GRAPH verify
 check_missing SCHEDULE verify "$graph"
 check_missing GRAPH export --dot
-check_missing GRAPH.graphml import --from hatschet --resources "$gtestdata/tiny_RM.xml"
+check_missing FILE import --from hatschet --resources "$gtestdata/tiny_RM.xml"
 check_missing FILE.csv replay --row 1
 [[ -e $work/never.json ]] && fail "a missing positional still wrote an output file"
 

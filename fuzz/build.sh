@@ -24,7 +24,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${CXX:?set CXX}" "${OUT:?set OUT}" "${LIB_FUZZING_ENGINE:?set LIB_FUZZING_ENGINE}"
 CXXFLAGS=${CXXFLAGS:-}
-targets=(parse schedule materialize verify differential import)
+targets=(parse schedule materialize verify differential import ttgir)
 structured=" schedule materialize differential "
 work=${WORK:-$(mktemp -d)}
 jobs=$(nproc 2>/dev/null || echo 2)

@@ -29,10 +29,11 @@ constexpr std::string_view kTopFields[] = {"format", "name", "target", "attrs", 
 constexpr std::string_view kTargetFields[] = {"name", "slots", "pools", "register_budget"};
 constexpr std::string_view kSlotFields[] = {"name", "capacity"};
 constexpr std::string_view kPoolFields[] = {"name", "kind", "capacity"};
-constexpr std::string_view kAttrFields[] = {"force_serial_execution"};
-constexpr std::string_view kOpFields[] = {"id",          "kind", "latency",    "resources", "pools",
-                                          "store_bytes", "gid",  "leader_gid", "max_depth", "registers",
-                                          "agent"};
+constexpr std::string_view kAttrFields[] = {"force_serial_execution", "triton_num_stages",
+                                            "resident_smem_bytes"};
+constexpr std::string_view kOpFields[] = {
+    "id",        "kind",      "latency", "resources", "pools",        "store_bytes",   "gid",
+    "leader_gid", "max_depth", "registers", "agent",   "source_op", "triton_stage", "triton_cluster"};
 constexpr std::string_view kTripleFields[] = {"slot", "duration", "occupancy"};
 constexpr std::string_view kEdgeFields[] = {"from", "to", "latency", "distance", "kind"};
 
@@ -118,12 +119,12 @@ StatusOr<Target> read_generic_target(const Cursor& c) {
 StatusOr<Target> read_target(const Cursor& c) {
   if (c.value().is_string()) {
     TS_ASSIGN_OR_RETURN(std::string name, c.string(0, SIZE_MAX));
-    if (name == blackwell_target().name) return blackwell_target();
-    return c.error("unknown target " + quote(name) +
-                   " (expected \"blackwell\" or an inline target object)");
+    if (const Target* builtin = find_builtin_target(name)) return *builtin;
+    return c.error("unknown target " + quote(name) + " (expected one of " +
+                   builtin_target_names() + ", or an inline target object)");
   }
   if (!c.value().is_object()) {
-    return c.type_error("\"blackwell\" or an inline target object");
+    return c.type_error("\"blackwell\", \"hopper\" or an inline target object");
   }
   return read_generic_target(c);
 }
@@ -136,6 +137,7 @@ class GraphReader {
 
  private:
   Status read_op(const Cursor& c);
+  static Status read_source_fields(const Fields& f, Op& op);
   Status read_resources(const Cursor& c, Op& op) const;
   StatusOr<int> read_slot_ref(const Cursor& c) const;
   Status read_pools(const Cursor& c, Op& op) const;
@@ -157,6 +159,10 @@ StatusOr<Graph> GraphReader::read(const Cursor& root) {
     TS_ASSIGN_OR_RETURN(Fields attrs, Fields::open(*attrs_c, kAttrFields));
     TS_ASSIGN_OR_RETURN(g_.attrs.force_serial_execution,
                         attrs.boolean_or("force_serial_execution", false));
+    TS_ASSIGN_OR_RETURN(g_.attrs.triton_num_stages,
+                        attrs.optional_integer("triton_num_stages", 0, limits::kMaxMaxDepth));
+    TS_ASSIGN_OR_RETURN(g_.attrs.resident_smem_bytes,
+                        attrs.optional_integer("resident_smem_bytes", 0, limits::kMaxPoolCapacity));
   }
 
   TS_ASSIGN_OR_RETURN(Cursor ops_c, top.required("ops"));
@@ -223,10 +229,23 @@ Status GraphReader::read_op(const Cursor& c) {
     }
     op.agent = std::move(agent);
   }
+  TS_RETURN_IF_ERROR(read_source_fields(f, op));
 
   const OpId id = g_.op_count();
   ids_.emplace(op.name, id);
   g_.ops.push_back(std::move(op));
+  return Status::Ok();
+}
+
+// source_op, triton_stage, triton_cluster: where an imported op came from.
+Status GraphReader::read_source_fields(const Fields& f, Op& op) {
+  if (std::optional<Cursor> s = f.optional("source_op")) {
+    TS_ASSIGN_OR_RETURN(std::string name, s->string(1, kMaxName));
+    op.source_op = std::move(name);
+  }
+  TS_ASSIGN_OR_RETURN(op.triton_stage, f.optional_integer("triton_stage", 0, limits::kMaxMaxDepth));
+  TS_ASSIGN_OR_RETURN(op.triton_cluster,
+                      f.optional_integer("triton_cluster", 0, limits::kMaxMaxDepth));
   return Status::Ok();
 }
 
@@ -386,6 +405,9 @@ Json op_json(const Target& t, const Op& op) {
   if (op.max_depth) o["max_depth"] = *op.max_depth;
   if (kind == nullptr || op.registers != kind->registers) o["registers"] = op.registers;
   if (op.agent) o["agent"] = *op.agent;
+  if (op.source_op) o["source_op"] = *op.source_op;
+  if (op.triton_stage) o["triton_stage"] = *op.triton_stage;
+  if (op.triton_cluster) o["triton_cluster"] = *op.triton_cluster;
   return o;
 }
 
@@ -419,7 +441,11 @@ std::string write_graph_json(const Graph& g) {
   doc["name"] = g.name;
   doc["target"] = target_json(g.target);
   if (g.attrs != GraphAttrs{}) {
-    doc["attrs"] = Json{{"force_serial_execution", g.attrs.force_serial_execution}};
+    Json attrs = Json::object();
+    if (g.attrs.force_serial_execution) attrs["force_serial_execution"] = true;
+    if (g.attrs.triton_num_stages) attrs["triton_num_stages"] = *g.attrs.triton_num_stages;
+    if (g.attrs.resident_smem_bytes) attrs["resident_smem_bytes"] = *g.attrs.resident_smem_bytes;
+    doc["attrs"] = std::move(attrs);
   }
   Json ops = Json::array();
   for (const Op& op : g.ops) ops.push_back(op_json(g.target, op));

@@ -270,7 +270,8 @@ TEST(GraphJson, EchoedStringsAreEscapedAndShortened) {
 TEST(GraphJson, MessagesNameTheProblem) {
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latncy": 3}])"), "$.ops[0].latncy",
                      "unknown field (expected one of: id, kind, latency, resources, pools, "
-                     "store_bytes, gid, leader_gid, max_depth, registers, agent)");
+                     "store_bytes, gid, leader_gid, max_depth, registers, agent, source_op, "
+                     "triton_stage, triton_cluster)");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latency": 70000}])"), "$.ops[0].latency",
                      "70000 is out of range 0..65535");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "pools": {"weird key": 1}}])"),
@@ -339,7 +340,7 @@ const std::map<std::string, BadCase>& BadCorpus() {
       {"generic_slot_out_of_range", {"$.ops[0].resources[0].slot", "3 is out of range 1..2"}},
       {"generic_store_without_storage", {"$.ops[0].store_bytes", "has no storage pool"}},
       {"generic_target_wrong_type",
-       {"$.target", "expected \"blackwell\" or an inline target object, got number 3"}},
+       {"$.target", "expected \"blackwell\", \"hopper\" or an inline target object, got number 3"}},
       {"generic_too_many_slots", {"$.target.slots", "65 slots, more than the limit of 64"}},
       {"generic_two_storage_pools", {"$.target.pools[1].kind", "at most one storage pool"}},
       {"generic_unknown_target_field", {"$.target.kinds", "unknown field"}},
@@ -381,13 +382,15 @@ const std::map<std::string, BadCase>& BadCorpus() {
       {"store_over_budget", {"$.ops[1].store_bytes", "larger than the whole"}},
       {"trailing_garbage", {"$", "invalid JSON"}},
       {"unknown_attr",
-       {"$.attrs.force_serial", "unknown field (expected one of: force_serial_execution)"}},
+       {"$.attrs.force_serial",
+        "unknown field (expected one of: force_serial_execution, triton_num_stages, "
+        "resident_smem_bytes)"}},
       {"unknown_endpoint", {"$.edges[1].to", "unknown op id \"nope\""}},
       {"unknown_field", {"$.ops[0].latncy", "unknown field"}},
       {"unknown_kind",
        {"$.ops[1].kind",
         "unknown kind \"tensor_magic\" for target blackwell (kinds: tiled_tma_load,"}},
-      {"unknown_target", {"$.target", "unknown target \"hopper\""}},
+      {"unknown_target", {"$.target", "unknown target \"ampere\""}},
       {"unknown_top_field",
        {"$.optns", "unknown field (expected one of: format, name, target, attrs, ops, edges)"}},
       {"wrong_format", {"$.format", "expected \"tilesched.loop/1\", got \"tilesched.schedule/1\""}},

@@ -161,6 +161,27 @@ Status validate_optional(const std::string& path, const char* field,
   return Status::Ok();
 }
 
+// Where an imported op came from: a source op name of 1..256 UTF-8 bytes,
+// Triton's stage and cluster in 0..kMaxMaxDepth.
+Status validate_source_fields(const Op& op, const std::string& path) {
+  if (op.source_op) {
+    if (op.source_op->empty() ||
+        op.source_op->size() > static_cast<size_t>(limits::kMaxNameLength)) {
+      return Status::InvalidInput(path + ".source_op: must have 1.." +
+                                  std::to_string(limits::kMaxNameLength) + " characters");
+    }
+    if (!text::is_utf8(*op.source_op)) {
+      return Status::InvalidInput(path + ".source_op: " + text::quote(*op.source_op) +
+                                  " is not UTF-8 text");
+    }
+  }
+  if (Status s = validate_optional(path, "triton_stage", op.triton_stage, limits::kMaxMaxDepth);
+      !s.ok()) {
+    return s;
+  }
+  return validate_optional(path, "triton_cluster", op.triton_cluster, limits::kMaxMaxDepth);
+}
+
 Status validate_op(const Target& t, const Op& op, int v) {
   const std::string path = path_of_op(v);
   if (op.name.empty() || op.name.size() > static_cast<size_t>(limits::kMaxNameLength)) {
@@ -194,13 +215,23 @@ Status validate_op(const Target& t, const Op& op, int v) {
                                 " is not an agent name (1..64 characters from [A-Za-z0-9_], "
                                 "no leading digit)");
   }
-  return Status::Ok();
+  return validate_source_fields(op, path);
 }
 
 }  // namespace
 
 Status validate_graph(const Graph& g) {
   if (Status s = validate_target(g.target); !s.ok()) return s;
+  if (Status s = validate_optional("$.attrs", "triton_num_stages", g.attrs.triton_num_stages,
+                                   limits::kMaxMaxDepth);
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = validate_optional("$.attrs", "resident_smem_bytes", g.attrs.resident_smem_bytes,
+                                   limits::kMaxPoolCapacity);
+      !s.ok()) {
+    return s;
+  }
   if (g.ops.empty() || g.op_count() > limits::kMaxOps) {
     return Status::InvalidInput("$.ops: a graph needs 1.." + std::to_string(limits::kMaxOps) +
                                 " ops, got " + std::to_string(g.ops.size()));

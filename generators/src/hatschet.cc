@@ -10,6 +10,7 @@
 
 #include <pugixml.hpp>
 
+#include "import_text.h"
 #include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
@@ -34,19 +35,7 @@ constexpr int64_t kMaxImportDistance = int64_t{1} << 20;
 // line breaks and other control characters, written here as \xNN (found
 // by fuzz_import; fuzz/regressions/fuzz_import/newline-in-deptype).
 Status bad(std::string_view source, const std::string& what) {
-  std::string line = std::string(source) + ": ";
-  for (const char c : what) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      line += "\\x";
-      line += kHex[u >> 4];
-      line += kHex[u & 15];
-    } else {
-      line += c;
-    }
-  }
-  return Status::InvalidInput(std::move(line));
+  return Status::InvalidInput(std::string(source) + ": " + one_line(what));
 }
 
 StatusOr<pugi::xml_document*> load(pugi::xml_document& doc, std::string_view text,

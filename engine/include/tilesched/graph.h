@@ -28,6 +28,12 @@ struct Op {
   std::optional<int64_t> leader_gid;  // ops sharing it share a stage (L5)
   std::optional<int64_t> max_depth;   // stage bound (L6)
   std::optional<std::string> agent;   // warp role overriding the default (tilesched/agents.h)
+  // Where the op came from, for imported graphs; no rule reads them
+  // (docs/FORMATS.md): the source IR's op name ("ttng.warp_group_dot"), and
+  // the stage and cluster Triton's own pipeliner gave it (docs/TTGIR.md).
+  std::optional<std::string> source_op;
+  std::optional<int64_t> triton_stage;
+  std::optional<int64_t> triton_cluster;
   friend bool operator==(const Op&, const Op&) = default;
 };
 
@@ -44,6 +50,12 @@ struct Edge {
 
 struct GraphAttrs {
   bool force_serial_execution = false;
+  // The loop's `tt.num_stages` when imported from Triton; no rule reads it.
+  std::optional<int64_t> triton_num_stages;
+  // Bytes of the shared-memory buffers allocated outside the loop that it
+  // uses (attention's Q tile; a lowered loop's multi-buffered tiles and
+  // barriers), when imported; no rule reads it (docs/TTGIR.md).
+  std::optional<int64_t> resident_smem_bytes;
   friend bool operator==(const GraphAttrs&, const GraphAttrs&) = default;
 };
 

@@ -85,7 +85,7 @@ struct BankModel {
 };
 
 struct Target {
-  std::string name;        // "blackwell" or the inline target's name
+  std::string name;        // "blackwell", "hopper" or the inline target's name
   bool builtin = false;    // true: written as a plain string in graph JSON
   std::vector<Slot> slots; // slots[s - 1] is slot s
   std::vector<Pool> pools;
@@ -112,6 +112,16 @@ struct Target {
 
 // The seeds' Blackwell model: 24 slots, the 9-entry pool capacity vector.
 const Target& blackwell_target();
+
+// The Hopper model (H100/H200, sm_90): one pooled slot per throughput unit
+// of an SM, shared memory per block as the storage pool; tilesched/hopper.h
+// has its numbers and the cost of a tile op; docs/TARGETS.md their sources.
+const Target& hopper_target();
+
+// A built-in target by name ("blackwell", "hopper"), or nullptr.
+const Target* find_builtin_target(std::string_view name);
+// "blackwell, hopper": the built-in targets' names, for messages.
+std::string builtin_target_names();
 
 // An inline generic target: named slots and pools; only the `generic` kind.
 Target make_generic_target(std::string name, std::vector<Slot> slots,

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# End-to-end checks of `tilesched import --from ttgir` (docs/TTGIR.md):
+# --list, the default loop, --loop, --strict, the one warning line for
+# unknown ops (and --quiet), one-line refusals of malformed input with no
+# output file, standard input; then every shared Triton configuration
+# (KERNELS_DIR, skipped when absent) imports, and every generator's
+# schedule of each one verifies against it.
+# usage: ttgir_test.sh TILESCHED TTGIR_TESTDATA_DIR [KERNELS_DIR]
+set -u
+bin=$1 testdata=$2 kernels=${3:-}
+# shellcheck source=cli/test_lib.sh
+source "$(dirname "$0")/test_lib.sh"
+
+one_line() { [[ $(wc -l <"$work/err") == 1 ]] || fail "$1: stderr is not one line: $(cat "$work/err")"; }
+scheduled=$testdata/matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0.triton-scheduled.ttgir
+input=$testdata/matmul_STAGES3_BM128_BN128_BK64_W8.input.ttgir
+
+# --list: one line per scf.for; the scheduled dump's first loop is the default.
+expect 0 "$bin" import --from ttgir "$scheduled" --list
+[[ $(wc -l <"$work/out") == 3 ]] || fail "--list: expected 3 loops: $(cat "$work/out")"
+head -1 "$work/out" | grep -qP '^0\t.*:32\t6 ops\tdot\tload\tinnermost\ttriton-schedule\tdefault$' ||
+  fail "--list: first line: $(head -1 "$work/out")"
+grep -qP '^1\t.*\t-$' "$work/out" || fail "--list: loop 1 is not marked as not the default"
+
+# The default loop and --loop; names, target and Triton's schedule.
+expect 0 "$bin" import --from ttgir "$scheduled" -o "$work/s0.loop.json"
+grep -q '"name": "ttgir/matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0.triton-scheduled/loop0"' \
+  "$work/s0.loop.json" || fail "import: graph not named after file and loop"
+grep -q '"target": "hopper"' "$work/s0.loop.json" || fail "import: not on the hopper target"
+grep -q '"attrs": {"triton_num_stages": 3}' "$work/s0.loop.json" || fail "import: tt.num_stages lost"
+grep -q '"kind": "wgmma", .*"triton_stage": 2' "$work/s0.loop.json" || fail "import: loop.stage lost"
+expect 0 "$bin" import --from ttgir "$scheduled" --loop 2 --strict -o "$work/s2.loop.json"
+grep -q '"source_op": "ttng.wait_barrier"' "$work/s2.loop.json" || fail "--loop 2: no barrier wait"
+expect 2 "$bin" import --from ttgir "$scheduled" --loop 3 -o "$work/never.json"
+one_line "--loop 3"
+grep -q -- "--loop 3: the input has 3 loops (0..2)" "$work/err" || fail "--loop 3: $(cat "$work/err")"
+expect 2 "$bin" import --from ttgir "$input" --target blackwell
+one_line "--target blackwell"
+expect 2 "$bin" import --from hatschet "$input" --resources "$input" --loop 1
+one_line "--loop with hatschet"
+
+# Standard input.
+expect 0 "$bin" import --from ttgir - <"$input"
+grep -q '"name": "ttgir/stdin/loop0"' "$work/out" || fail "import -: not named ttgir/stdin/loop0"
+
+# Unknown ops: imported as generic with one warning line; --quiet silences
+# it; --strict refuses them with FILE:LINE.
+sed 's/math.exp2/future.exp3/g' \
+  "$testdata/attention_STAGES3_BM128_BN64_HEAD128_W8.input.ttgir" >"$work/future.ttgir"
+expect 0 "$bin" import --from ttgir "$work/future.ttgir" -o "$work/future.loop.json"
+one_line "unknown op warning"
+grep -q "warning: $work/future.ttgir: 1 unknown op kind(s) imported as generic: future.exp3$" \
+  "$work/err" || fail "unknown op warning: $(cat "$work/err")"
+[[ $(grep -c '"kind": "generic", .*"source_op": "future.exp3"' "$work/future.loop.json") == 2 ]] ||
+  fail "unknown ops are not generic ops"
+expect 0 "$bin" import --from ttgir "$work/future.ttgir" --quiet -o "$work/future.loop.json"
+[[ -s $work/err ]] && fail "--quiet: the warning was printed: $(cat "$work/err")"
+rm -f "$work/never.json"
+expect 2 "$bin" import --from ttgir "$work/future.ttgir" --strict -o "$work/never.json"
+one_line "--strict"
+grep -qE "^tilesched import: $work/future.ttgir:[0-9]+: unknown op 'future.exp3'" "$work/err" ||
+  fail "--strict: $(cat "$work/err")"
+[[ -e $work/never.json ]] && fail "--strict: an output file was written"
+
+# Malformed input: exit 2, one line FILE:LINE: problem, no output file, an
+# existing output left as it was.
+printf 'module {\n  scf.for %%i = %%a to %%b step %%c : i32 {\n    %%x = arith.addi (%%i : i32\n  }\n}\n' \
+  >"$work/broken.ttgir"
+printf 'old\n' >"$work/kept.json"
+expect 2 "$bin" import --from ttgir "$work/broken.ttgir" -o "$work/kept.json"
+one_line "malformed TTGIR"
+grep -q "^tilesched import: $work/broken.ttgir:4: unbalanced '}'$" "$work/err" ||
+  fail "malformed TTGIR: $(cat "$work/err")"
+[[ $(cat "$work/kept.json") == old ]] || fail "malformed TTGIR: the old output was changed"
+head -c 3000 "$scheduled" >"$work/truncated.ttgir"
+expect 2 "$bin" import --from ttgir "$work/truncated.ttgir"
+one_line "truncated TTGIR"
+[[ -s $work/out ]] && fail "truncated TTGIR: something was written to stdout"
+
+# Every shared configuration: both dumps import without unknown ops; every
+# generator schedules each graph and the schedule verifies against it.
+# Graphs that differ only in their name and Triton's attributes (the same
+# loop at another num_stages) get the same schedule from every generator
+# (schedules depend on ops, edges and target only, docs/CONTRACT.md), so
+# each distinct loop is scheduled once and its schedules verified against
+# every configuration's own graph.
+generators=(serial cost-based "cost-based --arm-policy best-cost" cost-based-seed ims sms
+            "exact --time-limit 10" auto)
+if [[ -n $kernels && -d $kernels ]]; then
+  configs=0
+  declare -A scheduled_for
+  for f in "$kernels"/*.ttgir; do
+    name=$(basename "$f" .ttgir)
+    [[ $name == *.input ]] && configs=$((configs + 1))
+    expect 0 "$bin" import --from ttgir --strict "$f" -o "$work/$name.loop.json"
+    key=$(sed -E 's/, "triton_(stage|cluster)": [0-9]+//g; /"(name|attrs)":/d' "$work/$name.loop.json" |
+          sha256sum | cut -c1-16)
+    if [[ -z ${scheduled_for[$key]:-} ]]; then
+      scheduled_for[$key]=$name
+      for g in "${generators[@]}"; do
+        # shellcheck disable=SC2086  # $g is a generator and its options
+        expect 0 "$bin" schedule "$work/$name.loop.json" -g $g -o "$work/$key.${g%% *}${g##* }.json"
+      done
+    fi
+    for g in "${generators[@]}"; do
+      expect 0 "$bin" verify "$work/$name.loop.json" "$work/$key.${g%% *}${g##* }.json"
+    done
+  done
+  [[ $configs == 19 ]] || fail "expected 19 shared configurations, found $configs"
+  echo "note: ${#scheduled_for[@]} distinct loops among the shared files, every generator verified"
+else
+  echo "note: shared kernels not found (${kernels:-no directory given}); their checks skipped"
+fi
+
+finish ttgir_test

@@ -1,0 +1,77 @@
+// Importer for Triton's TTGIR: the MLIR text Triton prints for a kernel
+// (Triton 3.6; `*.ttgir` dumps such as ../shared/kernels/triton-h200/),
+// one `scf.for` loop of it as a loop graph on the `hopper` target.
+// docs/TTGIR.md is the reference: what is read, which ops are folded and
+// why, the kind each op maps to, the Triton schedule attributes kept, the
+// limits and the messages.
+//
+// Mapping, in short:
+// - every op of the loop body that costs time or a resource becomes one
+//   graph op, with a kind of hopper_target() and a latency and resources
+//   computed from its tile types (tilesched/hopper.h); its id comes from
+//   its SSA name, and `source_op` keeps the TTGIR op name;
+// - ops that compile to nothing (constants, splat/broadcast/expand_dims,
+//   memdesc views, ...) are folded: their users depend on their operands;
+// - edges: SSA def-use inside the body (data, distance 0), values that
+//   reach the next iteration through scf.yield and iter_args (distance 1,
+//   more through a chain of iter_args), and order edges between two ops
+//   that touch the same shared-memory buffer or barrier (one of them
+//   writing);
+// - `loop.stage` / `loop.cluster` on ops become `triton_stage` /
+//   `triton_cluster`, the loop's `tt.num_stages` the graph attribute
+//   `triton_num_stages`;
+// - an op the importer does not know becomes a `generic` op (latency one
+//   unit, no resources) and is named in `unknown_ops`; with `strict` it
+//   is refused instead.
+// Malformed input gives InvalidInput, one line "SOURCE:LINE: problem".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilesched/graph.h"
+#include "tilesched/status.h"
+
+namespace tilesched::graphgen {
+
+// One `scf.for` of a module, numbered in file order from 0.
+struct TtgirLoop {
+  int index = 0;
+  int line = 0;            // the line of its `scf.for`
+  int op_count = 0;        // operations directly in its body, scf.yield left out
+  bool has_dot = false;    // a tt.dot or ttng.warp_group_dot anywhere inside
+  bool has_load = false;   // a global, cp.async or TMA load anywhere inside
+  bool innermost = false;  // no scf.for inside it
+  bool triton_schedule = false;  // an op of its body carries loop.stage
+};
+
+struct TtgirOptions {
+  std::optional<int> loop;  // which loop (TtgirLoop::index); none: the default
+  bool strict = false;      // refuse ops the importer does not know
+};
+
+struct TtgirImport {
+  Graph graph;
+  int loop = 0;                          // the index of the imported loop
+  std::vector<std::string> unknown_ops;  // distinct unknown op names, in body order
+};
+
+// Every scf.for of the text, in file order.
+StatusOr<std::vector<TtgirLoop>> list_ttgir_loops(std::string_view text, std::string_view source);
+
+// The loop imported when none is named: the first, in file order, of the
+// innermost loops that hold a dot or a load (in a *.triton-scheduled.ttgir
+// file that is the first of its three dumps, the one Triton scheduled).
+std::optional<int> default_ttgir_loop(const std::vector<TtgirLoop>& loops);
+
+// Imports one loop of the text. The graph is named `graph_name`.
+StatusOr<TtgirImport> import_ttgir_text(std::string_view text, std::string_view source,
+                                        const TtgirOptions& options, std::string graph_name);
+
+// The same from a file; the graph is named "ttgir/STEM/loopN" after the
+// file name (without directory and its last extension) and the loop index.
+StatusOr<TtgirImport> import_ttgir(const std::string& path, const TtgirOptions& options);
+
+}  // namespace tilesched::graphgen

@@ -1,0 +1,81 @@
+// The TTGIR importer's entry points (tilesched/graphgen/ttgir.h): read the
+// text, find its loops, pick one, build its graph (ttgir_body.cc).
+#include "tilesched/graphgen/ttgir.h"
+
+#include <filesystem>
+
+#include "tilesched/json_io.h"
+#include "ttgir_loop.h"
+#include "ttgir_syntax.h"
+
+namespace tilesched::graphgen {
+
+namespace {
+
+StatusOr<ttgir::Document> read_document(std::string_view text, std::string_view source) {
+  StatusOr<std::vector<ttgir::Token>> tokens = ttgir::tokenize(text, source);
+  if (!tokens.ok()) return tokens.status();
+  return ttgir::parse_document(*tokens, source);
+}
+
+}  // namespace
+
+StatusOr<std::vector<TtgirLoop>> list_ttgir_loops(std::string_view text, std::string_view source) {
+  StatusOr<ttgir::Document> doc = read_document(text, source);
+  if (!doc.ok()) return doc.status();
+  std::vector<TtgirLoop> out;
+  const std::vector<ttgir::LoopRef> loops = ttgir::find_loops(*doc);
+  for (size_t i = 0; i < loops.size(); ++i) {
+    out.push_back(ttgir::describe_loop(loops[i], static_cast<int>(i)));
+  }
+  return out;
+}
+
+std::optional<int> default_ttgir_loop(const std::vector<TtgirLoop>& loops) {
+  for (const TtgirLoop& l : loops) {
+    if (l.innermost && (l.has_dot || l.has_load)) return l.index;
+  }
+  return std::nullopt;
+}
+
+StatusOr<TtgirImport> import_ttgir_text(std::string_view text, std::string_view source,
+                                        const TtgirOptions& options, std::string graph_name) {
+  StatusOr<ttgir::Document> doc = read_document(text, source);
+  if (!doc.ok()) return doc.status();
+  const std::vector<ttgir::LoopRef> loops = ttgir::find_loops(*doc);
+  if (loops.empty()) return ttgir::error_at(source, 1, "no scf.for loop in the input");
+  std::optional<int> pick = options.loop;
+  if (!pick) {
+    std::vector<TtgirLoop> described;
+    for (size_t i = 0; i < loops.size(); ++i) {
+      described.push_back(ttgir::describe_loop(loops[i], static_cast<int>(i)));
+    }
+    pick = default_ttgir_loop(described);
+    if (!pick) {
+      return ttgir::error_at(source, loops.front().op->line,
+                             "no innermost scf.for holds a dot or a load; name one with --loop N "
+                             "(--list shows them)");
+    }
+  }
+  if (*pick < 0 || *pick >= static_cast<int>(loops.size())) {
+    return ttgir::error_at(source, 1, "--loop " + std::to_string(*pick) + ": the input has " +
+                                          std::to_string(loops.size()) + " loops (0.." +
+                                          std::to_string(loops.size() - 1) + ")");
+  }
+  StatusOr<TtgirImport> out = ttgir::build_loop_graph(*doc, loops[*pick], source, options.strict,
+                                                      std::move(graph_name));
+  if (out.ok()) out->loop = *pick;
+  return out;
+}
+
+StatusOr<TtgirImport> import_ttgir(const std::string& path, const TtgirOptions& options) {
+  StatusOr<std::string> text = read_file(path);
+  if (!text.ok()) return text.status();
+  StatusOr<TtgirImport> probe = import_ttgir_text(*text, path, options, "");
+  if (!probe.ok()) return probe.status();
+  probe->graph.name = "ttgir/" + std::filesystem::path(path).stem().string() + "/loop" +
+                      std::to_string(probe->loop);
+  return probe;
+}
+
+}  // namespace tilesched::graphgen
