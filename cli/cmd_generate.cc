@@ -59,6 +59,18 @@ StatusOr<Graph> generate_on(const std::string& target_name, const std::string& f
   return graphgen::retarget(*graph, *target);
 }
 
+// The graph the checked options name: the seed and the parameters parsed,
+// then generated on the target.
+StatusOr<Graph> generate_graph(const graphgen::Family& family, const std::string& target_name,
+                               int ops, const std::string& seed_text,
+                               const std::vector<std::string>& params) {
+  StatusOr<uint64_t> seed = parse_seed(seed_text);
+  if (!seed.ok()) return seed.status();
+  StatusOr<graphgen::ParamMap> given = graphgen::parse_params(family, params);
+  if (!given.ok()) return given.status();
+  return generate_on(target_name, std::string(family.name), ops, *seed, *given);
+}
+
 }  // namespace
 
 int run_generate(const Args& args) {
@@ -110,13 +122,8 @@ int run_generate(const Args& args) {
     return kExitOk;
   }
   if (!vm.count("ops")) return fail("generate", Status::InvalidInput("--ops is required"));
-  StatusOr<uint64_t> seed = parse_seed(seed_text);
-  if (!seed.ok()) return fail("generate", seed.status());
-  StatusOr<graphgen::ParamMap> given = graphgen::parse_params(*family, params);
-  if (!given.ok()) return fail("generate", given.status());
-  StatusOr<Graph> graph = generate_on(target_name, family_name, ops, *seed, *given);
+  StatusOr<Graph> graph = generate_graph(*family, target_name, ops, seed_text, params);
   if (!graph.ok()) return fail("generate", graph.status());
-
   if (Status s = emit(output_path(vm), write_graph_json(*graph)); !s.ok()) {
     return fail("generate", s);
   }
