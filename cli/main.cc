@@ -31,6 +31,8 @@ constexpr std::string_view kUsage =
     "                   regenerate one sweep row's graph and schedule\n"
     "  export GRAPH --dot | --resolved\n"
     "                   write the loop graph as Graphviz DOT or with its defaults resolved\n"
+    "  stages GRAPH [--max S] [--json]\n"
+    "                   II, shared memory, CTAs per SM and predicted time for num_stages 1..S\n"
     "\n"
     "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
     "schedule (verify: illegal), 2 bad usage or bad input. schedule, verify,\n"
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
   if (command == "merge") return run_merge(args);
   if (command == "replay") return run_replay(args);
   if (command == "export") return run_export(args);
+  if (command == "stages") return run_stages(args);
   std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";
   return kExitBadInput;
 }

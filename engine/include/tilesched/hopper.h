@@ -138,4 +138,69 @@ int64_t busiest_unit_cycles(const Graph& g);
 // REQUIRES: ii >= 1, ctas >= 1.
 double cycles_per_iteration(const Graph& g, int64_t ii, int64_t ctas);
 
+// ---- Predicting a Triton pipeline's time (docs/TARGETS.md, "Predicting
+// num_stages") ----
+
+// The latency of a global or TMA load, before the tile's own transfer
+// time, grows with how busy the memory system is: kIdleMemoryLatency on an
+// idle GPU (paper), queueing as latency / (1 - utilization) under load, and
+// at most kMaxLoadedMemoryLatency (the memory system holds a bounded number
+// of requests; fitted once on all shared configurations, docs/TARGETS.md).
+// Utilization is the loop's L2 traffic over what the SM's share of L2
+// bandwidth (kL2BytesPerCycle) moves in the predicted time. The target's
+// kL2Latency (an idle L2 hit) is what the schedulers see.
+inline constexpr int64_t kIdleMemoryLatency = 480;
+inline constexpr int64_t kMaxLoadedMemoryLatency = 1500;
+
+// True for the loads Triton's pipeliner moves ahead: global_load,
+// cp_async and tiled_tma_load.
+bool is_pipelined_load(const Op& op);
+
+// The loop as Triton's pipeliner lowers it at num_stages >= 2: a load whose
+// same-iteration consumers are all shared-memory writes (`ttg.local_alloc`)
+// becomes one asynchronous copy into the buffer, so the writes cost nothing
+// (latency one unit, no resources) and a TMA load is not read back from
+// shared memory (its smem triple is halved). Other ops are unchanged.
+Graph as_pipelined(const Graph& g);
+
+// Triton's stage assignment at num_stages `stages`: every pipelined load and
+// the buffer writes it feeds in stage 0, every other op in stage
+// stages - 1, then each producer lowered until no edge runs backwards
+// (an edge u -> v of distance d needs stage(u) <= stage(v) + d), which puts
+// a load's address and mask arithmetic beside it. Indexed by op id.
+// REQUIRES: stages >= 1.
+std::vector<int64_t> triton_stages(const Graph& g, int64_t stages);
+
+// Cycles one CTA needs per iteration of the loop pipelined with `stage`
+// (indexed by op id; 1 + its largest entry stages) as Triton emits it:
+// each kernel iteration first waits for what earlier iterations produced
+// for it, so a value crossing k stage boundaries must arrive within k
+// kernel iterations of its producer's start; inside an iteration ops start
+// when their same-iteration operands are ready and, when pipelined (more
+// than one stage), in issue order (older stages first, then program order).
+// Loads take `memory_latency` plus their L2 transfer time; other edges
+// their latency. At least the busiest unit's cycles.
+double cta_cycles_per_iteration(const Graph& g, const std::vector<int64_t>& stage,
+                                double memory_latency);
+
+// One num_stages of a loop, predicted.
+struct StagePrediction {
+  int64_t stages = 1;
+  int64_t smem_bytes = 0;    // predicted_smem_bytes
+  int64_t ctas_per_sm = 0;   // 0: one CTA does not fit
+  double cta_cycles = 0;     // per iteration of one CTA (cta_cycles_per_iteration)
+  double sm_cycles = 0;      // per iteration on the SM: max(cta / ctas, busiest unit)
+  double memory_latency = 0; // the loaded latency the prediction settled on
+};
+
+// The loop run by Triton at num_stages `stages` on one SM: the graph
+// as_pipelined (at 2 stages or more), Triton's stage assignment, CTAs per
+// SM from the predicted shared memory and `cta`'s registers and threads
+// (its smem_bytes is ignored), and the memory latency at the utilization
+// the prediction itself implies (a damped fixed-point iteration of a fixed
+// number of steps). sm_cycles is the time per iteration of the whole
+// kernel up to a constant (the grid's iterations over 132 SMs).
+// REQUIRES: stages >= 1.
+StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprint& cta);
+
 }  // namespace tilesched::hopper
