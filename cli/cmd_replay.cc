@@ -9,6 +9,7 @@
 #include "sweep/row.h"
 #include "tilesched/graphgen/families.h"
 #include "tilesched/json_io.h"
+#include "tilesched/limits.h"
 
 namespace po = boost::program_options;
 
@@ -67,6 +68,13 @@ StatusOr<RowRun> row_run(const sweep::ReadRow& row, const std::string& where) {
   if (const std::string& p = row[sweep::Col::kArmPolicy]; !p.empty()) {
     config.arm_policy = parse_arm_policy(p);
     if (!config.arm_policy) return Status::InvalidInput(where + ": unknown arm_policy '" + p + "'");
+  }
+  if (const std::string& cap = row[sweep::Col::kMaxStages]; !cap.empty()) {
+    const std::optional<int64_t> s = sweep::field_int(cap);
+    if (!s || *s < 0 || *s > limits::kMaxMaxDepth + 1) {
+      return Status::InvalidInput(where + ": bad max_stages field '" + cap + "'");
+    }
+    config.max_stages = *s;
   }
   return RowRun{{row[sweep::Col::kFamily], static_cast<int>(*ops), static_cast<uint64_t>(*seed)},
                 config};

@@ -30,7 +30,8 @@ std::string shell_quote(const std::string& s) {
 // The options given as text, before they are checked.
 struct SweepFlags {
   std::string families = "all", ops = "8,16,32,64", seeds = "1-5", generators = "serial,cost-based",
-              arm_policy = "first-success", shard = "1/1", out, out_alias, preset;
+              arm_policy = "first-success", shard = "1/1", max_stages = "0", out, out_alias,
+              preset;
   std::vector<std::string> graphs;
   int jobs = 1;
 };
@@ -50,6 +51,9 @@ po::options_description sweep_options(SweepFlags& f, int cpus) {
        ("comma-separated, of: " + generator_names()).c_str())
       ("arm-policy", po::value(&f.arm_policy)->default_value(f.arm_policy),
        "cost-based arm policies: first-success, best-cost, or both comma-separated")
+      ("max-stages", po::value(&f.max_stages)->default_value(f.max_stages),
+       "stage caps, same syntax (0 = none, 0,2,3): every generator configuration runs once per "
+       "cap (tilesched schedule --max-stages); a row's cap is its max_stages column")
       ("graphs", po::value(&f.graphs)->multitoken(),
        "PATH...: sweep these graphs instead of the families: loop graph JSON files, HatScheT "
        "GraphML files (resource model STEM_RM.xml or STEMRM.xml beside each), or directories "
@@ -101,7 +105,10 @@ StatusOr<sweep::SweepSpec> sweep_spec(const SweepFlags& f) {
   StatusOr<std::vector<sweep::GeneratorConfig>> gens =
       sweep::parse_generators(f.generators, f.arm_policy);
   if (!gens.ok()) return gens.status();
-  spec.generators = *gens;
+  StatusOr<std::vector<int64_t>> caps =
+      sweep::parse_int_list(f.max_stages, "--max-stages", 0, limits::kMaxMaxDepth + 1);
+  if (!caps.ok()) return caps.status();
+  spec.generators = sweep::with_stage_caps(*gens, *caps);
   StatusOr<sweep::Shard> sh = sweep::parse_shard(f.shard);
   if (!sh.ok()) return sh.status();
   spec.shard = *sh;

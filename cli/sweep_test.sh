@@ -72,7 +72,7 @@ for field in engine_git_sha compiler compiler_id compiler_version cxx_flags buil
              host cpus cpus_usable load_average date command csv_format; do
   grep -q "\"$field\"" "$work/j1.csv.json" || fail "context file lacks $field"
 done
-grep -q '"csv_format": "tilesched.sweep/3"' "$work/j1.csv.json" || fail "context: csv_format"
+grep -q '"csv_format": "tilesched.sweep/4"' "$work/j1.csv.json" || fail "context: csv_format"
 # --jobs defaults to the CPUs this process may use (what nproc counts).
 grep -q "\"jobs\": $(nproc)," "$work/j1.csv.json" || true  # --jobs 1 was given here
 expect 0 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial -q --output "$work/n.csv"
@@ -365,5 +365,37 @@ grep -q "starting over" "$work/err" || fail "--graphs: an edited file was resume
 rm "$work/hls/b/g1_RM.xml"
 expect 2 "$bin" sweep --graphs "$work/hls" --output "$work/empty/bad.csv"
 grep -q 'g1.graphml: no resource model' "$work/err" || fail "--graphs: no RM: $(cat "$work/err")"
+
+# The stage cap (--max-stages): a parameter multiplying the configurations
+# and a column; capped rows stay within their cap, keep their own keys, and
+# replay; a file without the column (version 3, like the committed
+# baseline) still compares with one that has it.
+cap_args=(--families gemm_mainloop --ops 16 --seeds 1-2 --generators cost-based,ims --jobs 2)
+expect 0 "$bin" sweep "${cap_args[@]}" --max-stages 0,1,2 --output "$work/cap.csv"
+/usr/bin/python3 - "$work/cap.csv" <<'PY' || fail "--max-stages: rows, column or caps wrong"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 12, len(rows)
+assert [r["max_stages"] for r in rows[:3]] == ["0", "1", "2"], [r["max_stages"] for r in rows[:3]]
+for r in rows:
+    cap = int(r["max_stages"])
+    assert r["verified"] == "1", r
+    assert cap == 0 or int(r["stage_count"]) <= cap, r
+assert any(int(r["stage_count"]) > 1 for r in rows if r["max_stages"] == "0")  # the cap binds
+PY
+expect 0 "$bin" replay "$work/cap.csv" --row 2 -q
+/usr/bin/python3 - "$work/cap.csv" "$work/nocap.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cols = [c for c in rows[0] if c != "max_stages"]
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.DictWriter(f, cols, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    w.writerows(r for r in rows if r["max_stages"] == "0")
+PY
+expect 0 "$bin" compare "$work/nocap.csv" "$work/cap.csv"
+grep -q "result: ok" "$work/out" || fail "compare of a file without max_stages: $(cat "$work/out")"
+grep -q "cost-based/first-success max_stages=1" "$work/out" || fail "compare: no group for the capped rows"
+expect 2 "$bin" sweep "${cap_args[@]}" --max-stages 0,x --output "$work/empty/bad.csv"
 
 finish "sweep end-to-end"

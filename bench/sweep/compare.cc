@@ -35,6 +35,9 @@ StatusOr<std::vector<Row>> load(const ReadResult& read, const std::string& file)
                                   std::to_string(at->second) + ")");
     }
     x.group_gen = r[Col::kGenerator] + (r[Col::kArmPolicy].empty() ? "" : "/" + r[Col::kArmPolicy]);
+    if (const std::string& cap = r[Col::kMaxStages]; !cap.empty() && cap != "0") {
+      x.group_gen += " max_stages=" + cap;
+    }
     x.family = r[Col::kFamily];
     x.hash = r[Col::kGraphHash];
     for (Col c : {Col::kFeasible, Col::kVerified}) {

@@ -1,11 +1,13 @@
 // The sweep's context file and resume signature (context.h).
 #include "sweep/context.h"
 
+#include <array>
 #include <sched.h>
 #include <unistd.h>
 #include <z3.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -74,7 +76,9 @@ std::string utc_now() {
 nlohmann::json sweep_signature(const SweepSpec& spec) {
   nlohmann::json gens = nlohmann::json::array();
   for (const GeneratorConfig& g : spec.generators) {
-    gens.push_back({{"generator", g.name()}, {"arm_policy", g.arm_policy_text()}});
+    nlohmann::json entry = {{"generator", g.name()}, {"arm_policy", g.arm_policy_text()}};
+    if (g.max_stages > 0) entry["max_stages"] = g.max_stages;
+    gens.push_back(entry);
   }
   nlohmann::json sig = {
       {"csv_format", std::string(kCsvFormat)},
@@ -107,15 +111,16 @@ StatusOr<std::vector<std::string>> signature_row_keys(const nlohmann::json& sig)
   try {
     std::vector<GeneratorConfig> configs;
     std::string gen_list, policy_list;
-    std::vector<std::pair<std::string, std::string>> pairs;
+    std::vector<std::array<std::string, 3>> pairs;  // generator, arm policy, cap
     for (const nlohmann::json& g : sig.at("generators")) {
-      pairs.emplace_back(g.at("generator").get<std::string>(), g.at("arm_policy").get<std::string>());
+      pairs.push_back({g.at("generator").get<std::string>(), g.at("arm_policy").get<std::string>(),
+                       std::to_string(g.value("max_stages", int64_t{0}))});
     }
     std::vector<std::string> keys;
     auto add_graph = [&](const std::string& family, const std::string& ops, const std::string& seed,
                          const std::string& graph) {
-      for (const auto& [gen, policy] : pairs) {
-        keys.push_back(RowKey{family, ops, seed, gen, policy, graph}.text());
+      for (const auto& [gen, policy, cap] : pairs) {
+        keys.push_back(RowKey{family, ops, seed, gen, policy, graph, cap}.text());
       }
     };
     if (sig.contains("graphs")) {

@@ -20,7 +20,7 @@ constexpr std::array<std::string_view, kFixedColumnCount> kColumnNames = {
     "arm_policy",  "feasible",    "ii",        "mii",        "res_mii",        "rec_mii",
     "fine_mii",    "dep_mii",     "stage_count", "verified", "optimal_ii",     "proven",
     "stages_proven", "engine_version", "failure",  "reason",    "graph_ops",  "graph",
-    "time_ns",     "wall_ns",
+    "max_stages",  "time_ns",     "wall_ns",
 };
 constexpr size_t kTimingColumns = 2;  // time_ns, wall_ns: after the statistics
 
@@ -121,6 +121,7 @@ std::string format_row(const SweepRow& r) {
   f.push_back(r.reason);
   f.push_back(std::to_string(r.graph_ops));
   f.push_back(r.graph);
+  f.push_back(std::to_string(r.max_stages));
   for (const std::optional<int64_t>& s : r.stats) f.push_back(opt_int(s));
   f.push_back(std::to_string(r.time_ns));
   f.push_back(std::to_string(r.wall_ns));
@@ -134,13 +135,14 @@ std::string RowKey::text() const {
     k += *part;
   }
   if (!graph.empty()) k += "|" + graph;
+  if (!max_stages.empty() && max_stages != "0") k += "|max_stages=" + max_stages;
   return k;
 }
 
 std::string ReadRow::key() const {
   const ReadRow& r = *this;
   return RowKey{r[Col::kFamily], r[Col::kOps], r[Col::kSeed], r[Col::kGenerator],
-                r[Col::kArmPolicy], r[Col::kGraph]}
+                r[Col::kArmPolicy], r[Col::kGraph], r[Col::kMaxStages]}
       .text();
 }
 
@@ -221,14 +223,15 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
     Reader in(source, content.data(), content.data() + content.size());
     std::array<std::string, kFixedColumnCount> names;
     for (size_t i = 0; i < kFixedColumnCount; ++i) names[i] = kColumnNames[i];
-    // Version 1 lacks stages_proven and graph, version 2 graph: those may
-    // be missing there.
-    const bool old = result.version < 3;
-    const io::ignore_column policy =
-        old ? io::ignore_extra_column | io::ignore_missing_column : io::ignore_extra_column;
+    // Version 1 lacks stages_proven, graph and max_stages, version 2 graph
+    // and max_stages, version 3 max_stages: those may be missing there. A
+    // file without a version line is version 4 when it has max_stages.
+    const io::ignore_column policy = io::ignore_extra_column | io::ignore_missing_column;
     std::apply([&](auto&... n) { in.read_header(policy, n...); }, names);
-    for (size_t i = 0; old && i < kFixedColumnCount; ++i) {
-      const bool may_lack = i == static_cast<size_t>(Col::kGraph) ||
+    if (result.version == kCsvVersion && !in.has_column("max_stages")) result.version = 3;
+    for (size_t i = 0; i < kFixedColumnCount; ++i) {
+      const bool may_lack = (i == static_cast<size_t>(Col::kMaxStages) && result.version < 4) ||
+                            (i == static_cast<size_t>(Col::kGraph) && result.version < 3) ||
                             (result.version == 1 && i == static_cast<size_t>(Col::kStagesProven));
       if (!may_lack && !in.has_column(names[i])) {
         return Status::InvalidInput(source + ": line 2: column '" + names[i] + "' is missing");

@@ -3,7 +3,7 @@
 // built on libfccp (the Fast C++ CSV Parser) that the resume, compare and
 // replay paths share.
 //
-// File layout (tilesched.sweep/3): line 1 is the header, then one row per
+// File layout (tilesched.sweep/4): line 1 is the header, then one row per
 // line; the format name is in the context file (context.h), so pandas and
 // csv.DictReader read the file with no options. Versions 1 and 2 began with
 // a "# tilesched.sweep/N" line before the header; the reader still takes
@@ -26,10 +26,12 @@
 
 namespace tilesched::sweep {
 
-inline constexpr std::string_view kCsvFormat = "tilesched.sweep/3";
-// The first line of the older versions. Version 1 lacks stages_proven and
-// graph, version 2 lacks graph; the reader takes both (an absent column
-// reads as empty fields), so older baselines and results compare.
+inline constexpr std::string_view kCsvFormat = "tilesched.sweep/4";
+inline constexpr int kCsvVersion = 4;
+// The first line of the older versions. Version 1 lacks stages_proven,
+// graph and max_stages, version 2 graph and max_stages, version 3 (no
+// version line, like 4) max_stages; the reader takes them all (an absent
+// column reads as empty fields), so older baselines and results compare.
 inline constexpr std::string_view kVersionLine1 = "# tilesched.sweep/1";
 inline constexpr std::string_view kVersionLine2 = "# tilesched.sweep/2";
 
@@ -44,10 +46,10 @@ enum class Col {
   kFamily, kOps, kEdges, kSeed, kGraphHash, kGenerator, kArmPolicy, kFeasible, kIi, kMii,
   kResMii, kRecMii, kFineMii, kDepMii, kStageCount, kVerified, kOptimalIi, kProven,
   kStagesProven,
-  kEngineVersion, kFailure, kReason, kGraphOps, kGraph,
+  kEngineVersion, kFailure, kReason, kGraphOps, kGraph, kMaxStages,
   kTimeNs, kWallNs,  // written last, after the statistics columns
 };
-inline constexpr size_t kFixedColumnCount = 26;
+inline constexpr size_t kFixedColumnCount = 27;
 std::string_view column_name(Col c);
 
 // The cost-based generator's counters as the CSV names them: "cb_" + the
@@ -64,6 +66,7 @@ std::string header_text();
 struct SweepRow {
   std::string family;      // a registry family, or "file" / "hatschet" (--graphs)
   std::string graph;       // --graphs: the file's path relative to its argument; else ""
+  int64_t max_stages = 0;  // the stage cap the generator ran under; 0: none (part of the key)
   int ops = 0;            // the requested size (part of the key)
   int graph_ops = 0;      // ops the graph has
   int edges = 0;
@@ -91,12 +94,15 @@ std::string format_row(const SweepRow& row);
 std::string hash_text(uint64_t hash);  // 16 lowercase hex digits
 
 // The key that matches rows across files (resume, merge, compare, replay):
-// family, ops, seed, generator, arm policy, and the graph file for --graphs
+// family, ops, seed, generator, arm policy, the graph file for --graphs
 // rows (empty for family rows, which keeps their keys those of versions 1
-// and 2). worklist.h makes one from a work item and a configuration.
+// and 2) and the stage cap (empty or "0" for none, which keeps the keys of
+// uncapped rows those of version 3). worklist.h makes one from a work item
+// and a configuration.
 struct RowKey {
-  std::string family, ops, seed, generator, arm_policy, graph;
-  // "family|ops|seed|generator|arm_policy", then "|graph" when there is one.
+  std::string family, ops, seed, generator, arm_policy, graph, max_stages;
+  // "family|ops|seed|generator|arm_policy", then "|graph" when there is
+  // one, then "|max_stages=S" for a cap S > 0.
   std::string text() const;
 };
 
@@ -111,7 +117,7 @@ struct ReadRow {
 };
 
 struct ReadResult {
-  int version = 3;           // the format version: 1, 2 (a '#' line first) or 3
+  int version = kCsvVersion;  // 1, 2 (a '#' line first), 3 (no max_stages column) or 4
   std::string header_line;   // the file's header, as written
   std::vector<ReadRow> rows;
   size_t dropped_bytes = 0;  // a partial last line that was cut off

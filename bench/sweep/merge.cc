@@ -26,7 +26,7 @@ StatusOr<ShardFile> read_shard(const std::string& path) {
   s.path = path;
   StatusOr<ReadResult> read = read_sweep_csv(path);
   if (!read.ok()) return read.status();
-  if (read->version != 3) {
+  if (read->version != kCsvVersion) {
     return Status::InvalidInput(path + ": a tilesched.sweep/" + std::to_string(read->version) +
                                 " file; merge takes shards of this build's format (" +
                                 std::string(kCsvFormat) + ")");

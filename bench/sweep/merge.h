@@ -8,7 +8,7 @@
 //   - a shard whose context's sweep signature (context.h) differs from the
 //     first shard's in anything but the shard: another engine revision,
 //     preset, list, generator or option; shards of different splits N;
-//   - a shard that is not a tilesched.sweep/3 CSV, or whose last line is torn;
+//   - a shard that is not a tilesched.sweep/4 CSV, or whose last line is torn;
 //   - a row key found twice (within a shard or across shards), a key the
 //     signature's sweep does not have, and a key of the sweep no shard has.
 #pragma once

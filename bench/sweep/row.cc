@@ -28,6 +28,7 @@ SweepRow base_row(const GraphKey& key, const GeneratorConfig& config) {
   r.seed = key.seed;
   r.generator = config.name();
   r.arm_policy = config.arm_policy_text();
+  r.max_stages = config.max_stages;
   r.engine_version = std::string(engine_version());
   r.stats.assign(stat_keys().size(), std::nullopt);
   return r;
@@ -105,6 +106,7 @@ ConfigRun run_config(const Graph& g, const GraphKey& key, const GeneratorConfig&
   GenerateOptions opts;
   opts.generator = config.kind;
   if (config.arm_policy) opts.cost_based.arm_policy = *config.arm_policy;
+  opts.max_stages = config.max_stages;
   const auto t0 = std::chrono::steady_clock::now();
   StatusOr<Schedule> s = generate_schedule(g, opts);
   if (!s.ok()) {

@@ -64,7 +64,7 @@ Status load_previous(const SweepOptions& opts, const nlohmann::json& signature, 
     }
     StatusOr<ReadResult> read = read_sweep_csv(partial, /*drop_partial_tail=*/true);
     if (!read.ok()) return read.status();
-    if (read->version != 3 || read->header_line + "\n" != header) {
+    if (read->version != kCsvVersion || read->header_line + "\n" != header) {
       return Status::InvalidInput(partial + ": header differs from this build's columns");
     }
     if (read->dropped_bytes > 0) {
@@ -77,7 +77,7 @@ Status load_previous(const SweepOptions& opts, const nlohmann::json& signature, 
     StatusOr<nlohmann::json> ctx = read_json(opts.out + ".json");
     if (ctx.ok() && ctx->is_object() && ctx->contains("sweep") && (*ctx)["sweep"] == signature) {
       StatusOr<ReadResult> read = read_sweep_csv(opts.out);
-      if (read.ok() && read->version == 3 && read->header_line + "\n" == header) {
+      if (read.ok() && read->version == kCsvVersion && read->header_line + "\n" == header) {
         return collect(*read, kept);
       }
     }

@@ -163,6 +163,19 @@ StatusOr<std::vector<GeneratorConfig>> parse_generators(std::string_view generat
   return out;
 }
 
+std::vector<GeneratorConfig> with_stage_caps(const std::vector<GeneratorConfig>& configs,
+                                             const std::vector<int64_t>& caps) {
+  std::vector<GeneratorConfig> out;
+  for (const GeneratorConfig& c : configs) {
+    for (int64_t cap : caps) {
+      GeneratorConfig capped = c;
+      capped.max_stages = cap;
+      out.push_back(capped);
+    }
+  }
+  return out;
+}
+
 StatusOr<Shard> parse_shard(std::string_view text) {
   const size_t slash = text.find('/');
   std::optional<int64_t> k, n;
@@ -214,7 +227,8 @@ StatusOr<GraphKey> graph_file_key(const fs::path& file, std::string name) {
 
 RowKey row_key(const GraphKey& graph, const GeneratorConfig& config) {
   return {graph.family,  std::to_string(graph.ops),     std::to_string(graph.seed),
-          config.name(), config.arm_policy_text(), graph.graph};
+          config.name(), config.arm_policy_text(), graph.graph,
+          std::to_string(config.max_stages)};
 }
 
 StatusOr<Graph> read_graph_key(const GraphKey& key) {

@@ -25,6 +25,7 @@ namespace tilesched::sweep {
 struct GeneratorConfig {
   GeneratorKind kind = GeneratorKind::kSerial;
   std::optional<ArmPolicy> arm_policy;
+  int64_t max_stages = 0;           // the stage cap (--max-stages); 0: none
   std::string name() const;         // "serial", "cost-based", ...
   std::string arm_policy_text() const;  // "" when none
   friend bool operator==(const GeneratorConfig&, const GeneratorConfig&) = default;
@@ -87,6 +88,11 @@ StatusOr<std::vector<std::string>> parse_families(std::string_view text);
 // that take one).
 StatusOr<std::vector<GeneratorConfig>> parse_generators(std::string_view generators,
                                                         std::string_view arm_policies);
+
+// Every configuration once per stage cap (0: none), caps inner:
+// [a, b] x [0, 3] = a, a cap 3, b, b cap 3.
+std::vector<GeneratorConfig> with_stage_caps(const std::vector<GeneratorConfig>& configs,
+                                             const std::vector<int64_t>& caps);
 
 // "k/N" with 1 <= k <= N.
 StatusOr<Shard> parse_shard(std::string_view text);
