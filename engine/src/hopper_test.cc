@@ -3,6 +3,9 @@
 // shape and element type.
 #include "tilesched/hopper.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "tilesched/graph_builder.h"
@@ -149,6 +152,88 @@ TEST(HopperKernel, SharedMemoryMultiBuffersAtTwoStagesAndReusesAtOne) {
   EXPECT_EQ(predicted_smem_bytes(*g, 1), 32768 + 16384);  // k is dead before v is written
   EXPECT_EQ(predicted_smem_bytes(*g, 2), 32768 + 2 * 32768);
   EXPECT_EQ(predicted_smem_bytes(*g, 4), 32768 + 4 * 32768);
+}
+
+// A pointer-load matmul step: two tiles loaded and written to shared
+// memory, one MMA accumulating across iterations, the address bumped.
+Graph matmul_step() {
+  GraphBuilder b(hopper_target(), "matmul-step");
+  const OpId p = b.op("p", "address");
+  const OpId a = b.op("a", "global_load");  // 416 L2 cycles, latency 42 units
+  const OpId aw = b.op("aw", "smem_write");
+  const OpId bl = b.op("b", "global_load");
+  const OpId bw = b.op("bw", "smem_write");
+  const OpId mma = b.op("mma", "wgmma");  // 512 tensor cycles, latency 34 units
+  b.at(aw).store_bytes = 16384;
+  b.at(bw).store_bytes = 16384;
+  b.edge(p, a, std::nullopt, 1);
+  b.edge(p, p, std::nullopt, 1);
+  b.edge(a, aw);
+  b.edge(bl, bw);
+  b.edge(aw, mma);
+  b.edge(bw, mma);
+  b.edge(mma, mma, std::nullopt, 1);
+  StatusOr<Graph> g = b.build();
+  EXPECT_TRUE(g.ok());
+  return *g;
+}
+
+TEST(HopperPrediction, PipelinedLoadsCopyStraightIntoTheirBuffers) {
+  const Graph g = matmul_step();
+  const Graph p = as_pipelined(g);
+  const OpId aw = *g.find_op("aw");
+  EXPECT_TRUE(p.ops[aw].resources.empty());  // the copy writes the buffer
+  EXPECT_EQ(p.ops[aw].latency, 1);
+  EXPECT_EQ(p.ops[aw].store_bytes, 16384);   // still a buffer
+  EXPECT_EQ(p.ops[*g.find_op("a")].resources, g.ops[*g.find_op("a")].resources);
+  EXPECT_EQ(p.ops[*g.find_op("mma")].resources, g.ops[*g.find_op("mma")].resources);
+  EXPECT_EQ(busiest_unit_cycles(g), 896);  // smem: 2 x 128 (L1) + 2 x 128 (writes) + 384 (MMA)
+  EXPECT_EQ(busiest_unit_cycles(p), 832);  // l2: 2 x 416
+}
+
+TEST(HopperPrediction, TritonsStagesPutLoadsFirstAndTheRestLast) {
+  const Graph g = matmul_step();
+  // p a aw b bw mma: loads and their writes in 0, the MMA in S - 1, the
+  // address bump one stage before the load it feeds (distance 1).
+  EXPECT_EQ(triton_stages(g, 1), (std::vector<int64_t>{0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(triton_stages(g, 2), (std::vector<int64_t>{1, 0, 0, 0, 0, 1}));
+  EXPECT_EQ(triton_stages(g, 4), (std::vector<int64_t>{1, 0, 0, 0, 0, 3}));
+}
+
+TEST(HopperPrediction, StagesHideTheLoadLatencyAtStageBoundaries) {
+  const Graph g = matmul_step();
+  const Graph p = as_pipelined(g);
+  // One stage: load (1000 + 416), write (160), MMA (544) one after another.
+  EXPECT_DOUBLE_EQ(cta_cycles_per_iteration(g, triton_stages(g, 1), 1000.0), 2120.0);
+  // Two: the copy issued after the address bump (48) arrives (1416, and the
+  // folded write's unit) before the next kernel iteration's MMA.
+  EXPECT_DOUBLE_EQ(cta_cycles_per_iteration(p, triton_stages(p, 2), 1000.0), 1480.0);
+  // Three: two kernel iterations to arrive in; then the L2 bandwidth binds.
+  EXPECT_DOUBLE_EQ(cta_cycles_per_iteration(p, triton_stages(p, 3), 1000.0), 832.0);
+}
+
+TEST(HopperPrediction, CtasShareTheSmAndTheMemoryLatencyFollowsTheLoad) {
+  const Graph g = matmul_step();
+  const CtaFootprint cta{0, 128, 256};  // 8 warps of 128 registers: 2 CTAs by registers
+  double previous = 0.0;
+  for (int64_t s = 1; s <= 4; ++s) {
+    const StagePrediction p = predict_stages(g, s, cta);
+    EXPECT_EQ(p.stages, s);
+    EXPECT_EQ(p.smem_bytes, predicted_smem_bytes(g, s));
+    EXPECT_EQ(p.ctas_per_sm, s <= 3 ? 2 : 1) << s;  // 4 x 32 KiB leave room for one
+    EXPECT_GE(p.memory_latency, static_cast<double>(kIdleMemoryLatency));
+    EXPECT_LE(p.memory_latency, static_cast<double>(kMaxLoadedMemoryLatency));
+    EXPECT_DOUBLE_EQ(p.sm_cycles, std::max(p.cta_cycles / static_cast<double>(p.ctas_per_sm),
+                                           s == 1 ? 896.0 : 832.0));
+    if (s > 1) {
+      EXPECT_LE(p.sm_cycles, previous) << s;  // deeper never predicts slower here
+    }
+    previous = p.sm_cycles;
+  }
+  EXPECT_DOUBLE_EQ(predict_stages(g, 3, cta).sm_cycles, 832.0);  // bandwidth-bound
+  EXPECT_GT(predict_stages(g, 1, cta).sm_cycles, 1.2 * 832.0);    // the load's latency shows
+  EXPECT_EQ(predict_stages(g, 8, cta).ctas_per_sm, 0);            // 8 x 32 KiB do not fit
+  EXPECT_EQ(predict_stages(g, 8, cta).sm_cycles, 0.0);
 }
 
 TEST(HopperTarget, HasEightThroughputSlotsAndTheBlocksSharedMemory) {
