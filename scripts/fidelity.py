@@ -130,7 +130,7 @@ def recommendations(args, by_kernel, measured):
         rec = pred["recommended"]
         at = [r["measured_ratio"] for r in rows if r["stages"] == rec]
         out[kernel] = {"recommended": rec, "registers": regs,
-                       "measured_ratio": min(at) if at else None,
+                       "measured_ratio": max(at) if at else None,  # the worse of WS0 / WS1
                        "curve": [(s["s"], s["relative_time"]) for s in pred["stages"]]}
     return out
 
