@@ -32,6 +32,7 @@ int run_compare(const Args& args);
 int run_merge(const Args& args);
 int run_replay(const Args& args);
 int run_export(const Args& args);
+int run_explain(const Args& args);
 int run_stages(const Args& args);
 
 // Parses `args` against `visible` plus positional `positional`. On a usage
