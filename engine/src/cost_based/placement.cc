@@ -12,8 +12,12 @@ namespace {
 constexpr int64_t kNeverForced = INT64_MIN;
 }  // namespace
 
-Placement::Placement(const Context& ctx)
-    : ctx_(ctx), rrt_(ctx.g.target), constraints_(ctx), pressure_(ctx) {
+Placement::Placement(const Context& ctx, DistanceMatrix* closure)
+    : ctx_(ctx),
+      dist_(closure != nullptr ? *closure : own_dist_),
+      rrt_(ctx.g.target),
+      constraints_(ctx),
+      pressure_(ctx) {
   const int n = ctx.g.op_count();
   asap_.assign(n, 0);
   start_.assign(n, 0);
@@ -28,7 +32,8 @@ Placement::Placement(const Context& ctx)
 
 bool Placement::reset(int64_t ii) {
   ii_ = ii;
-  if (!dist_.build(ctx_.g, ctx_.adj, ii)) return false;
+  const bool built = dist_.valid() && dist_.ii() == ii && dist_.size() == ctx_.g.op_count();
+  if (!built && !dist_.build(ctx_.g, ctx_.adj, ii)) return false;
   const int n = ctx_.g.op_count();
   const size_t un = static_cast<size_t>(n);
   dist_t_.resize(un * un);

@@ -34,11 +34,17 @@ struct Window {
 
 class Placement {
  public:
-  explicit Placement(const Context& ctx);
+  // With `closure`, the placement reads the distance closure there (the
+  // generator's II screen builds it, ii_screen.h) instead of keeping its
+  // own. REQUIRES: `closure` outlives the placement.
+  explicit Placement(const Context& ctx, DistanceMatrix* closure = nullptr);
+  Placement(const Placement&) = delete;
+  Placement& operator=(const Placement&) = delete;
 
   // Starts an attempt at `ii`: empty table, nothing placed, dead marks and
   // surcharges kept (they are the intermediate state the ladder clears).
-  // Returns false when the distance closure finds a positive cycle.
+  // The closure is built unless it already holds `ii`. Returns false when
+  // it finds a positive cycle.
   bool reset(int64_t ii);
   // Unseats every op (same II, same closure); the ladder's next rung.
   void clear_seats();
@@ -125,7 +131,8 @@ class Placement {
 
   const Context& ctx_;
   int64_t ii_ = 0;
-  DistanceMatrix dist_;
+  DistanceMatrix own_dist_;
+  DistanceMatrix& dist_;  // own_dist_ or the generator's
   ModuloRrt rrt_;
   std::vector<int64_t> asap_;
   std::vector<int64_t> start_;
