@@ -86,6 +86,13 @@ void IiScreen::build_subgraph(const Graph& g, const Components& comps) {
 }
 
 IiScreen::Verdict IiScreen::check(int64_t ii) {
+  if (dormant()) return Verdict::kAdmit;
+  const Verdict v = test(ii);
+  admitted_in_row_ = v == Verdict::kAdmit ? admitted_in_row_ + 1 : 0;
+  return v;
+}
+
+IiScreen::Verdict IiScreen::test(int64_t ii) {
   DistanceMatrix* d = shared_;
   bool built = false;
   if (d != nullptr) {
@@ -131,25 +138,32 @@ bool IiScreen::group_overloaded(const DistanceMatrix& d, int64_t ii, size_t firs
     for (size_t k = first; k < last; ++k) {
       const Claim& c = claims_[k];
       // Same component: both paths exist. Rows [D[r][v], -D[v][r] + d).
-      const int64_t begin = d.at(ref, c.node);
-      const int64_t end = -d.at(c.node, ref) + c.duration;
-      if (end - begin < ii) items_.push_back({begin, end, c.units * c.duration});
+      const int64_t span = -d.at(c.node, ref) + c.duration - d.at(ref, c.node);
+      if (span >= ii) continue;  // it may hold any row
+      // Rows are modulo II: the item from its first row in [0, II), and
+      // again one lap later, so that an arc across row 0 finds it too.
+      const int64_t begin = (d.at(ref, c.node) % ii + ii) % ii;
+      items_.push_back({begin, begin + span, c.units * c.duration});
+      items_.push_back({begin + ii, begin + ii + span, c.units * c.duration});
     }
-    if (items_.size() < 2) continue;
+    if (items_.size() < 4) continue;
     work += static_cast<int64_t>(items_.size() * items_.size());
     if (arc_overloaded(ii, capacity)) return true;
   }
   return false;
 }
 
-// Every arc [a, b) with a an item's begin and b an item's end, shorter than
-// the II: the energy of the items inside it against capacity * (b - a).
+// Every arc [a, b) with a an item's first row (in [0, II)) and b an item's
+// end, shorter than the II: the energy of the items inside it against
+// capacity * (b - a). An arc shorter than the II holds at most one of an
+// item's two laps.
 bool IiScreen::arc_overloaded(int64_t ii, int64_t capacity) {
   std::sort(items_.begin(), items_.end(), [](const Item& x, const Item& y) {
     return x.end != y.end ? x.end < y.end : x.begin < y.begin;
   });
   for (const Item& from : items_) {
     const int64_t a = from.begin;
+    if (a >= ii) continue;  // the same arcs as one lap earlier
     int64_t energy = 0;
     for (const Item& it : items_) {
       if (it.end - a >= ii) break;  // sorted by end: every later arc is too long

@@ -10,10 +10,10 @@
 //     op v is tied to a reference op r: s_v - s_r lies in
 //     [D[r][v], -D[v][r]]. An op that holds a slot for d cycles with
 //     occupancy o from its start then occupies, relative to s_r, only rows
-//     of [D[r][v], -D[v][r] + d). If every op of a set lies inside one arc
-//     [a, b) shorter than the II, the b - a modulo rows of the arc are
-//     distinct and hold at most capacity * (b - a) units, so the set's
-//     total o * d must not exceed that. Each claimant of a slot serves as a
+//     of [D[r][v], -D[v][r] + d), taken modulo II. If every op of a set
+//     lies inside one cyclic arc [a, b) of rows shorter than the II, the
+//     b - a rows of the arc are distinct and hold at most capacity * (b - a)
+//     units, so the set's total o * d must not exceed that. Each claimant of a slot serves as a
 //     reference in turn (the windows are relative to it); per reference,
 //     every arc from an item's start to an item's end is checked by one
 //     sweep over the items sorted by end: O(m^2) for m claimants.
@@ -24,7 +24,12 @@
 // budget of about 4 * ops^2 sweep steps per II (then the II is admitted),
 // and a screen without a caller's closure builds its own only over the
 // components that hold two claimants of one slot, up to kOwnClosureOps ops.
-// Both bounds are counts, so the screen's verdicts are deterministic.
+// The screen also goes dormant (admits without testing) once kPatience
+// IIs in a row passed it: the IIs it rejects come before the first few it
+// admits when the search walks one way (upward from the lower bound, or
+// downward in the cost-based descent, which rearms it), and a graph it
+// cannot help should not pay for it at every II. Every bound is a count,
+// so the screen's verdicts are deterministic.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +51,8 @@ class IiScreen {
 
   // The largest set of components a screen closes on its own.
   static constexpr int kOwnClosureOps = 256;
+  // Admitted IIs in a row after which the screen goes dormant.
+  static constexpr int kPatience = 4;
 
   // With `shared`, the screen builds the whole graph's closure there at each
   // II it checks, for the generator to reuse (DistanceMatrix::ii() tells
@@ -55,8 +62,12 @@ class IiScreen {
   IiScreen(const Graph& g, const Adjacency& adj, DistanceMatrix* shared = nullptr);
 
   // The verdict at `ii` (REQUIRES: 1 <= ii <= limits::kMaxII). Counted in
-  // rejected() unless kAdmit.
+  // rejected() unless kAdmit. A dormant screen admits at once and builds
+  // no closure.
   Verdict check(int64_t ii);
+  // Wakes a dormant screen (before the search turns around).
+  void rearm() { admitted_in_row_ = 0; }
+  bool dormant() const { return admitted_in_row_ >= kPatience; }
 
   // IIs rejected so far, all tests together and by test.
   int64_t rejected() const { return by_cycle_ + by_overload_; }
@@ -80,6 +91,7 @@ class IiScreen {
     int64_t energy = 0;
   };
 
+  Verdict test(int64_t ii);
   void find_claims(const Graph& g, const Components& comps, const std::vector<int>& node_of);
   void build_subgraph(const Graph& g, const Components& comps);
   bool overloaded(const DistanceMatrix& d, int64_t ii);
@@ -100,6 +112,7 @@ class IiScreen {
   DistanceMatrix own_;
   std::vector<Item> items_;        // scratch, reused
   int64_t budget_ = 0;             // sweep steps per II
+  int admitted_in_row_ = 0;
   int64_t by_cycle_ = 0;
   int64_t by_overload_ = 0;
 };

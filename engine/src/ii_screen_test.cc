@@ -71,6 +71,22 @@ TEST(IiScreen, PooledSlotCountsUnits) {
   for (int64_t ii = 2; ii <= 6; ++ii) EXPECT_EQ(s.check(ii), IiScreen::Verdict::kSlotOverload);
 }
 
+TEST(IiScreen, GoesDormantAfterAdmittingInARowUntilRearmed) {
+  const Graph g = tight_pair();
+  const Adjacency adj = Adjacency::build(g);
+  DistanceMatrix shared;
+  IiScreen s(g, adj, &shared);
+  for (int64_t ii = 5; ii < 5 + IiScreen::kPatience; ++ii) {
+    EXPECT_FALSE(s.dormant());
+    EXPECT_EQ(s.check(ii), IiScreen::Verdict::kAdmit);
+  }
+  EXPECT_TRUE(s.dormant());
+  EXPECT_EQ(s.check(4), IiScreen::Verdict::kAdmit);  // dormant: not tested
+  EXPECT_EQ(shared.ii(), 4 + IiScreen::kPatience);    // and no closure built
+  s.rearm();
+  EXPECT_EQ(s.check(4), IiScreen::Verdict::kSlotOverload);
+}
+
 // ------------------------------------------------------ against brute force
 
 Graph random_tiny(uint64_t seed) {
@@ -89,7 +105,7 @@ Graph random_tiny(uint64_t seed) {
     op.resources = {{slot, 1 + static_cast<int64_t>(rng.below(3)), units}};
     g.ops.push_back(op);
   }
-  const int m = n + static_cast<int>(rng.below(3));
+  const int m = 2 * n + static_cast<int>(rng.below(3));
   for (int e = 0; e < m; ++e) {
     int a = static_cast<int>(rng.below(n)), b = static_cast<int>(rng.below(n));
     int64_t dist = static_cast<int64_t>(rng.below(3));
@@ -135,15 +151,19 @@ bool brute_force_feasible(const Graph& g, int64_t ii, int64_t reach) {
 
 TEST(IiScreen, NeverRejectsAnIiBruteForceSchedules) {
   int rejected = 0, overloads = 0, feasible = 0;
-  for (uint64_t seed = 1; seed <= 150; ++seed) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
     const Graph g = random_tiny(seed);
     const Adjacency adj = Adjacency::build(g);
     DistanceMatrix shared;
     IiScreen with_closure(g, adj, &shared);
     IiScreen own(g, adj);
     for (int64_t ii = 1; ii <= 7; ++ii) {
+      with_closure.rearm();
+      own.rearm();
       const IiScreen::Verdict v = with_closure.check(ii);
-      if (v != IiScreen::Verdict::kCycle) EXPECT_EQ(own.check(ii), v) << "seed " << seed;
+      if (v != IiScreen::Verdict::kCycle) {
+        EXPECT_EQ(own.check(ii), v) << "seed " << seed;
+      }
       const bool exists = brute_force_feasible(g, ii, 14);
       feasible += exists;
       if (exists) {
@@ -176,10 +196,12 @@ TEST(IiScreen, AdmitsEveryIiTheOracleFindsFeasible) {
     IiScreen screen(g, adj, &shared);
     for (const IiAttempt& a : r->attempts) {
       if (a.outcome != IiOutcome::kFeasible) continue;
+      screen.rearm();
       EXPECT_EQ(screen.check(a.ii), IiScreen::Verdict::kAdmit) << "seed " << seed;
       ++checked;
     }
     if (r->schedule.feasible) {
+      screen.rearm();
       EXPECT_EQ(screen.check(r->schedule.ii), IiScreen::Verdict::kAdmit) << "seed " << seed;
       ++checked;
     }

@@ -7,9 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../test_graphs.h"
 #include "cost.h"
 #include "driver.h"
+#include "registers.h"
 #include "tilesched/json_io.h"
 #include "tilesched/mii.h"
 #include "tilesched/serial.h"
@@ -540,7 +543,9 @@ TEST(CostEvaluators, CostVectorIsLexicographic) {
 }
 
 // Windows from the incremental bounds equal windows recomputed from the
-// placed ops, through commits, evictions (any order) and journaled trials.
+// placed ops, through commits, evictions (any order), undoing the last
+// seat (with the undo trail on in half the rounds) and journaled trials;
+// the register rows the placement keeps equal a walk over the placed ops.
 TEST(Placement, IncrementalBoundsMatchARecomputation) {
   SplitMix64 rng(3);
   for (int round = 0; round < 150; ++round) {
@@ -553,8 +558,16 @@ TEST(Placement, IncrementalBoundsMatchARecomputation) {
       if (x < y) b.edge(x, y, rng.uniform(0, 6));
       if (x > y) b.edge(x, y, rng.uniform(0, 6), rng.uniform(1, 2));
     }
-    WorkedAtII w(40, Build(b));  // II 40 is above any recurrence here
+    Graph g = Build(b);
+    for (Op& op : g.ops) op.registers = rng.uniform(0, 3) * 8;
+    WorkedAtII w(40, std::move(g));  // II 40 is above any recurrence here
+    w.p->set_undo_trail(round % 2 == 0);
+    std::vector<OpId> seats;  // outside trials, in order
     auto check = [&] {
+      for (int64_t row = 0; row < 40; ++row) {
+        ASSERT_EQ(register_pressure(*w.p, row), register_pressure_by_walk(*w.p, row))
+            << "round " << round << " row " << row;
+      }
       for (OpId v = 0; v < n; ++v) {
         int64_t lo = 0, hi = kUnbounded;
         for (OpId u = 0; u < n; ++u) lo = std::max(lo, u != v && w.p->dist().has_path(u, v)
@@ -571,8 +584,12 @@ TEST(Placement, IncrementalBoundsMatchARecomputation) {
     };
     for (int step = 0; step < 60; ++step) {
       const OpId v = static_cast<OpId>(rng.uniform(0, n - 1));
-      if (w.p->placed(v) && rng.chance_per_mille(400)) {
+      if (!seats.empty() && rng.chance_per_mille(250)) {
+        w.p->unplace(seats.back());  // the last seat: the undo trail's path
+        seats.pop_back();
+      } else if (w.p->placed(v) && rng.chance_per_mille(400)) {
         w.p->unplace(v);  // any order: the eviction path
+        seats.erase(std::find(seats.begin(), seats.end(), v));
       } else if (rng.chance_per_mille(300)) {
         w.p->begin_trial();  // a journaled trial, unwound in reverse
         std::vector<OpId> seated;
@@ -587,6 +604,7 @@ TEST(Placement, IncrementalBoundsMatchARecomputation) {
         w.p->end_trial();
       } else if (!w.p->placed(v)) {
         w.p->place(v, rng.uniform(0, 80));  // generic ops hold no slot
+        seats.push_back(v);
       }
       // Not after every step: ops left dirty by an eviction must also meet
       // a trial (whose windows recompute them) and stay right after it.

@@ -179,6 +179,7 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
 int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
                            bool& serial_fallback) {
   int misses = 0;  // IIs whose search ran out of budget
+  screen_.rearm();
   for (int64_t ii = found - 1; ii >= lower; --ii) {
     // An II the screen rejects would fail the search below; skipping it
     // costs no miss, so the descent reaches at least the IIs it did without.

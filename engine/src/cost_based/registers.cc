@@ -18,6 +18,10 @@ int64_t live_end(const Placement& p, OpId u) {
 }
 
 int64_t register_pressure(const Placement& p, int64_t row) {
+  return p.register_rows().at(row);  // kept by the placement as seats change
+}
+
+int64_t register_pressure_by_walk(const Placement& p, int64_t row) {
   const int64_t ii = p.ii();
   int64_t total = 0;
   for (OpId u : p.placed_ops()) {
