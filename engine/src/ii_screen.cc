@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <string>
 
 namespace tilesched {
 
@@ -16,6 +17,7 @@ IiScreen::IiScreen(const Graph& g, const Adjacency& adj, DistanceMatrix* shared)
   if (shared_ != nullptr) {
     std::vector<int> node_of(static_cast<size_t>(g.op_count()));
     for (OpId v = 0; v < g.op_count(); ++v) node_of[v] = v;
+    op_of_node_ = node_of;
     find_claims(g, comps, node_of);
   } else {
     build_subgraph(g, comps);
@@ -66,6 +68,7 @@ void IiScreen::build_subgraph(const Graph& g, const Components& comps) {
   for (OpId v = 0; v < g.op_count(); ++v) {
     if (!keep_comp[comps.component[v]]) continue;
     node_of[v] = sub_.op_count();
+    op_of_node_.push_back(v);
     sub_.ops.push_back(g.ops[v]);
   }
   if (sub_.op_count() == 0 || sub_.op_count() > kOwnClosureOps) {
@@ -89,7 +92,32 @@ IiScreen::Verdict IiScreen::check(int64_t ii) {
   if (dormant()) return Verdict::kAdmit;
   const Verdict v = test(ii);
   admitted_in_row_ = v == Verdict::kAdmit ? admitted_in_row_ + 1 : 0;
+  if (v != Verdict::kAdmit) note(ii, v);
   return v;
+}
+
+void IiScreen::note(int64_t ii, Verdict v) {
+  if (lines_.size() >= kLinesKept) return;
+  std::string why = "II " + std::to_string(ii) + ": the II screen: ";
+  if (v == Verdict::kCycle) {
+    why += "a dependence cycle is longer than " + std::to_string(ii) + " cycles per iteration";
+  } else {
+    const Slot& slot = g_.target.slot(over_slot_);
+    why += "slot " + std::to_string(over_slot_) + " " + slot.name + " (capacity " +
+           std::to_string(slot.capacity) + ") must hold " + std::to_string(over_energy_) +
+           " units in " + std::to_string(over_rows_) + " rows, given the distances to op '" +
+           g_.ops[over_ref_].name + "'";
+  }
+  lines_.push_back(std::move(why));
+}
+
+std::vector<std::string> IiScreen::lines() const {
+  std::vector<std::string> out = lines_;
+  if (rejected() > static_cast<int64_t>(lines_.size())) {
+    out.push_back("... and " + std::to_string(rejected() - static_cast<int64_t>(lines_.size())) +
+                  " more IIs the II screen rejected");
+  }
+  return out;
 }
 
 IiScreen::Verdict IiScreen::test(int64_t ii) {
@@ -148,7 +176,11 @@ bool IiScreen::group_overloaded(const DistanceMatrix& d, int64_t ii, size_t firs
     }
     if (items_.size() < 4) continue;
     work += static_cast<int64_t>(items_.size() * items_.size());
-    if (arc_overloaded(ii, capacity)) return true;
+    if (arc_overloaded(ii, capacity)) {
+      over_slot_ = claims_[first].slot;
+      over_ref_ = op_of_node_[ref];
+      return true;
+    }
   }
   return false;
 }
@@ -169,7 +201,11 @@ bool IiScreen::arc_overloaded(int64_t ii, int64_t capacity) {
       if (it.end - a >= ii) break;  // sorted by end: every later arc is too long
       if (it.begin < a) continue;
       energy += it.energy;
-      if (energy > capacity * (it.end - a)) return true;
+      if (energy > capacity * (it.end - a)) {
+        over_energy_ = energy;
+        over_rows_ = it.end - a;
+        return true;
+      }
     }
   }
   return false;

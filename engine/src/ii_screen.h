@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "distance.h"
@@ -69,6 +70,11 @@ class IiScreen {
   void rearm() { admitted_in_row_ = 0; }
   bool dormant() const { return admitted_in_row_ >= kPatience; }
 
+  // One line per II rejected ("II 27: the II screen: ..."), the first
+  // kLinesKept of them, then one saying how many more.
+  std::vector<std::string> lines() const;
+  static constexpr size_t kLinesKept = 16;
+
   // IIs rejected so far, all tests together and by test.
   int64_t rejected() const { return by_cycle_ + by_overload_; }
   int64_t rejected_by_cycle() const { return by_cycle_; }
@@ -100,6 +106,7 @@ class IiScreen {
   bool group_overloaded(const DistanceMatrix& d, int64_t ii, size_t first, size_t last,
                         int64_t& work);
   bool arc_overloaded(int64_t ii, int64_t capacity);
+  void note(int64_t ii, Verdict v);
 
   const Graph& g_;
   const Adjacency& adj_;
@@ -111,6 +118,12 @@ class IiScreen {
   bool own_closure_ = false;       // sub_ is closed by own_
   DistanceMatrix own_;
   std::vector<Item> items_;        // scratch, reused
+  // The overload last found: its slot, reference op, energy and rows.
+  int over_slot_ = 0;
+  OpId over_ref_ = 0;
+  int64_t over_energy_ = 0, over_rows_ = 0;
+  std::vector<OpId> op_of_node_;   // closure index -> op id
+  std::vector<std::string> lines_;
   int64_t budget_ = 0;             // sweep steps per II
   int admitted_in_row_ = 0;
   int64_t by_cycle_ = 0;

@@ -361,15 +361,21 @@ TEST(CostBased, ForceSerialKeepsTheSerialSchedule) {
 TEST(CostBased, InfeasibleBelowTheCapIsReportedWithDiagnostics) {
   const Graph g = Example("attention_forward.loop.json");
   CostBasedOptions opts;
-  opts.ii_cap = 30;  // the optimum is 34
+  opts.ii_cap = 33;  // the optimum is 34
   const CostBasedResult r = generate_cost_based(g, opts);
   EXPECT_FALSE(r.schedule.feasible);
   EXPECT_EQ(r.schedule.failure, FailureReason::kIiCapReached);
-  ASSERT_GE(r.schedule.diagnostics.size(), 2u);
-  EXPECT_EQ(r.schedule.diagnostics[1].rfind("II 27: op '", 0), 0u)
-      << r.schedule.diagnostics[1];
-  EXPECT_NE(r.schedule.diagnostics[1].find("global row 0x"), std::string::npos);
-  EXPECT_EQ(r.stats.ii_tried, 4);
+  // IIs 27 to 30 the II screen rejects (qk and pv on one slot), each with
+  // its line; 31 to 33 the ladder tries, and says why each op found no seat.
+  const std::vector<std::string>& d = r.schedule.diagnostics;
+  ASSERT_GE(d.size(), 6u);
+  EXPECT_EQ(d[1].rfind("II 27: the II screen: slot 11 tc_and_mma (capacity 1) must hold", 0), 0u)
+      << d[1];
+  EXPECT_EQ(d[4].rfind("II 30: the II screen: ", 0), 0u) << d[4];
+  EXPECT_EQ(d[5].rfind("II 31: op '", 0), 0u) << d[5];
+  EXPECT_NE(d[5].find("global row 0x"), std::string::npos);
+  EXPECT_EQ(r.stats.ii_screened, 4);
+  EXPECT_EQ(r.stats.ii_tried, 3);
 }
 
 // --- beyond the seeds: backtracking rung, descent, policy fallback --------
@@ -456,7 +462,7 @@ TEST(PolicyFallback, KeepsBestCostFromGivingUpAnIiFirstSuccessPlaces) {
 
 TEST(Backtracking, ASearchThatTriedEverySeatSaysSo) {
   CostBasedOptions opts;
-  opts.ii_cap = 30;  // the optimum is 34
+  opts.ii_cap = 33;  // the optimum is 34; the II screen rejects 27 to 30
   const CostBasedResult r = generate_cost_based(Example("attention_forward.loop.json"), opts);
   ASSERT_FALSE(r.schedule.feasible);
   bool said = false;

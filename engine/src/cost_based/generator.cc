@@ -215,6 +215,7 @@ Schedule Generator::publish(const IiSearchResult& r, const std::vector<int64_t>&
   publish_search(ctx_.g, range, r, seats, nullptr, s);
   if (s.feasible && serial_fallback) s.flags.push_back("serial_fallback");
   if (refinement_.truncated()) s.flags.push_back("budget_truncated");
+  for (std::string& n : screen_.lines()) s.diagnostics.push_back(std::move(n));
   for (std::string& n : notes_.lines()) s.diagnostics.push_back(std::move(n));
   s.stats = stats_fields(stats_);
   s.stats.emplace_back("refinement_status", refinement_.status());

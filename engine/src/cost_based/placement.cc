@@ -264,16 +264,24 @@ void Placement::unplace(OpId v) {
 // On a seat, v is already marked placed: its producers' live ends see it.
 // On an unseat, v is still marked placed: its own range comes off as it was
 // added, and its producers' ranges are recomputed without it.
+// A producer's live end only moves when v's read (start + distance * II)
+// is past it (a seat) or is what set it (an unseat).
 void Placement::update_live_ranges(OpId v, int sign) {
   if (sign < 0) add_live_range(v, -1);
   for (int q = ctx_.adj.in_begin[v]; q < ctx_.adj.in_begin[v + 1]; ++q) {
     const Edge& e = ctx_.g.edges[ctx_.adj.in_edges[q]];
     const OpId u = e.from;
     if (e.kind != EdgeKind::kData || u == v || !placed(u) || ctx_.regs[u] == 0) continue;
+    const int64_t read = start_[v] + e.distance * ii_;
+    if (sign > 0 ? read <= live_end_[u] : read != live_end_[u]) continue;
     add_live_range(u, -1);
-    if (sign < 0) placed_[v] = 0;
-    live_end_[u] = live_end(*this, u);
-    if (sign < 0) placed_[v] = 1;
+    if (sign > 0) {
+      live_end_[u] = read;
+    } else {
+      placed_[v] = 0;
+      live_end_[u] = live_end(*this, u);
+      placed_[v] = 1;
+    }
     add_live_range(u, +1);
   }
   if (sign > 0 && ctx_.regs[v] != 0) {

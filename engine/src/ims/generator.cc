@@ -115,6 +115,7 @@ Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
     stats_.serial_fallback = fallback && serial_.feasible ? 1 : 0;
     publish_search(g_, range, r, attempt_.starts(), fallback ? &serial_ : nullptr, s);
     for (std::string& d : diagnostics_) s.diagnostics.push_back(std::move(d));
+    for (std::string& d : screen.lines()) s.diagnostics.push_back(std::move(d));
   }
   s.stats = fields(stats_);
   s.time_ns = elapsed_ns(t0);

@@ -137,6 +137,7 @@ Schedule Generator::run(Clock::time_point t0) {
   publish_search(g_, range, r, placer_->starts(), fallback ? &serial_ : nullptr, s);
   if (r.end == IiSearchEnd::kFound) s.diagnostics.push_back(describe_order(g_, order_, r.ii));
   for (std::string& n : notes_) s.diagnostics.push_back(std::move(n));
+  for (std::string& n : screen.lines()) s.diagnostics.push_back(std::move(n));
   if (failed_ > kFailuresShown) {
     s.diagnostics.push_back("... and " + std::to_string(failed_ - kFailuresShown) +
                             " more failed IIs");
