@@ -209,17 +209,30 @@ void Placement::place(OpId v, int64_t t) {
   const int group = ctx_.group_of[v];
   if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
   pressure_.add_bank(v, t, +1);
-  update_live_ranges(v, +1);
   if (trial_depth_ > 0) {  // window() folds trial seats in; nothing else to update
     in_trial_[v] = 1;
     trial_ops_.push_back(v);
     return;
   }
+  update_live_ranges(v, +1);  // not for trial seats: no one reads the rows in a trial
   const size_t n = static_cast<size_t>(ctx_.g.op_count());
   const std::span<const int64_t> row = dist_.row(v);  // D[v][*]
   const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+  const std::span<const OpId> touched = related(v);
+  if (!trail_on_ && touched.size() * 4 > n) {
+    // Most ops are related: a straight scan of the row and column beats
+    // gathering them through the list (the same ops, in the same order).
+    for (size_t u = 0; u < n; ++u) {
+      if (u == static_cast<size_t>(v) || dep_dirty_[u] ||
+          (row[u] == DistanceMatrix::kNoPath && col[u] == DistanceMatrix::kNoPath)) {
+        continue;
+      }
+      fold(dep_[u], row[u], col[u], t);
+    }
+    return;
+  }
   if (trail_on_) marks_.push_back({v, trail_.size()});
-  for (OpId u : related(v)) {
+  for (OpId u : touched) {
     if (trail_on_) trail_.push_back({u, dep_dirty_[u] != 0, dep_[u]});
     if (!dep_dirty_[u]) fold(dep_[u], row[u], col[u], t);
   }
@@ -230,7 +243,7 @@ void Placement::unplace(OpId v) {
   const int64_t t = start_[v];
   rrt_.release(ctx_.nodes[v], t);
   pressure_.add_bank(v, t, -1);
-  update_live_ranges(v, -1);
+  if (!in_trial_[v]) update_live_ranges(v, -1);
   placed_[v] = 0;
   const int pos = placed_pos_[v];
   placed_list_[pos] = placed_list_.back();

@@ -7,6 +7,7 @@
 // marks the retry arm reads and Rau's forced starts (seeds 004/001).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -124,8 +125,12 @@ class Placement {
   const Pressure& pressure() const { return pressure_; }
 
   // Registers live in each modulo row (registers.h reads it): every placed
-  // op with registers, from its start to its live end.
-  const RegisterRows& register_rows() const { return register_rows_; }
+  // op with registers, from its start to its live end. Trial seats are left
+  // out (the permute and fuse arms never read it), so REQUIRES: no trial open.
+  const RegisterRows& register_rows() const {
+    assert(trial_depth_ == 0);
+    return register_rows_;
+  }
 
   // Snapshot overlay (retry arm).
   bool dead(OpId v) const { return dead_[v] != 0; }
