@@ -6,8 +6,6 @@
 #include <iterator>
 #include <span>
 
-#include "registers.h"
-
 namespace tilesched::cost_based {
 
 namespace {
@@ -274,6 +272,17 @@ void Placement::unplace(OpId v) {
   for (OpId u : related(v)) dep_dirty_[u] = 1;
 }
 
+int64_t Placement::live_end(OpId u) const {
+  int64_t end = start_[u] + std::max<int64_t>(1, ctx_.g.ops[u].latency);
+  for (int q = ctx_.adj.out_begin[u]; q < ctx_.adj.out_begin[u + 1]; ++q) {
+    const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[q]];
+    if (e.kind == EdgeKind::kData && placed(e.to)) {
+      end = std::max(end, start_[e.to] + e.distance * ii_);
+    }
+  }
+  return end;
+}
+
 // On a seat, v is already marked placed: its producers' live ends see it.
 // On an unseat, v is still marked placed: its own range comes off as it was
 // added, and its producers' ranges are recomputed without it.
@@ -292,13 +301,13 @@ void Placement::update_live_ranges(OpId v, int sign) {
       live_end_[u] = read;
     } else {
       placed_[v] = 0;
-      live_end_[u] = live_end(*this, u);
+      live_end_[u] = live_end(u);
       placed_[v] = 1;
     }
     add_live_range(u, +1);
   }
   if (sign > 0 && ctx_.regs[v] != 0) {
-    live_end_[v] = live_end(*this, v);
+    live_end_[v] = live_end(v);
     add_live_range(v, +1);
   }
 }

@@ -124,6 +124,9 @@ class Placement {
   Pressure& pressure() { return pressure_; }
   const Pressure& pressure() const { return pressure_; }
 
+  // End of u's value's live range: start + latency, or its latest placed
+  // data consumer's start (plus distance * II). REQUIRES: u is placed.
+  int64_t live_end(OpId u) const;
   // Registers live in each modulo row (registers.h reads it): every placed
   // op with registers, from its start to its live end. Trial seats are left
   // out (the permute and fuse arms never read it), so REQUIRES: no trial open.
