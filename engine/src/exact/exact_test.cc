@@ -15,7 +15,7 @@
 #include "../search.h"
 #include "../test_files.h"
 #include "../test_graphs.h"
-#include "model.h"
+#include "problem.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/ims.h"
 #include "tilesched/sms.h"
@@ -37,8 +37,9 @@ Target test_target(int64_t smem = 1 << 20) {
                               {"smem", PoolKind::kStorage, smem, 0, false}});
 }
 
-Schedule Exact(const Graph& g, int64_t limit_ms = 20'000) {
+Schedule ExactWith(const Graph& g, ExactBackend backend, int64_t limit_ms) {
   ExactOptions opts;
+  opts.backend = backend;
   opts.time_limit_ms = limit_ms;
   StatusOr<ExactResult> r = generate_exact(g, opts);
   EXPECT_TRUE(r.ok()) << r.status().message();
@@ -49,6 +50,22 @@ Schedule Exact(const Graph& g, int64_t limit_ms = 20'000) {
     for (const Violation& v : report.violations) ADD_FAILURE() << g.name << ": " << v.message;
   }
   return s;
+}
+
+// The SAT backend's schedule, with the SMT backend's beside it: both
+// verified, and every figure either proves agrees with the other's.
+Schedule Exact(const Graph& g, int64_t limit_ms = 20'000) {
+  const Schedule sat = ExactWith(g, ExactBackend::kSat, limit_ms);
+  const Schedule smt = ExactWith(g, ExactBackend::kSmt, limit_ms);
+  if (sat.proven_optimal && smt.proven_optimal) {
+    EXPECT_EQ(sat.ii, smt.ii) << g.name;
+    if (sat.stages_proven && smt.stages_proven) {
+      EXPECT_EQ(sat.stage_count, smt.stage_count) << g.name;
+    }
+  }
+  if (sat.proven_optimal) EXPECT_LE(sat.ii, smt.ii) << g.name;
+  if (smt.proven_optimal) EXPECT_LE(smt.ii, sat.ii) << g.name;
+  return sat;
 }
 
 void ExpectProvenOptimum(const Graph& g, int64_t ii, int64_t mii) {
@@ -196,6 +213,7 @@ TEST(Exact, StoresOverTheStoragePoolFailAtOnceAsStorageBudget) {
 TEST(Exact, ChecksAreCutAtTheirOwnLimitWithoutZ3sTimeout) {
   const Graph g = Example("attention_forward.loop.json");
   ExactOptions opts;
+  opts.backend = ExactBackend::kSmt;
   opts.per_check_limit_ms = 1;
   opts.time_limit_ms = 60'000;
   StatusOr<ExactResult> r = generate_exact(g, opts);
@@ -359,12 +377,16 @@ TEST(Exact, StartsFromTheBestHeuristicWhateverTheBudget) {
     const Graph g = Example(std::filesystem::path(file).filename().string());
     ExactOptions starved;
     starved.descent_rlimit = 1;
-    for (int64_t limit : {int64_t{0}, int64_t{20'000}}) {
-      starved.time_limit_ms = limit;
-      StatusOr<ExactResult> r = generate_exact(g, starved);
-      ASSERT_TRUE(r.ok()) << r.status().message();
-      EXPECT_TRUE(verify_schedule(g, r->schedule).legal());
-      ExpectNoWorseThanEveryHeuristic(g, r->schedule, limit > 0);
+    starved.descent_conflicts = 1;
+    for (ExactBackend backend : {ExactBackend::kSat, ExactBackend::kSmt}) {
+      starved.backend = backend;
+      for (int64_t limit : {int64_t{0}, int64_t{20'000}}) {
+        starved.time_limit_ms = limit;
+        StatusOr<ExactResult> r = generate_exact(g, starved);
+        ASSERT_TRUE(r.ok()) << r.status().message();
+        EXPECT_TRUE(verify_schedule(g, r->schedule).legal());
+        ExpectNoWorseThanEveryHeuristic(g, r->schedule, limit > 0);
+      }
     }
   }
 }
