@@ -24,7 +24,8 @@
 // usage: exact_bench [TIME_LIMIT_SECONDS] [SEEDS_PER_SIZE] [GROUPS] [HLS_DIR]
 //   environment: TILESCHED_EXACT_BENCH_DUMP=DIR also writes every graph to
 //   DIR/NAME.loop.json; TILESCHED_EXACT_BACKEND=sat|smt picks the oracle's
-//   backend (default: the oracle's default, sat)
+//   backend (default: the oracle's default, sat); TILESCHED_SAT_ENCODING=
+//   time|rowstage forces the SAT backend's encoding (default: auto)
 //   GROUPS: comma-separated group names, or "all" (the default)
 //   HLS_DIR: defaults to the CMake cache variable TILESCHED_HLS_DIR
 // e.g. exact_bench 10 6 structured,hls
@@ -147,6 +148,11 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
   opts.time_limit_ms = limit_ms;
   if (const char* b = std::getenv("TILESCHED_EXACT_BACKEND")) {
     if (const auto backend = tilesched::parse_exact_backend(b)) opts.backend = *backend;
+  }
+  if (const char* e = std::getenv("TILESCHED_SAT_ENCODING")) {  // time, rowstage
+    const std::string enc = e;
+    if (enc == "time") opts.sat_encoding = tilesched::SatEncoding::kTimeIndexed;
+    if (enc == "rowstage") opts.sat_encoding = tilesched::SatEncoding::kRowStage;
   }
   const auto t0 = std::chrono::steady_clock::now();
   tilesched::StatusOr<tilesched::ExactResult> r = tilesched::generate_exact(g, opts);

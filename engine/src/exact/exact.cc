@@ -260,7 +260,7 @@ class Oracle {
 exact_internal::Backend& Oracle::backend() {
   if (!backend_) {
     backend_ = opts_.backend == ExactBackend::kSmt ? exact_internal::make_smt_backend(opts_.random_seed)
-                                                   : exact_internal::make_sat_backend();
+                                                   : exact_internal::make_sat_backend(opts_.sat_encoding);
   }
   return *backend_;
 }

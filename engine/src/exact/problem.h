@@ -96,6 +96,6 @@ class Backend {
 };
 
 std::unique_ptr<Backend> make_smt_backend(unsigned random_seed);
-std::unique_ptr<Backend> make_sat_backend();
+std::unique_ptr<Backend> make_sat_backend(SatEncoding encoding);
 
 }  // namespace tilesched::exact_internal
