@@ -25,7 +25,8 @@
 //   environment: TILESCHED_EXACT_BENCH_DUMP=DIR also writes every graph to
 //   DIR/NAME.loop.json; TILESCHED_EXACT_BACKEND=sat|smt picks the oracle's
 //   backend (default: the oracle's default, sat); TILESCHED_SAT_ENCODING=
-//   time|rowstage forces the SAT backend's encoding (default: auto)
+//   time|rowstage picks the SAT backend's encoding (default: rowstage);
+//   TILESCHED_DESCENT_CONFLICTS=N its stage descent's budget
 //   GROUPS: comma-separated group names, or "all" (the default)
 //   HLS_DIR: defaults to the CMake cache variable TILESCHED_HLS_DIR
 // e.g. exact_bench 10 6 structured,hls
@@ -154,6 +155,7 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
     if (enc == "time") opts.sat_encoding = tilesched::SatEncoding::kTimeIndexed;
     if (enc == "rowstage") opts.sat_encoding = tilesched::SatEncoding::kRowStage;
   }
+  if (const char* c = std::getenv("TILESCHED_DESCENT_CONFLICTS")) opts.descent_conflicts = std::atoll(c);
   const auto t0 = std::chrono::steady_clock::now();
   tilesched::StatusOr<tilesched::ExactResult> r = tilesched::generate_exact(g, opts);
   const double seconds =

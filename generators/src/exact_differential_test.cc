@@ -33,6 +33,17 @@
 namespace tilesched {
 namespace {
 
+// The oracle's configurations under test: the SAT backend with each of its
+// encodings, and the SMT backend.
+struct Backend {
+  const char* name;
+  ExactBackend backend;
+  SatEncoding encoding;
+};
+constexpr Backend kBackends[] = {{"sat time-indexed", ExactBackend::kSat, SatEncoding::kTimeIndexed},
+                                 {"sat row/stage", ExactBackend::kSat, SatEncoding::kRowStage},
+                                 {"smt", ExactBackend::kSmt, SatEncoding::kRowStage}};
+
 // MII <= exact <= cost-based <= serial (where serial is legal), the
 // verifier on every exact schedule, on small random layered graphs.
 TEST(ExactDifferential, RandomLayeredGraphs) {
@@ -48,10 +59,11 @@ TEST(ExactDifferential, RandomLayeredGraphs) {
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(p.ops) + " ops");
     ++graphs;
     std::optional<int64_t> proven_ii;
-    for (ExactBackend backend : {ExactBackend::kSat, ExactBackend::kSmt}) {
-      SCOPED_TRACE(std::string(exact_backend_name(backend)));
+    for (const Backend& backend : kBackends) {
+      SCOPED_TRACE(backend.name);
       ExactOptions opts;
-      opts.backend = backend;
+      opts.backend = backend.backend;
+      opts.sat_encoding = backend.encoding;
       opts.time_limit_ms = 5'000;
       StatusOr<ExactResult> r = generate_exact(*g, opts);
       ASSERT_TRUE(r.ok()) << r.status().message();
@@ -91,12 +103,14 @@ TEST(ExactDifferential, RandomLayeredGraphs) {
       }
       // Both backends prove the same optimum.
       if (s.proven_optimal) {
-        if (proven_ii) EXPECT_EQ(*proven_ii, s.ii);
+        if (proven_ii) {
+          EXPECT_EQ(*proven_ii, s.ii);
+        }
         proven_ii = s.ii;
       }
     }
   }
-  EXPECT_EQ(proven, 2 * graphs) << "small graphs should all be proven within the limit";
+  EXPECT_EQ(proven, 3 * graphs) << "small graphs should all be proven within the limit";
   std::cout << graphs << " graphs: " << proven << " proven, " << above_mii
             << " with the optimum above the MII, " << below_heuristic
             << " below the cost-based II\n";
@@ -159,10 +173,11 @@ TEST(ExactDifferential, TinyGraphsAgainstBruteForce) {
        seed < TILESCHED_EXACT_FIRST_SEED + 2 * TILESCHED_EXACT_GRAPHS; ++seed) {
     const Graph g = TinyGraph(seed);
     SCOPED_TRACE(write_graph_json(g));
-    for (ExactBackend backend : {ExactBackend::kSat, ExactBackend::kSmt}) {
-      SCOPED_TRACE(std::string(exact_backend_name(backend)));
+    for (const Backend& backend : kBackends) {
+      SCOPED_TRACE(backend.name);
       ExactOptions opts;
-      opts.backend = backend;
+      opts.backend = backend.backend;
+      opts.sat_encoding = backend.encoding;
       opts.time_limit_ms = 5'000;
       StatusOr<ExactResult> r = generate_exact(g, opts);
       ASSERT_TRUE(r.ok()) << r.status().message();

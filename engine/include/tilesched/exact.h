@@ -30,14 +30,14 @@ std::string_view exact_backend_name(ExactBackend b);
 // "sat" or "smt"; nullopt for anything else.
 std::optional<ExactBackend> parse_exact_backend(std::string_view name);
 
-// The SAT backend's CNF (docs/EXACT.md): time-indexed (a literal per op and
-// cycle of its window), row/stage (literals for the row and the stage
-// apart), or auto: time-indexed while its windows are small.
-enum class SatEncoding { kAuto, kTimeIndexed, kRowStage };
+// The SAT backend's CNF (docs/EXACT.md): row/stage (order literals for
+// each op's row and stage apart, the default: its size grows with II + K
+// per op) or time-indexed (one per op and cycle of its window, II * K).
+enum class SatEncoding { kRowStage, kTimeIndexed };
 
 struct ExactOptions {
   ExactBackend backend = ExactBackend::kSat;
-  SatEncoding sat_encoding = SatEncoding::kAuto;
+  SatEncoding sat_encoding = SatEncoding::kRowStage;
   // Wall-clock budget for the whole oracle, heuristic run included, in
   // milliseconds. 0 gives the solver no time: the heuristic schedule with
   // the MII as its lower bound (proven only when the two meet).

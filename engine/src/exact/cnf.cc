@@ -15,7 +15,10 @@ constexpr int64_t kInfinity = int64_t{1} << 62;
 
 }  // namespace
 
-Cnf::Cnf(CaDiCaL::Solver& solver) : solver_(solver) { clause({kTrue}); }
+Cnf::Cnf(CaDiCaL::Solver& solver) : solver_(solver) {
+  solver_.set("quiet", 1);  // no "c ..." lines on stdout
+  clause({kTrue});
+}
 
 template <class Lits>
 void Cnf::add(const Lits& lits) {

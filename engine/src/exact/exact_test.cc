@@ -37,9 +37,11 @@ Target test_target(int64_t smem = 1 << 20) {
                               {"smem", PoolKind::kStorage, smem, 0, false}});
 }
 
-Schedule ExactWith(const Graph& g, ExactBackend backend, int64_t limit_ms) {
+Schedule ExactWith(const Graph& g, ExactBackend backend, int64_t limit_ms,
+                   SatEncoding encoding = SatEncoding::kRowStage) {
   ExactOptions opts;
   opts.backend = backend;
+  opts.sat_encoding = encoding;
   opts.time_limit_ms = limit_ms;
   StatusOr<ExactResult> r = generate_exact(g, opts);
   EXPECT_TRUE(r.ok()) << r.status().message();
@@ -52,19 +54,33 @@ Schedule ExactWith(const Graph& g, ExactBackend backend, int64_t limit_ms) {
   return s;
 }
 
-// The SAT backend's schedule, with the SMT backend's beside it: both
-// verified, and every figure either proves agrees with the other's.
-Schedule Exact(const Graph& g, int64_t limit_ms = 20'000) {
-  const Schedule sat = ExactWith(g, ExactBackend::kSat, limit_ms);
-  const Schedule smt = ExactWith(g, ExactBackend::kSmt, limit_ms);
-  if (sat.proven_optimal && smt.proven_optimal) {
-    EXPECT_EQ(sat.ii, smt.ii) << g.name;
-    if (sat.stages_proven && smt.stages_proven) {
-      EXPECT_EQ(sat.stage_count, smt.stage_count) << g.name;
+// Where both prove a figure, the two schedules agree on it.
+void ExpectAgree(const Graph& g, const Schedule& a, const Schedule& b) {
+  if (a.proven_optimal && b.proven_optimal) {
+    EXPECT_EQ(a.ii, b.ii) << g.name;
+    if (a.stages_proven && b.stages_proven) {
+      EXPECT_EQ(a.stage_count, b.stage_count) << g.name;
     }
   }
-  if (sat.proven_optimal) EXPECT_LE(sat.ii, smt.ii) << g.name;
-  if (smt.proven_optimal) EXPECT_LE(smt.ii, sat.ii) << g.name;
+  if (a.proven_optimal) {
+    EXPECT_LE(a.ii, b.ii) << g.name;
+  }
+  if (b.proven_optimal) {
+    EXPECT_LE(b.ii, a.ii) << g.name;
+  }
+}
+
+// The SAT backend's schedule (its default, row/stage encoding), with its
+// time-indexed encoding's and the SMT backend's beside it: all verified, and every
+// figure two of them prove agrees.
+Schedule Exact(const Graph& g, int64_t limit_ms = 20'000) {
+  const Schedule sat = ExactWith(g, ExactBackend::kSat, limit_ms);
+  const Schedule time_indexed =
+      ExactWith(g, ExactBackend::kSat, limit_ms, SatEncoding::kTimeIndexed);
+  const Schedule smt = ExactWith(g, ExactBackend::kSmt, limit_ms);
+  ExpectAgree(g, sat, smt);
+  ExpectAgree(g, time_indexed, smt);
+  ExpectAgree(g, sat, time_indexed);
   return sat;
 }
 
