@@ -31,7 +31,15 @@ void Cnf::add(const Lits& lits) {
     solver_.add(l);
     any = true;
   }
-  if (!any) solver_.add(kFalse);  // the empty clause: with the unit kTrue, unsat
+  if (!any) {
+    // The empty clause: the CNF is unsat. Recorded here rather than given
+    // to CaDiCaL 1.5.3, which printed "found falsified original clause"
+    // for it and still answered satisfiable in a model of ours
+    // (fuzz-found: long.ExactDifferential.TinyGraphsAgainstBruteForce,
+    // seed 1004, a leader group across an ASAP stage boundary).
+    inconsistent_ = true;
+    return;
+  }
   solver_.add(0);
   ++clauses_;
 }

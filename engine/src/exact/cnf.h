@@ -28,6 +28,9 @@ class Cnf {
   static constexpr int kFalse = -1;
 
   int new_var() { return ++vars_; }
+  // Whether some clause became empty (all its literals constant false):
+  // the CNF is unsat whatever the solver says.
+  bool inconsistent() const { return inconsistent_; }
   int vars() const { return vars_; }
   int64_t clauses() const { return clauses_; }
 
@@ -58,6 +61,7 @@ class Cnf {
   CaDiCaL::Solver& solver_;
   int vars_ = 1;
   int64_t clauses_ = 0;
+  bool inconsistent_ = false;
   // The BDD under construction: its terms, their suffix sums, and the
   // nodes made so far per level.
   std::vector<Term> terms_;

@@ -120,9 +120,10 @@ void SatModel::add_resources() {
 }
 
 Answer SatModel::check(int64_t stages, Clock::time_point until, int64_t units) {
-  if (empty_) return Answer::kUnsat;
+  if (empty_ || cnf_.inconsistent()) return Answer::kUnsat;
   if (Clock::now() >= until) return Answer::kUnknown;
   if (stages < k_ && !assume_stages(stages)) return Answer::kUnsat;
+  if (cnf_.inconsistent()) return Answer::kUnsat;
   if (units > 0) solver_.limit("conflicts", static_cast<int>(std::min<int64_t>(units, INT_MAX)));
   until_.until = until;
   const int r = solver_.solve();
