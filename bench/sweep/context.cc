@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <z3.h>
 
+#include <cadical.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -59,6 +61,9 @@ std::string cpu_model() {
 // The Z3 library the process runs with (the exact oracle's), not the one
 // it was compiled against.
 std::string z3_version() { return Z3_get_full_version(); }
+
+// CaDiCaL's version (the oracle's default SAT backend), linked statically.
+std::string cadical_version() { return CaDiCaL::Solver::version(); }
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -175,6 +180,7 @@ nlohmann::json machine_context() {
       {"build_type", TILESCHED_BUILD_TYPE},
       {"cxx_flags", TILESCHED_CXX_FLAGS},
       {"z3_version", z3_version()},
+      {"cadical_version", cadical_version()},
       {"host", host},
       {"cpus", std::thread::hardware_concurrency()},
       {"cpus_usable", usable_cpus()},

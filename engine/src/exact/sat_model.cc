@@ -47,12 +47,17 @@ const std::vector<int>& SatModel::rows(OpId v) {
   return rows_[v];
 }
 
-// o(v, q) for a partial arc of `arc` rows from v's start row: implied by
-// every row literal whose arc covers q.
 std::vector<int> SatModel::occupancy(OpId v, int64_t arc) {
   for (const auto& [p, lits] : occupancy_[v]) {
     if (p == arc) return lits;
   }
+  std::vector<int> o = make_occupancy(v, arc);
+  occupancy_[v].emplace_back(arc, o);
+  return o;
+}
+
+// Implied by every row literal whose arc covers q.
+std::vector<int> SatModel::make_occupancy(OpId v, int64_t arc) {
   const std::vector<int>& m = rows(v);
   std::vector<int> o(ii_, Cnf::kFalse);
   for (int64_t r = 0; r < ii_; ++r) {
@@ -63,7 +68,6 @@ std::vector<int> SatModel::occupancy(OpId v, int64_t arc) {
       cnf_.clause({-m[r], q});
     }
   }
-  occupancy_[v].emplace_back(arc, o);
   return o;
 }
 

@@ -52,6 +52,10 @@ class SatModel : public IiProblem {
  protected:
   // The row literals of op v: one per row, kFalse where v cannot start.
   virtual std::vector<int> make_rows(OpId v) = 0;
+  // o(v, q) per row q: forced true when row q lies on the arc of `arc`
+  // rows from v's start row (0 < arc < II). By default implied by the row
+  // literals (II * arc clauses).
+  virtual std::vector<int> make_occupancy(OpId v, int64_t arc);
   // Assumes every stage at most `stages` (< K) for the next solve; false
   // when no start of some op meets it (unsat without a solve).
   virtual bool assume_stages(int64_t stages) = 0;

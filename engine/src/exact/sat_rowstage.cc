@@ -26,6 +26,7 @@ class RowStageModel : public SatModel {
 
  private:
   std::vector<int> make_rows(OpId v) override;
+  std::vector<int> make_occupancy(OpId v, int64_t arc) override;
   bool assume_stages(int64_t stages) override;
   int rle(OpId v, int64_t r) const;  // [r_v <= r]
   int kle(OpId v, int64_t k) const;  // [k_v <= k]
@@ -196,6 +197,24 @@ std::vector<int> RowStageModel::make_rows(OpId v) {
     cnf_.clause({-rle(v, r), rle(v, r - 1), m[r]});
   }
   return m;
+}
+
+// Row q lies on v's arc exactly when r_v is in [q - arc + 1, q], cyclically:
+// one or two clauses over the order literals per row (the row literals
+// would take `arc` per row).
+std::vector<int> RowStageModel::make_occupancy(OpId v, int64_t arc) {
+  std::vector<int> o(ii_);
+  for (int64_t q = 0; q < ii_; ++q) {
+    o[q] = cnf_.new_var();
+    const int64_t first = q - arc + 1;
+    if (first >= 0) {
+      cnf_.clause({-rle(v, q), rle(v, first - 1), o[q]});
+    } else {  // [0, q] and [first + II, II - 1]
+      cnf_.clause({-rle(v, q), o[q]});
+      cnf_.clause({rle(v, first + ii_ - 1), o[q]});
+    }
+  }
+  return o;
 }
 
 // L4 for data edge e out of v: copies_v >= j when s_w - s_v >= T_j =
