@@ -31,11 +31,14 @@ constexpr std::string_view kUsage =
     "                   regenerate one sweep row's graph and schedule\n"
     "  export GRAPH --dot | --resolved\n"
     "                   write the loop graph as Graphviz DOT or with its defaults resolved\n"
+    "  explain GRAPH [SCHEDULE] [--json]\n"
+    "                   why the II is not lower: the MII bound that binds, or a core\n"
+    "                   of ops, edges and slots infeasible below it\n"
     "\n"
     "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
     "schedule (verify: illegal), 2 bad usage or bad input. schedule, verify,\n"
-    "generate, import, export and replay take -o/--output FILE (- for standard\n"
-    "output), - for an input file to read standard input, and -q/--quiet.\n";
+    "generate, import, export, explain and replay take -o/--output FILE (- for\n"
+    "standard output), - for an input file to read standard input, and -q/--quiet.\n";
 
 }  // namespace
 
@@ -65,6 +68,7 @@ int main(int argc, char** argv) {
   if (command == "merge") return run_merge(args);
   if (command == "replay") return run_replay(args);
   if (command == "export") return run_export(args);
+  if (command == "explain") return run_explain(args);
   std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";
   return kExitBadInput;
 }

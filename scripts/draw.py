@@ -3,12 +3,16 @@
 
 usage: /usr/bin/python3 scripts/draw.py GRAPH.loop.json SCHEDULE.json --out DIR
                                         [--format svg|png] [--tilesched BIN]
+                                        [--explain EXPLAIN.json]
 
 Writes NAME.gantt, NAME.mrt and NAME.steady (NAME: the graph file's name
 without .loop.json) in the chosen format (default svg):
   gantt   one iteration: ops against cycles, coloured by stage, one lane per
           agent when the schedule's ops carry "agent", dependence edges as
-          arrows, the critical recurrence's edges in red
+          arrows, the critical recurrence's edges in red; with --explain
+          (`tilesched explain GRAPH SCHEDULE --json`, docs/EXPLAIN.md) what
+          keeps the II from being lower instead: its ops outlined in red,
+          its edges in red, its slots and pools named in the legend
   mrt     the modulo reservation table: II rows, one column per slot or rate
           pool some op uses, each cell's occupancy against its capacity,
           cells at capacity marked
@@ -108,6 +112,41 @@ def load_schedule(path, g):
             "mii": (s.get("mii") or {}).get("max")}
 
 
+def load_explanation(path, g, s):
+    """The tilesched.explain/1 document of the same graph and II."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            why = json.load(f)
+    except OSError as e:
+        die(f"{path}: {e.strerror}")
+    except ValueError as e:
+        die(f"{path}: invalid JSON: {e}")
+    if not isinstance(why, dict) or why.get("format") != "tilesched.explain/1":
+        die(f"{path}: $.format: not a tilesched.explain/1 document")
+    if why.get("graph") != g.get("name", "graph"):
+        die(f"{path}: $.graph: the explanation is of graph {json.dumps(why.get('graph'))}, "
+            f"not of {json.dumps(g.get('name', 'graph'))}")
+    if why.get("ii") != s["ii"]:
+        die(f"{path}: $.ii: the explanation is of II {why.get('ii')}, the schedule's is {s['ii']}")
+    ops = set()
+    for k, name in enumerate(why.get("ops", [])):
+        if name not in g["index"]:
+            die(f"{path}: $.ops[{k}]: not an op of the graph")
+        ops.add(g["index"][name])
+    edges = set()
+    for k, e in enumerate(why.get("edges", [])):
+        i = e.get("index") if isinstance(e, dict) else None
+        if not isinstance(i, int) or not 0 <= i < len(g["edges"]):
+            die(f"{path}: $.edges[{k}].index: not an edge of the graph")
+        edges.add(i)
+    label = f"why not II {s['ii'] - 1}: {why.get('verdict')}"
+    if why.get("bound"):
+        label += f" ({why['bound']} bound)"
+    if why.get("resources"):
+        label += "; " + ", ".join(why["resources"])
+    return {"ops": ops, "edges": edges, "label": label, "summary": why.get("summary", "")}
+
+
 def critical_recurrence(g, ii):
     """The dependence cycle with the least slack at II, slack = II*sum(delta) -
     sum(lambda) (the cycle the schedule meets most tightly; it binds the II
@@ -194,7 +233,7 @@ def title_line(g, s):
     return f"{g['name']}{gen}: II {s['ii']}{mii}, {s['stage_count']} stage(s), {len(g['ops'])} ops"
 
 
-def draw_gantt(plt, patches, g, s, critical):
+def draw_gantt(plt, patches, g, s, critical, why=None):
     ops, edges, ii = g["ops"], g["edges"], s["ii"]
     n = len(ops)
     agents = s["agent"]
@@ -205,7 +244,7 @@ def draw_gantt(plt, patches, g, s, critical):
         first.setdefault(lane_of[v], len(first))
     order = sorted(range(n), key=lambda v: (first[lane_of[v]], s["start"][v], v))
     row = {v: r for r, v in enumerate(order)}
-    crit = set(critical[0]) if critical else set()
+    crit = why["edges"] if why else set(critical[0]) if critical else set()
     end = max(s["start"][v] + bar_width(ops[v]["latency"]) for v in range(n))
     for e in edges:
         u, v = g["index"][e["from"]], g["index"][e["to"]]
@@ -222,6 +261,13 @@ def draw_gantt(plt, patches, g, s, critical):
                     va="center", ha="left", fontsize=8, style="italic")
     add_bars(ax, [(s["start"][v], bar_width(ops[v]["latency"]), row[v],
                    stage_color(plt, s["stage"][v])) for v in range(n)], 0.6, 0.5)
+    if why and why["ops"]:
+        from matplotlib.collections import PolyCollection
+        verts = [[(x, y - 0.34), (x + w, y - 0.34), (x + w, y + 0.34), (x, y + 0.34)]
+                 for x, w, y in ((s["start"][v], bar_width(ops[v]["latency"]), row[v])
+                                 for v in sorted(why["ops"]))]
+        ax.add_collection(PolyCollection(verts, facecolors="none", edgecolors="red",
+                                         linewidths=1.8, zorder=4))
     from matplotlib.collections import LineCollection
     plain, styles, ticks = [], [], {False: ([], []), True: ([], [])}
     for k, e in enumerate(edges):
@@ -256,7 +302,9 @@ def draw_gantt(plt, patches, g, s, critical):
                for k in range(min(s["stage_count"], 10))]
     handles.append(plt.Line2D([], [], color="0.55", lw=0.8, label="edge (dashed: loop-carried, "
                               "ends at start + distance x II)"))
-    if critical:
+    if why:
+        handles.append(plt.Line2D([], [], color="red", lw=1.6, label=why["label"]))
+    elif critical:
         lam, dist = critical[1], critical[2]
         ratio = f"{lam}/{dist}" if dist else f"{lam}/0"
         handles.append(plt.Line2D([], [], color="red", lw=1.6,
@@ -265,7 +313,7 @@ def draw_gantt(plt, patches, g, s, critical):
     axes_inches = fig.get_figheight() * (fig.subplotpars.top - fig.subplotpars.bottom)
     ax.legend(handles=handles, fontsize=7, loc="upper center", frameon=False, ncol=2,
               bbox_to_anchor=(0.5, -0.45 / axes_inches))  # below the x label
-    note = "" if critical else (" (no recurrence)" if n <= MAX_CRITICAL_OPS
+    note = "" if critical or why else (" (no recurrence)" if n <= MAX_CRITICAL_OPS
                                 else f" (recurrence search skipped above {MAX_CRITICAL_OPS} ops)")
     ax.set_title("One iteration: " + title_line(g, s) + note)
     return fig
@@ -400,6 +448,8 @@ def main():
     ap.add_argument("--out", required=True, help="directory for the pictures")
     ap.add_argument("--format", choices=["svg", "png"], default="svg")
     ap.add_argument("--tilesched", help="the tilesched binary (default: see the usage text)")
+    ap.add_argument("--explain", help="a tilesched.explain/1 document of the same graph and II, "
+                    "drawn instead of the critical recurrence")
     args = ap.parse_args()
     try:
         import matplotlib
@@ -420,15 +470,18 @@ def main():
             break
     os.makedirs(args.out, exist_ok=True)
     written = []
-    critical = critical_recurrence(g, s["ii"])
-    for kind, fig in (("gantt", draw_gantt(plt, patches, g, s, critical)),
+    why = load_explanation(args.explain, g, s) if args.explain else None
+    critical = None if why else critical_recurrence(g, s["ii"])
+    for kind, fig in (("gantt", draw_gantt(plt, patches, g, s, critical, why)),
                       ("mrt", draw_mrt(plt, g, s)),
                       ("steady", draw_steady(plt, patches, g, s))):
         save(fig, args.out, f"{name}.{kind}", args.format, written)
         plt.close(fig)
     for path in written:
         print(path)
-    if critical:
+    if why:
+        print(f"{name}: {why['label']}: {why['summary']}")
+    elif critical:
         ring, lam, dist = critical
         names = [g["edges"][k]["from"] for k in ring] + [g["edges"][ring[0]]["from"]]
         print(f"{name}: critical recurrence {' -> '.join(names)} (latency {lam}, distance "

@@ -135,10 +135,20 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
   } else {
     sel = {opts.generator, "requested"};
   }
-  StatusOr<Schedule> s = opts.max_stages > 0
-                             ? entry(sel.chosen).run(with_stage_cap(g, opts.max_stages), opts)
-                             : entry(sel.chosen).run(g, opts);
+  const Graph capped = opts.max_stages > 0 ? with_stage_cap(g, opts.max_stages) : Graph{};
+  const Graph& run_on = opts.max_stages > 0 ? capped : g;
+  StatusOr<Schedule> s = entry(sel.chosen).run(run_on, opts);
   if (!s.ok()) return s.status();
+  if (opts.generator == GeneratorKind::kAuto && sel.chosen == GeneratorKind::kSerial &&
+      !g.attrs.force_serial_execution && s->failure == FailureReason::kDependenceCycle) {
+    // Seed 001: when the walk cannot order the ops, "the caller falls back
+    // to a stronger strategy"; the cost-based generator seats the ops of a
+    // zero-latency cycle in one cycle.
+    sel = {GeneratorKind::kCostBased,
+           sel.reason + "; the serial walk cannot order a zero-distance cycle, so cost-based"};
+    s = entry(sel.chosen).run(run_on, opts);
+    if (!s.ok()) return s.status();
+  }
   if (opts.max_stages > 0) s->options.emplace_back("max_stages", std::to_string(opts.max_stages));
   Schedule out = materialized(g, std::move(*s));
   out.selection = std::move(sel.reason);

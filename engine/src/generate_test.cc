@@ -201,6 +201,59 @@ TEST(Generate, ExactGeneratorRuns) {
   EXPECT_TRUE(s->proven_optimal);
 }
 
+// a <-> b with latency 0 both ways: a and b start in the same cycle. On
+// two slots every generator schedules it (auto through cost-based, since
+// the serial walk cannot order the cycle); on one singleton slot no II is
+// legal and every generator, the oracle included, says so at once.
+Graph ZeroLatencyPair(bool share_slot) {
+  GraphBuilder b(make_generic_target("t", {{"x", 1, false}, {"y", 1, false}}, {}));
+  const OpId a = b.generic("a", 2, {{1, 1, 1}});
+  const OpId c = b.generic("b", 2, {{share_slot ? 1 : 2, 1, 1}});
+  b.edge(a, c, 0);
+  b.edge(c, a, 0);
+  return std::move(b.build()).value();
+}
+
+TEST(Generate, ZeroLatencyCycleIsScheduledByEveryGeneratorButSerial) {
+  const Graph g = ZeroLatencyPair(false);
+  for (GeneratorKind k : all_generators()) {
+    GenerateOptions opts;
+    opts.generator = k;
+    StatusOr<Schedule> s = generate_schedule(g, opts);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    if (k == GeneratorKind::kSerial) {
+      EXPECT_EQ(s->failure, FailureReason::kDependenceCycle);
+      continue;
+    }
+    ASSERT_TRUE(s->feasible) << generator_name(k);
+    EXPECT_EQ(s->start[0], s->start[1]) << generator_name(k);
+    EXPECT_TRUE(verify_schedule(g, *s).legal()) << generator_name(k);
+    if (k == GeneratorKind::kAuto) {
+      EXPECT_EQ(s->generator, "cost-based");
+      EXPECT_NE(s->selection.find("cannot order a zero-distance cycle"), std::string::npos)
+          << s->selection;
+    }
+  }
+}
+
+TEST(Generate, ZeroLatencyCycleOnOneSingletonSlotIsInfeasibleForEveryGenerator) {
+  const Graph g = ZeroLatencyPair(true);
+  for (GeneratorKind k : all_generators()) {
+    GenerateOptions opts;
+    opts.generator = k;
+    StatusOr<Schedule> s = generate_schedule(g, opts);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_FALSE(s->feasible) << generator_name(k);
+    EXPECT_EQ(s->failure, FailureReason::kDependenceCycle) << generator_name(k);
+    if (k == GeneratorKind::kSerial) continue;
+    bool named = false;
+    for (const std::string& d : s->diagnostics) {
+      named |= d.find("ops a and b start in the same cycle") != std::string::npos;
+    }
+    EXPECT_TRUE(named) << generator_name(k);
+  }
+}
+
 TEST(Generate, GeneratorNamesRoundTrip) {
   for (GeneratorKind k : {GeneratorKind::kAuto, GeneratorKind::kSerial,
                           GeneratorKind::kCostBased, GeneratorKind::kExact}) {

@@ -3,6 +3,7 @@
 #include "graph_algo.h"
 
 #include <algorithm>
+#include <string>
 
 namespace tilesched {
 
@@ -204,6 +205,68 @@ int64_t exclusive_holds_bound(const Graph& g) {
   int64_t bound = 1;
   for (int64_t s : sum) bound = std::max(bound, s);
   return bound;
+}
+
+
+namespace {
+
+// One slot's or rate pool's load at a component's common start.
+struct SharedLoad {
+  int64_t units = 0;
+  std::vector<OpId> holders;
+};
+
+std::string forced_conflict_message(const Graph& g, const SharedLoad& load,
+                                    const std::string& what, int64_t capacity) {
+  std::string ops;
+  for (size_t i = 0; i < load.holders.size(); ++i) {
+    ops += (i == 0 ? "" : i + 1 == load.holders.size() ? " and " : ", ") +
+           g.ops[load.holders[i]].name;
+  }
+  return "ops " + ops + " start in the same cycle at every II (a zero-latency " +
+         "zero-distance cycle) and there hold " + std::to_string(load.units) + " units of " +
+         what + " (capacity " + std::to_string(capacity) + "): no II can schedule them";
+}
+
+}  // namespace
+
+std::optional<std::string> forced_together_conflict(const Graph& g, const Adjacency& adj) {
+  const Components c = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
+  std::vector<std::vector<OpId>> members(c.count);
+  for (OpId v = 0; v < g.op_count(); ++v) members[c.component[v]].push_back(v);
+  // Per component, the load of every slot and rate pool at the common
+  // start; a component of one op cannot conflict with itself.
+  const int slots = g.target.slot_count();
+  std::vector<SharedLoad> load(static_cast<size_t>(slots) + g.target.pools.size());
+  for (int k = c.count - 1; k >= 0; --k) {
+    if (members[k].size() < 2) continue;
+    for (SharedLoad& l : load) l = SharedLoad{};
+    for (OpId v : members[k]) {
+      const Op& op = g.ops[v];
+      for (const Triple& tr : op.resources) {
+        if (tr.duration <= 0) continue;
+        load[tr.slot - 1].units += tr.occupancy;
+        load[tr.slot - 1].holders.push_back(v);
+      }
+      for (const PoolUse& use : op.pools) {
+        load[slots + use.pool].units += use.count;
+        load[slots + use.pool].holders.push_back(v);
+      }
+    }
+    for (int s = 1; s <= slots; ++s) {
+      const Slot& slot = g.target.slot(s);
+      if (load[s - 1].units > slot.capacity) {
+        return forced_conflict_message(g, load[s - 1], "slot " + slot.name, slot.capacity);
+      }
+    }
+    for (size_t p = 0; p < g.target.pools.size(); ++p) {
+      const Pool& pool = g.target.pools[p];
+      if (pool.kind == PoolKind::kRate && load[slots + p].units > pool.capacity) {
+        return forced_conflict_message(g, load[slots + p], "pool " + pool.name, pool.capacity);
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace tilesched

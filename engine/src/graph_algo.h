@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <queue>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -69,6 +70,15 @@ std::vector<int64_t> longest_zero_distance_paths(const Graph& g, const Adjacency
 // The first distance-0 edge with positive latency inside a distance-0
 // strongly connected component (it closes a positive cycle), if any.
 std::optional<int> find_zero_distance_positive_cycle(const Graph& g, const Adjacency& adj);
+
+// Ops on one zero-latency zero-distance cycle start in the same cycle at
+// every II (each edge of the cycle needs s_v >= s_u, around the cycle).
+// When such ops together hold more units of one slot or rate pool than it
+// has, at that common start, no II can schedule the graph. Returns the
+// reason ("ops a and b start together (a zero-latency cycle) and hold 2
+// units of slot tma (capacity 1) in that cycle"), or nullopt. Sound, not
+// complete: other rules are not considered.
+std::optional<std::string> forced_together_conflict(const Graph& g, const Adjacency& adj);
 
 // Leader groups (rule L5): dense ids in order of first appearance, members
 // in ascending op id.

@@ -55,6 +55,37 @@ TEST(GraphAlgo, ZeroLatencyOrLoopCarriedCyclesAreFine) {
             std::nullopt);
 }
 
+// Ops 0 and 1 lie on a zero-latency zero-distance cycle, so they start
+// together at every II; op 2 joins them through a loop-carried edge only.
+Graph forced_pair(Triple first, Triple second, Triple third) {
+  Graph g = raw_graph(3, {{0, 1, 0, 0}, {1, 0, 0, 0}, {1, 2, 0, 1}, {2, 1, 0, 1}});
+  g.ops[0].resources = {first};
+  g.ops[1].resources = {second};
+  g.ops[2].resources = {third};
+  return g;
+}
+
+TEST(GraphAlgo, OpsForcedTogetherOnOneSingletonSlotConflictAtEveryIi) {
+  const Graph g = forced_pair({1, 1, 1}, {1, 3, 1}, {2, 1, 1});
+  const std::optional<std::string> why = forced_together_conflict(g, Adjacency::build(g));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("ops n0 and n1"), std::string::npos) << *why;
+  EXPECT_NE(why->find("slot a (capacity 1)"), std::string::npos) << *why;
+}
+
+TEST(GraphAlgo, OpsForcedTogetherOnDistinctSlotsOrOnlyAcrossIterationsDoNotConflict) {
+  const Graph apart = forced_pair({1, 1, 1}, {2, 1, 1}, {1, 1, 1});
+  EXPECT_EQ(forced_together_conflict(apart, Adjacency::build(apart)), std::nullopt);
+  // A pooled slot of capacity 2 holds both; a zero-duration hold is none.
+  Graph pooled = forced_pair({1, 1, 1}, {1, 1, 1}, {2, 1, 1});
+  pooled.target = make_generic_target("t", {{"a", 2, false}, {"b", 1, false}}, {});
+  EXPECT_EQ(forced_together_conflict(pooled, Adjacency::build(pooled)), std::nullopt);
+  pooled.ops[2].resources = {{1, 1, 1}};  // a third holder, but not forced together
+  EXPECT_EQ(forced_together_conflict(pooled, Adjacency::build(pooled)), std::nullopt);
+  pooled.ops[1].resources = {{1, 1, 2}};
+  EXPECT_NE(forced_together_conflict(pooled, Adjacency::build(pooled)), std::nullopt);
+}
+
 TEST(GraphAlgo, LongestPathsIgnoreLoopCarriedEdgesAndCollapseZeroCycles) {
   // 0 -3-> 1 <-0-> 2 -4-> 3, plus 0 -10-> 3 and a carried 3 -> 0.
   Graph g = raw_graph(4, {{0, 1, 3, 0}, {1, 2, 0, 0}, {2, 1, 0, 0}, {2, 3, 4, 0},

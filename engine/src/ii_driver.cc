@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "graph_algo.h"
 #include "search.h"
 #include "storage.h"
 
@@ -68,6 +69,10 @@ IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
     r.end = IiSearchEnd::kStorageBudget;
     return r;
   }
+  if ((r.never = forced_together_conflict(g, Adjacency::build(g)))) {
+    r.end = IiSearchEnd::kNever;
+    return r;
+  }
   if (range.lower > range.cap) return r;
   if (how == IiSearch::kLinear) {
     search_linear(range, attempt, r);
@@ -98,6 +103,11 @@ void publish_search(const Graph& g, const IiRange& range, const IiSearchResult& 
   if (result.stores_over) {
     s.failure = FailureReason::kStorageBudget;
     s.diagnostics.push_back(stores_over_storage_diagnostic(g, *result.stores_over));
+    return;
+  }
+  if (result.never) {
+    s.failure = FailureReason::kDependenceCycle;
+    s.diagnostics.push_back(*result.never);
     return;
   }
   if (fallback != nullptr && fallback->feasible) {

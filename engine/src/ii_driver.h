@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -48,6 +49,7 @@ enum class IiSearchEnd {
   kStorageBudget,  // the stores alone exceed the pool, or every II tried failed on L4
   kCapReached,     // no II of the range placed
   kStopped,        // the attempt said kStop before any II placed
+  kNever,          // no II can be legal (forced_together_conflict): no attempt made
 };
 
 struct IiSearchResult {
@@ -57,10 +59,14 @@ struct IiSearchResult {
   // The stores' least total when they alone exceed the storage pool (no
   // attempt was made; storage.h).
   std::optional<int64_t> stores_over;
+  // Why no II can be legal, when ops that must start together over-use a
+  // slot (graph_algo.h, forced_together_conflict; no attempt was made).
+  std::optional<std::string> never;
 };
 
-// Searches `range`: first the stores against the storage pool (no attempt
-// when no II can be legal), then attempt(ii) for II = lower, lower + 1, ...
+// Searches `range`: first the stores against the storage pool and the ops
+// forced to start together against their slots (no attempt when no II can
+// be legal), then attempt(ii) for II = lower, lower + 1, ...
 // (linear) or galloping then bisecting (kGalloping: the found II is
 // attempted once more at the end, so that the generator's placement is the
 // found II's). Linear stops at the first kPlaced or kStop.
@@ -74,7 +80,8 @@ std::string give_up_message(const IiRange& range);
 
 // Fills `s` (whose graph, generator, options and MII the caller set) from
 // the search's end: kFound gives a feasible schedule with `start` at
-// result.ii, stage and order derived; otherwise, when `fallback` is a
+// result.ii, stage and order derived; kNever gives the dependence-cycle
+// failure with its reason; otherwise, when `fallback` is a
 // legal serial schedule, it is published flagged "serial_fallback" with
 // one line saying so; otherwise the failure (storage-budget, ii-cap-reached
 // or budget-exhausted) and its diagnostic.

@@ -134,7 +134,9 @@ std::string unordered_ops(const Graph& g, const std::vector<OpId>& walk) {
     if (!seen[v]) left.push_back(v);
   }
   return "dependence cycle over zero-distance edges: Kahn's walk cannot order " +
-         list_ops(g, left, 8);
+         list_ops(g, left, 8) +
+         " (ops on a zero-latency cycle start in one cycle: the pipelining generators "
+         "schedule them, and auto falls back to cost-based)";
 }
 
 // Step 2: the start of every op, issued in walk order; returns the makespan.

@@ -28,7 +28,8 @@ struct MiiBounds {
 // Why a generator found no legal schedule. Written to the CSV.
 enum class FailureReason {
   kNone,
-  kDependenceCycle,    // a zero-distance cycle the walk cannot order
+  kDependenceCycle,    // a zero-distance cycle: the serial walk cannot order it, or its
+                       // ops, which start together, over-use a slot at every II
   kStorageBudget,      // L4 cannot hold at the II the generator reached
   kIiCapReached,       // no legal placement up to the II cap
   kBudgetExhausted,    // time or attempt budget ended first

@@ -416,8 +416,10 @@ TEST(Backtracking, ReachesTheProvenOptimaWhereTheSeedsLadderDoesNot) {
 }
 
 TEST(Descent, TakesTheIiBelowTheOneTheSearchFound) {
-  // `tilesched generate --family warp_specialized --ops 9 --seed 1`; the
-  // exact oracle proves 21.
+  // `tilesched generate --family warp_specialized --ops 9 --seed 1 --param
+  // consumers=2 --param stages=2 --param tile_kib=16 --param kind_latencies=1`
+  // (the family's parameters before the seed drew them); the exact oracle
+  // proves 21.
   StatusOr<Graph> read = read_graph_file(std::string(TILESCHED_TESTDATA_DIR) +
                                          "/cost_based/warp_specialized_9.loop.json");
   ASSERT_TRUE(read.ok()) << read.status().message();

@@ -1,6 +1,8 @@
 // The region dump: golden text for every bundled graph and for one graph
 // of each warp-specialized family (engine/testdata/regions/graphs: made by
-// `tilesched generate --family F --ops 24`, and a ping-pong variant of
+// `tilesched generate --family F --ops 24` with the parameters each graph's
+// name records and kind_latencies=1 (docs/MATERIALIZE.md has the exact
+// list), and a ping-pong variant of
 // warp_specialized whose two consumer warp groups are named agents) (the schedule
 // `tilesched schedule G` produces, generator chosen by the selector), the
 // GEMM mainloop's TMA pipes and loop-carried accumulator under both
