@@ -23,7 +23,10 @@
 //
 // usage: exact_bench [TIME_LIMIT_SECONDS] [SEEDS_PER_SIZE] [GROUPS] [HLS_DIR]
 //   environment: TILESCHED_EXACT_BENCH_DUMP=DIR also writes every graph to
-//   DIR/NAME.loop.json
+//   DIR/NAME.loop.json; TILESCHED_EXACT_BACKEND=sat|smt picks the oracle's
+//   backend (default: the oracle's default, sat); TILESCHED_SAT_ENCODING=
+//   time|rowstage picks the SAT backend's encoding (default: rowstage);
+//   TILESCHED_DESCENT_CONFLICTS=N its stage descent's budget
 //   GROUPS: comma-separated group names, or "all" (the default)
 //   HLS_DIR: defaults to the CMake cache variable TILESCHED_HLS_DIR
 // e.g. exact_bench 10 6 structured,hls
@@ -144,6 +147,15 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
   }
   tilesched::ExactOptions opts;
   opts.time_limit_ms = limit_ms;
+  if (const char* b = std::getenv("TILESCHED_EXACT_BACKEND")) {
+    if (const auto backend = tilesched::parse_exact_backend(b)) opts.backend = *backend;
+  }
+  if (const char* e = std::getenv("TILESCHED_SAT_ENCODING")) {  // time, rowstage
+    const std::string enc = e;
+    if (enc == "time") opts.sat_encoding = tilesched::SatEncoding::kTimeIndexed;
+    if (enc == "rowstage") opts.sat_encoding = tilesched::SatEncoding::kRowStage;
+  }
+  if (const char* c = std::getenv("TILESCHED_DESCENT_CONFLICTS")) opts.descent_conflicts = std::atoll(c);
   const auto t0 = std::chrono::steady_clock::now();
   tilesched::StatusOr<tilesched::ExactResult> r = tilesched::generate_exact(g, opts);
   const double seconds =
@@ -302,9 +314,11 @@ bool run_hls(const std::string& hls_dir, int64_t limit_ms, std::vector<Row>& row
 // The share proven optimal per group (`family`) and over all of them.
 void print_tally(const std::string& family, const std::vector<Row>& rows) {
   Tally t;
+  std::vector<double> calls;
   for (const Row& r : rows) {
     if (family != "all" && r.family != family) continue;
     ++t.graphs;
+    calls.push_back(r.seconds);
     t.below += r.below_heuristic;
     t.overran += r.overran;
     if (!r.proven) continue;
@@ -325,6 +339,12 @@ void print_tally(const std::string& family, const std::vector<Row>& rows) {
               family.c_str(), t.graphs, t.proof_1s, pct(t.proof_1s), t.proof_10s,
               pct(t.proof_10s), t.call_1s, pct(t.call_1s), t.call_10s, pct(t.call_10s),
               t.above_mii, t.below, t.stages_proven, t.proven, t.overran);
+  std::sort(calls.begin(), calls.end());
+  const size_t n = calls.size();
+  const double median = n % 2 == 1 ? calls[n / 2] : (calls[n / 2 - 1] + calls[n / 2]) / 2;
+  const auto within_1s = std::count_if(calls.begin(), calls.end(), [](double x) { return x <= 1.0; });
+  std::printf("  %-10s median whole call %.4f s; whole call within 1 s (any outcome) %ld of %zu\n",
+              family.c_str(), median, static_cast<long>(within_1s), n);
 }
 
 }  // namespace

@@ -138,6 +138,20 @@ grep -q '"proven_optimal": false' "$work/out" || fail "--time-limit 0: claims a 
 grep -Eq '"lower_bound": ?27' "$work/out" || fail "--time-limit 0: lower bound is not the MII 27"
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --time-limit -1
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --time-limit soon
+# Both backends: the SMT one proves the same optima as the default SAT one
+# (the II and the proven stage count), and the backend is recorded.
+grep -q '"backend": "sat"' "$work/attention_forward.exact.json" || fail "exact: backend sat not recorded"
+for g in "$examples"/*.loop.json; do
+  name=$(basename "$g" .loop.json)
+  expect 0 "$bin" schedule "$g" --generator exact --exact-backend smt -o "$work/$name.smt.json"
+  grep -q '"proven_optimal": true' "$work/$name.smt.json" || fail "$name: smt is not proven optimal"
+  for key in '"ii"' '"stage_count"'; do
+    [[ $(grep -E "^  $key" "$work/$name.smt.json") == $(grep -E "^  $key" "$work/$name.exact.json") ]] ||
+      fail "$name: the backends disagree on $key"
+  done
+done
+expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --exact-backend maxsat
+grep -q -- "--exact-backend" <("$bin" schedule --help) || fail "schedule --help does not list --exact-backend"
 
 # The iterative and swing modulo schedulers: every bundled example
 # schedules and verifies under both; ims's budget ratio is checked.

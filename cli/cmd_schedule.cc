@@ -19,7 +19,8 @@ namespace {
 // The options given as text, before they are checked.
 struct ScheduleFlags {
   std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear",
-                          emit_kind = "json", policy_fallback = "on";
+                          emit_kind = "json", policy_fallback = "on",
+                          exact_backend = "sat";
   double time_limit_s = 10.0;
 };
 
@@ -30,8 +31,8 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
       ("generator,g", po::value(&f.generator)->default_value("auto"),
        "auto | serial | cost-based | cost-based-seed (cost-based as the seeds write it, "
        "docs/COST_BASED.md) | ims (Rau's iterative modulo scheduling) | sms (swing "
-       "modulo scheduling) | exact (the Z3 "
-       "oracle: the optimal II, proven when the time limit allows); auto applies seed 001's "
+       "modulo scheduling) | exact (the "
+       "oracle, on CaDiCaL or Z3: the optimal II, proven when the time limit allows); auto applies seed 001's "
        "selector and says on stderr when it picks serial")
       ("max-stages", po::value(&opts.max_stages)->default_value(0),
        "the stage cap: the least II with at most this many stages, every generator "
@@ -68,6 +69,9 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
       ("time-limit", po::value(&f.time_limit_s)->default_value(10.0),
        "exact: wall-clock budget in seconds (the heuristic upper bound included); when it "
        "ends, the best schedule found and the best lower bound, proven_optimal false")
+      ("exact-backend", po::value(&f.exact_backend)->default_value("sat"),
+       "exact: sat (a time-indexed CNF on CaDiCaL) or smt (an integer model on Z3); "
+       "docs/EXACT.md")
       ("emit", po::value(&f.emit_kind)->default_value("json"),
        "json (the schedule with its Pipe_/Mutex_ values) or region (the materialized region "
        "as MLIR-like text: stages, ops in order, values spliced in)");
@@ -124,6 +128,12 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
     return Status::InvalidInput("--time-limit must be between 0 and 86400 seconds");
   }
   opts.exact.time_limit_ms = static_cast<int64_t>(f.time_limit_s * 1000.0 + 0.5);
+  if (std::optional<ExactBackend> b = parse_exact_backend(f.exact_backend)) {
+    opts.exact.backend = *b;
+  } else {
+    return Status::InvalidInput("--exact-backend: unknown backend '" + f.exact_backend +
+                                "' (sat, smt)");
+  }
   if (opts.max_stages < 0 || opts.max_stages > limits::kMaxMaxDepth + 1) {
     return Status::InvalidInput("--max-stages must be between 0 and " +
                                 std::to_string(limits::kMaxMaxDepth + 1));

@@ -68,7 +68,7 @@ same_rows "$work/j1.csv" "$work/j2.csv" "--jobs 1 vs --jobs 2"
 [[ $(tail -n +2 "$work/j1.csv" | wc -l) == 36 ]] || fail "expected 36 rows (12 graphs x 3)"
 head -1 "$work/j1.csv" | grep -q '^family,ops,' || fail "line 1 is not the header"
 [[ -s $work/j1.csv.json ]] || fail "no context file"
-for field in engine_git_sha compiler compiler_id compiler_version cxx_flags build_type z3_version \
+for field in engine_git_sha compiler compiler_id compiler_version cxx_flags build_type z3_version cadical_version \
              host cpus cpus_usable load_average date command csv_format; do
   grep -q "\"$field\"" "$work/j1.csv.json" || fail "context file lacks $field"
 done

@@ -31,7 +31,8 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/tileschedConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/tileschedConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/tileschedConfig.cmake
-  ${PROJECT_BINARY_DIR}/tileschedConfigVersion.cmake DESTINATION ${TILESCHED_CMAKE_DIR})
+  ${PROJECT_BINARY_DIR}/tileschedConfigVersion.cmake
+  ${CMAKE_CURRENT_LIST_DIR}/FindCaDiCaL.cmake DESTINATION ${TILESCHED_CMAKE_DIR})
 
 # pkg-config: `pkg-config --cflags --libs tilesched` (relocatable: paths are
 # relative to the .pc file).
@@ -39,10 +40,10 @@ file(RELATIVE_PATH TILESCHED_PC_TO_PREFIX
   /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" TILESCHED_PC_TO_PREFIX "${TILESCHED_PC_TO_PREFIX}")
 if(TILESCHED_BUILD_GRAPHGEN)
-  set(TILESCHED_PC_LIBS "-ltilesched_graphgen -ltilesched_engine")
+  set(TILESCHED_PC_LIBS "-ltilesched_graphgen -ltilesched_engine -lcadical")
   set(TILESCHED_PC_REQUIRES "z3 pugixml")
 else()
-  set(TILESCHED_PC_LIBS "-ltilesched_engine")
+  set(TILESCHED_PC_LIBS "-ltilesched_engine -lcadical")
   set(TILESCHED_PC_REQUIRES "z3")
 endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/tilesched.pc.in ${PROJECT_BINARY_DIR}/tilesched.pc @ONLY)

@@ -65,7 +65,7 @@ for src in "${sources[@]}"; do
   case $src in
     */engine/src/cost_based/*|*/engine/src/ims/*|*/engine/src/sms/*|\
     */engine/src/rrt.cc|*/engine/src/distance.cc|*/engine/src/search.cc|\
-    */engine/src/ii_driver.cc)
+    */engine/src/ii_driver.cc|*/engine/src/ii_screen.cc)
       extra=(-fno-sanitize-coverage=trace-cmp) ;;
   esac
   "$CXX" "${flags[@]}" "${extra[@]}" -c "$src" -o "$(object_of "$src")" &

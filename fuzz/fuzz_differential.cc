@@ -12,10 +12,13 @@
 //   storage pool; MII <= its lower bound <= every II a generator
 //   found; where serial is legal it is feasible with II <= the serial II;
 //   and only a proven-optimal II is held below every heuristic II
-//   (a time-limited answer may be the heuristic's own schedule).
+//   (a time-limited answer may be the heuristic's own schedule);
+//   all of it for both backends (SAT and SMT), which agree: no II below
+//   the other's proof, the same proven optimum and proven stage count.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fuzz_support.h"
@@ -47,11 +50,13 @@ Schedule run_checked(const Graph& g, const fuzz::GeneratorConfig& config, int64_
 // cost-based start with the fuzzers' descent budget (with the default one
 // the start, and the two runs that check it, took more than half of this
 // target's time).
-GenerateOptions exact_options() {
+GenerateOptions exact_options(ExactBackend backend) {
   GenerateOptions options;
   options.generator = GeneratorKind::kExact;
+  options.exact.backend = backend;
   options.exact.time_limit_ms = 100;
   options.exact.descent_rlimit = 20'000;
+  options.exact.descent_conflicts = 20'000;
   options.exact.start.descent_budget_ratio = fuzz::kFuzzDescentBudgetRatio;
   return options;
 }
@@ -74,8 +79,9 @@ void check_against_start(const Graph& g, const Schedule& x, const Schedule& seri
 
 // The exact oracle against the heuristics. `best_heuristic` is the
 // smallest cost-based or ims II, -1 when no run was feasible.
-void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t best_heuristic) {
-  const GenerateOptions options = exact_options();
+Schedule check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t best_heuristic,
+                     ExactBackend backend) {
+  const GenerateOptions options = exact_options(backend);
   const StatusOr<Schedule> x = generate_schedule(g, options);
   FUZZ_CHECK(x.ok(), "exact returned an error", x.status().message() + "\n" + fuzz::describe(g));
   // (Where the stores alone exceed the storage pool this asks for the
@@ -104,7 +110,7 @@ void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t be
     FUZZ_CHECK(x->feasible && x->ii <= serial.ii,
                "exact: no schedule at or below the legal serial II", fuzz::describe(g, *x));
   }
-  if (!x->feasible) return;
+  if (!x->feasible) return *x;
   FUZZ_CHECK(x->ii >= lower, "exact: II below its own lower bound", fuzz::describe(g, *x));
   FUZZ_CHECK(x->proven_optimal == (x->ii == lower),
              "exact: proven_optimal disagrees with the bounds", fuzz::describe(g, *x));
@@ -113,6 +119,27 @@ void check_exact(const Graph& g, int64_t mii, const Schedule& serial, int64_t be
                "exact: proven-optimal II above a heuristic's", fuzz::describe(g, *x));
   }
   check_against_start(g, *x, serial, options.exact.start);
+  return *x;
+}
+
+// The two backends against each other: a proven II is the optimum, so the
+// other backend's II is never below it, and two proofs agree; so do two
+// proven stage counts at that II.
+void check_backends_agree(const Graph& g, const Schedule& sat, const Schedule& smt) {
+  for (const auto& [proof, other] : {std::pair{&sat, &smt}, std::pair{&smt, &sat}}) {
+    if (!proof->feasible || !proof->proven_optimal) continue;
+    FUZZ_CHECK(!other->feasible || other->ii >= proof->ii,
+               "exact: one backend's II below the other's proven optimum",
+               fuzz::describe(g, *other));
+    FUZZ_CHECK(!other->lower_bound || *other->lower_bound <= proof->ii,
+               "exact: a lower bound above the other backend's proven II",
+               fuzz::describe(g, *other));
+  }
+  if (sat.feasible && smt.feasible && sat.proven_optimal && smt.proven_optimal &&
+      sat.stages_proven && smt.stages_proven) {
+    FUZZ_CHECK(sat.stage_count == smt.stage_count,
+               "exact: the backends prove different stage counts", fuzz::describe(g, sat));
+  }
 }
 
 }  // namespace
@@ -161,6 +188,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // graph's size (a Z3 context and its solver setup, most of it): it runs
   // on the inputs that ask for it, one in eight, with every check below in
   // play (throughput: fuzz/README.md).
-  if (in.ConsumeIntegralInRange<int>(0, 7) == 0) check_exact(*g, mii, serial, best_heuristic);
+  if (in.ConsumeIntegralInRange<int>(0, 7) == 0) {
+    const Schedule sat = check_exact(*g, mii, serial, best_heuristic, ExactBackend::kSat);
+    const Schedule smt = check_exact(*g, mii, serial, best_heuristic, ExactBackend::kSmt);
+    check_backends_agree(*g, sat, smt);
+  }
   return 0;
 }

@@ -6,6 +6,8 @@
 #include <unistd.h>
 #include <z3.h>
 
+#include <cadical.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -61,6 +63,9 @@ std::string cpu_model() {
 // The Z3 library the process runs with (the exact oracle's), not the one
 // it was compiled against.
 std::string z3_version() { return Z3_get_full_version(); }
+
+// CaDiCaL's version (the oracle's default SAT backend), linked statically.
+std::string cadical_version() { return CaDiCaL::Solver::version(); }
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -180,6 +185,7 @@ nlohmann::json machine_context() {
       {"build_type", TILESCHED_BUILD_TYPE},
       {"cxx_flags", TILESCHED_CXX_FLAGS},
       {"z3_version", z3_version()},
+      {"cadical_version", cadical_version()},
       {"host", host},
       {"cpus", std::thread::hardware_concurrency()},
       {"cpus_usable", usable_cpus()},

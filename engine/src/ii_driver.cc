@@ -20,10 +20,19 @@ IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int6
 
 namespace {
 
+// True when `screen` rejects ii (counted in r).
+bool screened_out(IiScreen* screen, int64_t ii, IiSearchResult& r) {
+  if (screen == nullptr || screen->check(ii) == IiScreen::Verdict::kAdmit) return false;
+  ++r.screened;
+  return true;
+}
+
 // The linear search: lower upward until an attempt places or stops.
-void search_linear(const IiRange& range, const IiAttemptFn& attempt, IiSearchResult& r) {
+void search_linear(const IiRange& range, const IiAttemptFn& attempt, IiScreen* screen,
+                   IiSearchResult& r) {
   bool all_storage = true;
   for (int64_t ii = range.lower; ii <= range.cap; ++ii) {
+    if (screened_out(screen, ii, r)) continue;
     ++r.tried;
     const IiVerdict v = attempt(ii);
     if (v == IiVerdict::kPlaced) {
@@ -41,10 +50,11 @@ void search_linear(const IiRange& range, const IiAttemptFn& attempt, IiSearchRes
 }
 
 // Galloping then bisecting; a kStop ends every later probe as a failure.
-void search_galloping(const IiRange& range, const IiAttemptFn& attempt, IiSearchResult& r) {
+void search_galloping(const IiRange& range, const IiAttemptFn& attempt, IiScreen* screen,
+                      IiSearchResult& r) {
   bool stopped = false;
   const SearchProbe probe = [&](int64_t ii) {
-    if (stopped) return false;
+    if (stopped || screened_out(screen, ii, r)) return false;
     ++r.tried;
     const IiVerdict v = attempt(ii);
     stopped = v == IiVerdict::kStop;
@@ -63,7 +73,7 @@ void search_galloping(const IiRange& range, const IiAttemptFn& attempt, IiSearch
 }  // namespace
 
 IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
-                         const IiAttemptFn& attempt) {
+                         const IiAttemptFn& attempt, IiScreen* screen) {
   IiSearchResult r;
   if ((r.stores_over = stores_over_storage(g))) {
     r.end = IiSearchEnd::kStorageBudget;
@@ -75,9 +85,9 @@ IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
   }
   if (range.lower > range.cap) return r;
   if (how == IiSearch::kLinear) {
-    search_linear(range, attempt, r);
+    search_linear(range, attempt, screen, r);
   } else {
-    search_galloping(range, attempt, r);
+    search_galloping(range, attempt, screen, r);
   }
   return r;
 }

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ii_screen.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
@@ -56,6 +57,7 @@ struct IiSearchResult {
   IiSearchEnd end = IiSearchEnd::kCapReached;
   int64_t ii = 0;     // when kFound
   int64_t tried = 0;  // attempts made (the galloping search's replay included)
+  int64_t screened = 0;  // IIs the screen rejected, with no attempt made
   // The stores' least total when they alone exceed the storage pool (no
   // attempt was made; storage.h).
   std::optional<int64_t> stores_over;
@@ -69,9 +71,12 @@ struct IiSearchResult {
 // be legal), then attempt(ii) for II = lower, lower + 1, ...
 // (linear) or galloping then bisecting (kGalloping: the found II is
 // attempted once more at the end, so that the generator's placement is the
-// found II's). Linear stops at the first kPlaced or kStop.
+// found II's). Linear stops at the first kPlaced or kStop. With a
+// `screen` (ii_screen.h), an II it rejects counts as not placed without an
+// attempt; it never rejects a feasible II, so the search ends where it would
+// without it.
 IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
-                         const IiAttemptFn& attempt);
+                         const IiAttemptFn& attempt, IiScreen* screen = nullptr);
 
 // The give-up line every generator writes when no II of the range placed:
 // "no legal placement for II L to C (the cap)", or that the cap is below

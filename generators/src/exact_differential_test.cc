@@ -11,6 +11,8 @@
 // SMS's (it starts from the best of them). generators_tests runs a few graphs
 // (label unit); exact_tests many more (label exact), from other seeds.
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -25,11 +27,38 @@
 #include "tilesched/serial.h"
 #include "tilesched/json_io.h"
 #include "tilesched/verify.h"
-#include "exact/model.h"
+#include "exact/problem.h"
 #include "graph_algo.h"
 
 namespace tilesched {
 namespace {
+
+// The oracle's configurations under test: the SAT backend with each of its
+// encodings, and the SMT backend.
+struct Backend {
+  const char* name;
+  ExactBackend backend;
+  SatEncoding encoding;
+};
+constexpr Backend kBackends[] = {{"sat time-indexed", ExactBackend::kSat, SatEncoding::kTimeIndexed},
+                                 {"sat row/stage", ExactBackend::kSat, SatEncoding::kRowStage},
+                                 {"smt", ExactBackend::kSmt, SatEncoding::kRowStage}};
+
+// The oracle's II and stage count are never worse than a heuristic's.
+void ExpectNoWorseThanTheHeuristics(const Graph& g, const Schedule& s, const Schedule& cb) {
+  EXPECT_LE(s.ii, cb.ii);
+  CostBasedOptions best_cost;
+  best_cost.arm_policy = ArmPolicy::kBestCost;
+  for (const Schedule& h :
+       {cb, generate_cost_based(g, best_cost).schedule, generate_serial(g),
+        generate_ims(g, ImsOptions{}), generate_sms(g, SmsOptions{})}) {
+    if (!h.feasible || !verify_schedule(g, h).legal()) continue;
+    EXPECT_LE(s.ii, h.ii) << h.generator;
+    if (s.ii == h.ii) {
+      EXPECT_LE(s.stage_count, h.stage_count) << h.generator;
+    }
+  }
+}
 
 // MII <= exact <= cost-based <= serial (where serial is legal), the
 // verifier on every exact schedule, on small random layered graphs.
@@ -45,46 +74,48 @@ TEST(ExactDifferential, RandomLayeredGraphs) {
     ASSERT_TRUE(g.ok()) << g.status().message();
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(p.ops) + " ops");
     ++graphs;
-    ExactOptions opts;
-    opts.time_limit_ms = 5'000;
-    StatusOr<ExactResult> r = generate_exact(*g, opts);
-    ASSERT_TRUE(r.ok()) << r.status().message();
-    const Schedule& s = r->schedule;
-    ASSERT_TRUE(s.feasible);
-    const VerifyReport report = verify_schedule(*g, s);
-    for (const Violation& v : report.violations) ADD_FAILURE() << v.message;
-    ASSERT_TRUE(s.lower_bound.has_value());
-    EXPECT_LE(s.mii.max(), *s.lower_bound);
-    EXPECT_LE(*s.lower_bound, s.ii);
-    const Schedule cb = generate_cost_based(*g, CostBasedOptions{}).schedule;
-    ASSERT_TRUE(cb.feasible);
-    EXPECT_LE(s.ii, cb.ii);
-    CostBasedOptions best_cost;
-    best_cost.arm_policy = ArmPolicy::kBestCost;
-    for (const Schedule& h :
-         {cb, generate_cost_based(*g, best_cost).schedule, generate_serial(*g),
-          generate_ims(*g, ImsOptions{}), generate_sms(*g, SmsOptions{})}) {
-      if (!h.feasible || !verify_schedule(*g, h).legal()) continue;
-      EXPECT_LE(s.ii, h.ii) << h.generator;
-      if (s.ii == h.ii) {
-        EXPECT_LE(s.stage_count, h.stage_count) << h.generator;
+    std::optional<int64_t> proven_ii;
+    for (const Backend& backend : kBackends) {
+      SCOPED_TRACE(backend.name);
+      ExactOptions opts;
+      opts.backend = backend.backend;
+      opts.sat_encoding = backend.encoding;
+      opts.time_limit_ms = 5'000;
+      StatusOr<ExactResult> r = generate_exact(*g, opts);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      const Schedule& s = r->schedule;
+      ASSERT_TRUE(s.feasible);
+      const VerifyReport report = verify_schedule(*g, s);
+      for (const Violation& v : report.violations) ADD_FAILURE() << v.message;
+      ASSERT_TRUE(s.lower_bound.has_value());
+      EXPECT_LE(s.mii.max(), *s.lower_bound);
+      EXPECT_LE(*s.lower_bound, s.ii);
+      const Schedule cb = generate_cost_based(*g, CostBasedOptions{}).schedule;
+      ASSERT_TRUE(cb.feasible);
+      ExpectNoWorseThanTheHeuristics(*g, s, cb);
+      if (s.proven_optimal) ++proven;
+      if (s.ii > s.mii.max()) ++above_mii;
+      if (s.ii < cb.ii) ++below_heuristic;
+      // The model must accept the heuristic's II, where a legal schedule exists.
+      for (const std::string& d : s.diagnostics) EXPECT_EQ(d.find("bug"), std::string::npos) << d;
+      // A heuristic below a proven optimum is a bug in one of the two.
+      if (s.proven_optimal) {
+        EXPECT_GE(cb.ii, s.ii);
+      }
+      const Schedule serial = generate_serial(*g);
+      if (serial.feasible && verify_schedule(*g, serial).legal()) {
+        EXPECT_LE(cb.ii, serial.ii);
+      }
+      // Both backends prove the same optimum.
+      if (s.proven_optimal) {
+        if (proven_ii) {
+          EXPECT_EQ(*proven_ii, s.ii);
+        }
+        proven_ii = s.ii;
       }
     }
-    if (s.proven_optimal) ++proven;
-    if (s.ii > s.mii.max()) ++above_mii;
-    if (s.ii < cb.ii) ++below_heuristic;
-    // The model must accept the heuristic's II, where a legal schedule exists.
-    for (const std::string& d : s.diagnostics) EXPECT_EQ(d.find("bug"), std::string::npos) << d;
-    // A heuristic below a proven optimum is a bug in one of the two.
-    if (s.proven_optimal) {
-      EXPECT_GE(cb.ii, s.ii);
-    }
-    const Schedule serial = generate_serial(*g);
-    if (serial.feasible && verify_schedule(*g, serial).legal()) {
-      EXPECT_LE(cb.ii, serial.ii);
-    }
   }
-  EXPECT_EQ(proven, graphs) << "small graphs should all be proven within the limit";
+  EXPECT_EQ(proven, 3 * graphs) << "small graphs should all be proven within the limit";
   std::cout << graphs << " graphs: " << proven << " proven, " << above_mii
             << " with the optimum above the MII, " << below_heuristic
             << " below the cost-based II\n";
@@ -147,38 +178,43 @@ TEST(ExactDifferential, TinyGraphsAgainstBruteForce) {
        seed < TILESCHED_EXACT_FIRST_SEED + 2 * TILESCHED_EXACT_GRAPHS; ++seed) {
     const Graph g = TinyGraph(seed);
     SCOPED_TRACE(write_graph_json(g));
-    ExactOptions opts;
-    opts.time_limit_ms = 5'000;
-    StatusOr<ExactResult> r = generate_exact(g, opts);
-    ASSERT_TRUE(r.ok()) << r.status().message();
-    const Schedule& s = r->schedule;
-    if (!s.feasible) continue;  // e.g. more bytes than the pool at any II
-    EXPECT_TRUE(verify_schedule(g, s).legal());
-    ASSERT_TRUE(s.proven_optimal);
-    // The heuristics start their II search at this bound: it must never
-    // exceed a proven optimum (brute force checks the optimum below).
-    EXPECT_LE(exclusive_holds_bound(g), s.ii);
-    // Twice the model's horizon, so a stage bound that cut off the only
-    // schedules would show too.
-    const int64_t mii = compute_mii(g).max();
-    for (int64_t ii = mii; ii <= s.ii; ++ii) {
-      const int64_t horizon = 2 * ii * (exact_internal::stage_bound(g, ii) + 1);
-      int64_t combos = 1;
-      for (int v = 0; v < g.op_count(); ++v) combos *= horizon;
-      if (combos > 300'000) break;
-      EXPECT_EQ(BruteForceFeasible(g, ii, horizon), ii == s.ii) << "II " << ii;
-      ++checked;
-      if (ii < s.ii) ++above_mii;
-    }
-    // A proven stage count: no start vector with every stage below the
-    // last one passes the verifier at the II.
-    if (s.stages_proven && s.stage_count > 1) {
-      const int64_t horizon = s.ii * (s.stage_count - 1);
-      int64_t combos = 1;
-      for (int v = 0; v < g.op_count() && combos <= 300'000; ++v) combos *= horizon;
-      if (combos <= 300'000) {
-        EXPECT_FALSE(BruteForceFeasible(g, s.ii, horizon)) << "fewer stages at II " << s.ii;
-        ++stage_checked;
+    for (const Backend& backend : kBackends) {
+      SCOPED_TRACE(backend.name);
+      ExactOptions opts;
+      opts.backend = backend.backend;
+      opts.sat_encoding = backend.encoding;
+      opts.time_limit_ms = 5'000;
+      StatusOr<ExactResult> r = generate_exact(g, opts);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      const Schedule& s = r->schedule;
+      if (!s.feasible) continue;  // e.g. more bytes than the pool at any II
+      EXPECT_TRUE(verify_schedule(g, s).legal());
+      ASSERT_TRUE(s.proven_optimal);
+      // The heuristics start their II search at this bound: it must never
+      // exceed a proven optimum (brute force checks the optimum below).
+      EXPECT_LE(exclusive_holds_bound(g), s.ii);
+      // Twice the model's horizon, so a stage bound that cut off the only
+      // schedules would show too.
+      const int64_t mii = compute_mii(g).max();
+      for (int64_t ii = mii; ii <= s.ii; ++ii) {
+        const int64_t horizon = 2 * ii * (exact_internal::stage_bound(g, ii) + 1);
+        int64_t combos = 1;
+        for (int v = 0; v < g.op_count(); ++v) combos *= horizon;
+        if (combos > 300'000) break;
+        EXPECT_EQ(BruteForceFeasible(g, ii, horizon), ii == s.ii) << "II " << ii;
+        ++checked;
+        if (ii < s.ii) ++above_mii;
+      }
+      // A proven stage count: no start vector with every stage below the
+      // last one passes the verifier at the II.
+      if (s.stages_proven && s.stage_count > 1) {
+        const int64_t horizon = s.ii * (s.stage_count - 1);
+        int64_t combos = 1;
+        for (int v = 0; v < g.op_count() && combos <= 300'000; ++v) combos *= horizon;
+        if (combos <= 300'000) {
+          EXPECT_FALSE(BruteForceFeasible(g, s.ii, horizon)) << "fewer stages at II " << s.ii;
+          ++stage_checked;
+        }
       }
     }
   }

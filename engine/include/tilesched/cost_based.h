@@ -92,6 +92,8 @@ std::string_view constraint_family_name(ConstraintFamily f);
 
 struct CostBasedStats {
   int64_t ii_tried = 0;
+  int64_t ii_screened = 0;  // IIs the II screen proved infeasible, search and descent
+
   std::array<int64_t, kArmCount> arm_proposals{};  // an arm offered a seat
   std::array<int64_t, kArmCount> arm_wins{};       // its proposal was committed
   std::array<int64_t, kGateCount> gate_rejects{};

@@ -88,6 +88,24 @@ bool slot_can_hold(const Placement& p, int slot, const SlotClaims& claims) {
   }
   return fits >= need && free >= cycles;
 }
+// Facts::share: the ops whose seats a seat of v can change (besides those
+// it has a path to or from): a common slot, pool or leader group.
+void find_sharing(const Context& ctx, Backtracking::Facts& f) {
+  const int n = ctx.g.op_count();
+  f.share_begin.assign(static_cast<size_t>(n) + 1, 0);
+  f.share.clear();
+  for (OpId v = 0; v < n; ++v) {
+    const int gv = ctx.group_of[v];
+    for (OpId u = 0; u < n; ++u) {
+      if (u != v && ((f.slots[u] & f.slots[v]) || (f.pools[u] & f.pools[v]) ||
+                     (gv != kNoGroup && ctx.group_of[u] == gv))) {
+        f.share.push_back(u);
+      }
+    }
+    f.share_begin[v + 1] = static_cast<int>(f.share.size());
+  }
+}
+
 // Rule L4 for a full placement.
 bool storage_holds(const Context& ctx, const Placement& p) {
   if (ctx.max_storage <= 0) return true;
@@ -231,15 +249,10 @@ std::optional<Backtracker::Frame> Backtracker::choose() {
 
 void Backtracker::touched(OpId u) {
   stale_[u] = 1;
-  const int gu = ctx_.group_of[u];
-  for (OpId v = 0; v < n_; ++v) {
-    if (stale_[v] || p_.placed(v)) continue;
-    if ((facts_.slots[u] & facts_.slots[v]) || (facts_.pools[u] & facts_.pools[v]) ||
-        (gu != kNoGroup && ctx_.group_of[v] == gu) || p_.dist().has_path(u, v) ||
-        p_.dist().has_path(v, u)) {
-      stale_[v] = 1;
-    }
+  for (int i = facts_.share_begin[u]; i < facts_.share_begin[u + 1]; ++i) {
+    stale_[facts_.share[i]] = 1;
   }
+  for (OpId v : p_.related(u)) stale_[v] = 1;
 }
 
 bool Backtracker::room_left(OpId v) const {
@@ -313,6 +326,7 @@ const Backtracking::Facts& Backtracking::facts() {
       for (const Triple& t : node.pooled) f.slots[v] |= slot_bit(t.slot);
       for (const PoolUse& u : node.pools) f.pools[v] |= uint64_t{1} << (u.pool % 64);
     }
+    find_sharing(ctx_, f);
     facts_ = std::move(f);
   }
   return *facts_;
@@ -325,12 +339,14 @@ int64_t Backtracking::budget(const Context& ctx, int ratio, int64_t work) {
 
 BacktrackResult Backtracking::run(Placement& p, Gates& gates, int64_t budget, int restarts) {
   BacktrackResult out;
+  p.set_undo_trail(true);  // the search's seats are LIFO
   for (int r = 0; r <= restarts && !out.placed; ++r) {
     const int64_t share = r == 0 ? budget : std::max<int64_t>(1, budget / (2 * restarts));
     if (r > 0) p.clear_seats();
     out.placed = Backtracker(ctx_, p, gates, facts(), share, r, out).run();
     if (!out.placed && out.searched_all) break;  // the whole space is searched
   }
+  p.set_undo_trail(false);
   return out;
 }
 

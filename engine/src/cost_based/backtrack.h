@@ -53,6 +53,10 @@ class Backtracking {
   struct Facts {
     std::vector<OpId> order;
     std::vector<uint64_t> slots, pools;
+    // By op, the other ops that share a slot, a pool or a leader group with
+    // it: share[share_begin[v] .. share_begin[v + 1]).
+    std::vector<int> share_begin;
+    std::vector<OpId> share;
   };
 
  private:

@@ -7,9 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../test_graphs.h"
 #include "cost.h"
 #include "driver.h"
+#include "registers.h"
 #include "tilesched/json_io.h"
 #include "tilesched/mii.h"
 #include "tilesched/serial.h"
@@ -358,15 +361,21 @@ TEST(CostBased, ForceSerialKeepsTheSerialSchedule) {
 TEST(CostBased, InfeasibleBelowTheCapIsReportedWithDiagnostics) {
   const Graph g = Example("attention_forward.loop.json");
   CostBasedOptions opts;
-  opts.ii_cap = 30;  // the optimum is 34
+  opts.ii_cap = 33;  // the optimum is 34
   const CostBasedResult r = generate_cost_based(g, opts);
   EXPECT_FALSE(r.schedule.feasible);
   EXPECT_EQ(r.schedule.failure, FailureReason::kIiCapReached);
-  ASSERT_GE(r.schedule.diagnostics.size(), 2u);
-  EXPECT_EQ(r.schedule.diagnostics[1].rfind("II 27: op '", 0), 0u)
-      << r.schedule.diagnostics[1];
-  EXPECT_NE(r.schedule.diagnostics[1].find("global row 0x"), std::string::npos);
-  EXPECT_EQ(r.stats.ii_tried, 4);
+  // IIs 27 to 30 the II screen rejects (qk and pv on one slot), each with
+  // its line; 31 to 33 the ladder tries, and says why each op found no seat.
+  const std::vector<std::string>& d = r.schedule.diagnostics;
+  ASSERT_GE(d.size(), 6u);
+  EXPECT_EQ(d[1].rfind("II 27: the II screen: slot 11 tc_and_mma (capacity 1) must hold", 0), 0u)
+      << d[1];
+  EXPECT_EQ(d[4].rfind("II 30: the II screen: ", 0), 0u) << d[4];
+  EXPECT_EQ(d[5].rfind("II 31: op '", 0), 0u) << d[5];
+  EXPECT_NE(d[5].find("global row 0x"), std::string::npos);
+  EXPECT_EQ(r.stats.ii_screened, 4);
+  EXPECT_EQ(r.stats.ii_tried, 3);
 }
 
 // --- beyond the seeds: backtracking rung, descent, policy fallback --------
@@ -455,7 +464,7 @@ TEST(PolicyFallback, KeepsBestCostFromGivingUpAnIiFirstSuccessPlaces) {
 
 TEST(Backtracking, ASearchThatTriedEverySeatSaysSo) {
   CostBasedOptions opts;
-  opts.ii_cap = 30;  // the optimum is 34
+  opts.ii_cap = 33;  // the optimum is 34; the II screen rejects 27 to 30
   const CostBasedResult r = generate_cost_based(Example("attention_forward.loop.json"), opts);
   ASSERT_FALSE(r.schedule.feasible);
   bool said = false;
@@ -542,7 +551,9 @@ TEST(CostEvaluators, CostVectorIsLexicographic) {
 }
 
 // Windows from the incremental bounds equal windows recomputed from the
-// placed ops, through commits, evictions (any order) and journaled trials.
+// placed ops, through commits, evictions (any order), undoing the last
+// seat (with the undo trail on in half the rounds) and journaled trials;
+// the register rows the placement keeps equal a walk over the placed ops.
 TEST(Placement, IncrementalBoundsMatchARecomputation) {
   SplitMix64 rng(3);
   for (int round = 0; round < 150; ++round) {
@@ -555,8 +566,17 @@ TEST(Placement, IncrementalBoundsMatchARecomputation) {
       if (x < y) b.edge(x, y, rng.uniform(0, 6));
       if (x > y) b.edge(x, y, rng.uniform(0, 6), rng.uniform(1, 2));
     }
-    WorkedAtII w(40, Build(b));  // II 40 is above any recurrence here
+    Graph g = Build(b);
+    for (Op& op : g.ops) op.registers = rng.uniform(0, 3) * 8;
+    WorkedAtII w(40, std::move(g));  // II 40 is above any recurrence here
+    w.p->set_undo_trail(round % 2 == 0);
+    std::vector<OpId> seats;  // outside trials, in order
+    bool in_trial = false;
     auto check = [&] {
+      for (int64_t row = 0; row < 40 && !in_trial; ++row) {  // trial seats are not in the rows
+        ASSERT_EQ(register_pressure(*w.p, row), register_pressure_by_walk(*w.p, row))
+            << "round " << round << " row " << row;
+      }
       for (OpId v = 0; v < n; ++v) {
         int64_t lo = 0, hi = kUnbounded;
         for (OpId u = 0; u < n; ++u) lo = std::max(lo, u != v && w.p->dist().has_path(u, v)
@@ -573,10 +593,15 @@ TEST(Placement, IncrementalBoundsMatchARecomputation) {
     };
     for (int step = 0; step < 60; ++step) {
       const OpId v = static_cast<OpId>(rng.uniform(0, n - 1));
-      if (w.p->placed(v) && rng.chance_per_mille(400)) {
+      if (!seats.empty() && rng.chance_per_mille(250)) {
+        w.p->unplace(seats.back());  // the last seat: the undo trail's path
+        seats.pop_back();
+      } else if (w.p->placed(v) && rng.chance_per_mille(400)) {
         w.p->unplace(v);  // any order: the eviction path
+        seats.erase(std::find(seats.begin(), seats.end(), v));
       } else if (rng.chance_per_mille(300)) {
         w.p->begin_trial();  // a journaled trial, unwound in reverse
+        in_trial = true;
         std::vector<OpId> seated;
         for (OpId u = 0; u < n; ++u) {
           if (!w.p->placed(u) && rng.chance_per_mille(500)) {
@@ -587,8 +612,10 @@ TEST(Placement, IncrementalBoundsMatchARecomputation) {
         }
         for (auto it = seated.rbegin(); it != seated.rend(); ++it) w.p->unplace(*it);
         w.p->end_trial();
+        in_trial = false;
       } else if (!w.p->placed(v)) {
         w.p->place(v, rng.uniform(0, 80));  // generic ops hold no slot
+        seats.push_back(v);
       }
       // Not after every step: ops left dirty by an eviction must also meet
       // a trial (whose windows recompute them) and stay right after it.

@@ -7,7 +7,9 @@
 #include <chrono>
 
 #include "../elapsed.h"
+#include "../distance.h"
 #include "../ii_driver.h"
+#include "../ii_screen.h"
 #include "refinement.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/serial.h"
@@ -66,6 +68,7 @@ std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& 
   std::vector<std::pair<std::string, int64_t>> out;
   auto add = [&](std::string key, int64_t value) { out.emplace_back(std::move(key), value); };
   add("ii_tried", s.ii_tried);
+  add("ii_screened", s.ii_screened);
   for (int a = 0; a < kArmCount; ++a) {
     add("arm_proposals." + std::string(arm_name(static_cast<Arm>(a))), s.arm_proposals[a]);
   }
@@ -113,7 +116,8 @@ class Generator {
   Generator(const Graph& g, const CostBasedOptions& opts)
       : serial_(generate_serial(g)),
         ctx_(g, opts, serial_.mii),
-        placement_(ctx_),
+        screen_(ctx_.g, ctx_.adj, &closure_),
+        placement_(ctx_, &closure_),
         driver_(ctx_, placement_, stats_),
         builder_(ctx_, placement_, stats_, notes_),
         ladder_(placement_, driver_, stats_, serial_, notes_),
@@ -131,6 +135,8 @@ class Generator {
 
   Schedule serial_;
   Context ctx_;
+  DistanceMatrix closure_;  // built by the screen at each II, read by the placement
+  IiScreen screen_;
   Placement placement_;
   CostBasedStats stats_;
   Notes notes_;
@@ -150,9 +156,13 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   }
   const IiRange range =
       heuristic_ii_range(ctx_.g, ctx_.mii.max(), ctx_.group_span_bound, ctx_.opts.ii_cap, serial_);
-  IiSearchResult r = search_ii(ctx_.g, range, ctx_.opts.ii_search, [&](int64_t ii) {
-    return refinement_.attempt(ii) ? IiVerdict::kPlaced : IiVerdict::kNotPlaced;
-  });
+  IiSearchResult r = search_ii(
+      ctx_.g, range, ctx_.opts.ii_search,
+      [&](int64_t ii) {
+        return refinement_.attempt(ii) ? IiVerdict::kPlaced : IiVerdict::kNotPlaced;
+      },
+      &screen_);
+  stats_.ii_screened = screen_.rejected();
   std::vector<int64_t> seats;
   bool serial_fallback = refinement_.serial_fallback();
   if (r.end == IiSearchEnd::kFound) {
@@ -169,7 +179,14 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
 int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
                            bool& serial_fallback) {
   int misses = 0;  // IIs whose search ran out of budget
+  screen_.rearm();
   for (int64_t ii = found - 1; ii >= lower; --ii) {
+    // An II the screen rejects would fail the search below; skipping it
+    // costs no miss, so the descent reaches at least the IIs it did without.
+    if (screen_.check(ii) != IiScreen::Verdict::kAdmit) {
+      ++stats_.ii_screened;
+      continue;
+    }
     if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) {
       // Searched to the end: a lower II is no easier. Out of budget: a
       // lower II may still be found, within kDescentMisses tries.
@@ -198,6 +215,7 @@ Schedule Generator::publish(const IiSearchResult& r, const std::vector<int64_t>&
   publish_search(ctx_.g, range, r, seats, nullptr, s);
   if (s.feasible && serial_fallback) s.flags.push_back("serial_fallback");
   if (refinement_.truncated()) s.flags.push_back("budget_truncated");
+  for (std::string& n : screen_.lines()) s.diagnostics.push_back(std::move(n));
   for (std::string& n : notes_.lines()) s.diagnostics.push_back(std::move(n));
   s.stats = stats_fields(stats_);
   s.stats.emplace_back("refinement_status", refinement_.status());

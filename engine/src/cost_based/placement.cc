@@ -12,8 +12,12 @@ namespace {
 constexpr int64_t kNeverForced = INT64_MIN;
 }  // namespace
 
-Placement::Placement(const Context& ctx)
-    : ctx_(ctx), rrt_(ctx.g.target), constraints_(ctx), pressure_(ctx) {
+Placement::Placement(const Context& ctx, DistanceMatrix* closure)
+    : ctx_(ctx),
+      dist_(closure != nullptr ? *closure : own_dist_),
+      rrt_(ctx.g.target),
+      constraints_(ctx),
+      pressure_(ctx) {
   const int n = ctx.g.op_count();
   asap_.assign(n, 0);
   start_.assign(n, 0);
@@ -24,11 +28,13 @@ Placement::Placement(const Context& ctx)
   group_placed_.assign(ctx.group_members.size(), 0);
   group_stage_.assign(ctx.group_members.size(), 0);
   in_trial_.assign(n, 0);
+  live_end_.assign(n, 0);
 }
 
 bool Placement::reset(int64_t ii) {
   ii_ = ii;
-  if (!dist_.build(ctx_.g, ctx_.adj, ii)) return false;
+  const bool built = dist_.valid() && dist_.ii() == ii && dist_.size() == ctx_.g.op_count();
+  if (!built && !dist_.build(ctx_.g, ctx_.adj, ii)) return false;
   const int n = ctx_.g.op_count();
   const size_t un = static_cast<size_t>(n);
   dist_t_.resize(un * un);
@@ -49,8 +55,37 @@ bool Placement::reset(int64_t ii) {
     }
     asap_[v] = lo;
   }
+  if (related_begin_.empty()) find_related();
   clear_seats();
   return true;
+}
+
+// Paths exist or not whatever the II: built once, from the first closure.
+void Placement::find_related() {
+  const int n = ctx_.g.op_count();
+  const size_t un = static_cast<size_t>(n);
+  related_begin_.assign(un + 1, 0);
+  related_.clear();
+  for (OpId v = 0; v < n; ++v) {
+    const std::span<const int64_t> row = dist_.row(v);
+    const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * un;
+    for (OpId u = 0; u < n; ++u) {
+      if (u != v && (row[u] != DistanceMatrix::kNoPath || col[u] != DistanceMatrix::kNoPath)) {
+        related_.push_back(u);
+      }
+    }
+    related_begin_[v + 1] = static_cast<int>(related_.size());
+  }
+}
+
+void Placement::set_undo_trail(bool on) {
+  trail_on_ = on;
+  clear_trail();
+}
+
+void Placement::clear_trail() {
+  trail_.clear();
+  marks_.clear();
 }
 
 void Placement::clear_seats() {
@@ -60,21 +95,18 @@ void Placement::clear_seats() {
   placed_count_ = 0;
   std::fill(group_placed_.begin(), group_placed_.end(), 0);
   pressure_.reset_bank(ii_);
+  register_rows_.reset(ii_);
   std::fill(last_forced_.begin(), last_forced_.end(), kNeverForced);
   dep_.assign(ctx_.g.op_count(), DepBounds{});
   dep_dirty_.assign(ctx_.g.op_count(), 0);
   for (OpId v : trial_ops_) in_trial_[v] = 0;
   trial_ops_.clear();
+  clear_trail();
 }
 
 void Placement::clear_intermediate() {
   std::fill(dead_.begin(), dead_.end(), 0);
   pressure_.clear_surcharges();
-}
-
-std::optional<int64_t> Placement::group_stage(int group) const {
-  if (group == kNoGroup || group_placed_[group] == 0) return std::nullopt;
-  return group_stage_[group];
 }
 
 std::optional<int64_t> Placement::last_forced_start(OpId v) const {
@@ -180,15 +212,27 @@ void Placement::place(OpId v, int64_t t) {
     trial_ops_.push_back(v);
     return;
   }
-  const int n = ctx_.g.op_count();
+  update_live_ranges(v, +1);  // not for trial seats: no one reads the rows in a trial
+  const size_t n = static_cast<size_t>(ctx_.g.op_count());
   const std::span<const int64_t> row = dist_.row(v);  // D[v][*]
   const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
-  for (OpId u = 0; u < n; ++u) {
-    if (u == v || dep_dirty_[u] ||
-        (row[u] == DistanceMatrix::kNoPath && col[u] == DistanceMatrix::kNoPath)) {
-      continue;
+  const std::span<const OpId> touched = related(v);
+  if (!trail_on_ && touched.size() * 4 > n) {
+    // Most ops are related: a straight scan of the row and column beats
+    // gathering them through the list (the same ops, in the same order).
+    for (size_t u = 0; u < n; ++u) {
+      if (u == static_cast<size_t>(v) || dep_dirty_[u] ||
+          (row[u] == DistanceMatrix::kNoPath && col[u] == DistanceMatrix::kNoPath)) {
+        continue;
+      }
+      fold(dep_[u], row[u], col[u], t);
     }
-    fold(dep_[u], row[u], col[u], t);
+    return;
+  }
+  if (trail_on_) marks_.push_back({v, trail_.size()});
+  for (OpId u : touched) {
+    if (trail_on_) trail_.push_back({u, dep_dirty_[u] != 0, dep_[u]});
+    if (!dep_dirty_[u]) fold(dep_[u], row[u], col[u], t);
   }
 }
 
@@ -197,6 +241,7 @@ void Placement::unplace(OpId v) {
   const int64_t t = start_[v];
   rrt_.release(ctx_.nodes[v], t);
   pressure_.add_bank(v, t, -1);
+  if (!in_trial_[v]) update_live_ranges(v, -1);
   placed_[v] = 0;
   const int pos = placed_pos_[v];
   placed_list_[pos] = placed_list_.back();
@@ -211,12 +256,65 @@ void Placement::unplace(OpId v) {
     in_trial_[v] = 0;
     return;
   }
-  const int n = ctx_.g.op_count();
-  const std::span<const int64_t> row = dist_.row(v);
-  const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;
-  for (OpId u = 0; u < n; ++u) {
-    if (row[u] != DistanceMatrix::kNoPath || col[u] != DistanceMatrix::kNoPath) dep_dirty_[u] = 1;
+  if (!marks_.empty() && marks_.back().op == v) {
+    // The last seat: its related ops' bounds are those before it, exactly
+    // (every later seat was undone in turn).
+    for (size_t i = marks_.back().first; i < trail_.size(); ++i) {
+      const TrailEntry& e = trail_[i];
+      dep_[e.op] = e.before;
+      dep_dirty_[e.op] = e.was_dirty ? 1 : 0;
+    }
+    trail_.resize(marks_.back().first);
+    marks_.pop_back();
+    return;
   }
+  clear_trail();  // later seats' entries hold bounds that counted v
+  for (OpId u : related(v)) dep_dirty_[u] = 1;
+}
+
+int64_t Placement::live_end(OpId u) const {
+  int64_t end = start_[u] + std::max<int64_t>(1, ctx_.g.ops[u].latency);
+  for (int q = ctx_.adj.out_begin[u]; q < ctx_.adj.out_begin[u + 1]; ++q) {
+    const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[q]];
+    if (e.kind == EdgeKind::kData && placed(e.to)) {
+      end = std::max(end, start_[e.to] + e.distance * ii_);
+    }
+  }
+  return end;
+}
+
+// On a seat, v is already marked placed: its producers' live ends see it.
+// On an unseat, v is still marked placed: its own range comes off as it was
+// added, and its producers' ranges are recomputed without it.
+// A producer's live end only moves when v's read (start + distance * II)
+// is past it (a seat) or is what set it (an unseat).
+void Placement::update_live_ranges(OpId v, int sign) {
+  if (sign < 0) add_live_range(v, -1);
+  for (int q = ctx_.adj.in_begin[v]; q < ctx_.adj.in_begin[v + 1]; ++q) {
+    const Edge& e = ctx_.g.edges[ctx_.adj.in_edges[q]];
+    const OpId u = e.from;
+    if (e.kind != EdgeKind::kData || u == v || !placed(u) || ctx_.regs[u] == 0) continue;
+    const int64_t read = start_[v] + e.distance * ii_;
+    if (sign > 0 ? read <= live_end_[u] : read != live_end_[u]) continue;
+    add_live_range(u, -1);
+    if (sign > 0) {
+      live_end_[u] = read;
+    } else {
+      placed_[v] = 0;
+      live_end_[u] = live_end(u);
+      placed_[v] = 1;
+    }
+    add_live_range(u, +1);
+  }
+  if (sign > 0 && ctx_.regs[v] != 0) {
+    live_end_[v] = live_end(v);
+    add_live_range(v, +1);
+  }
+}
+
+void Placement::add_live_range(OpId u, int sign) {
+  if (ctx_.regs[u] == 0) return;
+  register_rows_.add(ctx_.regs[u], start_[u], live_end_[u] - start_[u], sign);
 }
 
 bool Placement::seat_all(const std::vector<int64_t>& starts) {

@@ -7,8 +7,10 @@
 // marks the retry arm reads and Rau's forced starts (seeds 004/001).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "builder_constraints.h"
 #include "context.h"
 #include "pressure.h"
+#include "register_rows.h"
 
 namespace tilesched::cost_based {
 
@@ -34,11 +37,17 @@ struct Window {
 
 class Placement {
  public:
-  explicit Placement(const Context& ctx);
+  // With `closure`, the placement reads the distance closure there (the
+  // generator's II screen builds it, ii_screen.h) instead of keeping its
+  // own. REQUIRES: `closure` outlives the placement.
+  explicit Placement(const Context& ctx, DistanceMatrix* closure = nullptr);
+  Placement(const Placement&) = delete;
+  Placement& operator=(const Placement&) = delete;
 
   // Starts an attempt at `ii`: empty table, nothing placed, dead marks and
   // surcharges kept (they are the intermediate state the ladder clears).
-  // Returns false when the distance closure finds a positive cycle.
+  // The closure is built unless it already holds `ii`. Returns false when
+  // it finds a positive cycle.
   bool reset(int64_t ii);
   // Unseats every op (same II, same closure); the ladder's next rung.
   void clear_seats();
@@ -59,8 +68,18 @@ class Placement {
   // static ASAP bound, max_depth (L6) and the builder constraints in force.
   // The group's stage (L5) is left to gate G4.
   Window window(OpId v) const;
-  // The stage the group's placed members share, if any is placed.
-  std::optional<int64_t> group_stage(int group) const;
+  // The stage the group's placed members share, if any is placed. Inline:
+  // the gates ask it for every seat they admit.
+  std::optional<int64_t> group_stage(int group) const {
+    if (group == kNoGroup || group_placed_[group] == 0) return std::nullopt;
+    return group_stage_[group];
+  }
+  // The ops with a path to or from v in the closure, v left out (the same
+  // at every II). REQUIRES: a successful reset().
+  std::span<const OpId> related(OpId v) const {
+    return {related_.data() + related_begin_[v],
+            static_cast<size_t>(related_begin_[v + 1] - related_begin_[v])};
+  }
 
   bool fits(OpId v, int64_t t, RrtConflict* why = nullptr) const {
     return rrt_.probe(ctx_.nodes[v], t, why);
@@ -69,8 +88,17 @@ class Placement {
   int64_t first_fit(OpId v, int64_t lo, int64_t hi) const {
     return rrt_.first_fit(ctx_.nodes[v], lo, hi);
   }
+  // Seating and unseating update the dependence bounds of the ops related
+  // to v (a path either way in the closure), O(related). With the undo
+  // trail on, unplacing the op placed last restores their bounds from the
+  // trail; any other unplace marks them for recomputation from the placed
+  // list (O(placed) each, when next read) and empties the trail.
   void place(OpId v, int64_t t);   // REQUIRES: fits(v, t) and not placed
   void unplace(OpId v);            // REQUIRES: placed
+  // The undo trail (the backtracking rung's seats are LIFO). Off by default:
+  // the ladder's rungs seat every op once, and their trail would grow to
+  // O(ops * related). clear_seats() empties it.
+  void set_undo_trail(bool on);
   // Unseats every op, then seats op v at starts[v]; false (and partly
   // seated) when one does not fit, which a legal placement never does.
   bool seat_all(const std::vector<int64_t>& starts);
@@ -95,6 +123,17 @@ class Placement {
   // The pressure evaluators' state; seating keeps its bank table.
   Pressure& pressure() { return pressure_; }
   const Pressure& pressure() const { return pressure_; }
+
+  // End of u's value's live range: start + latency, or its latest placed
+  // data consumer's start (plus distance * II). REQUIRES: u is placed.
+  int64_t live_end(OpId u) const;
+  // Registers live in each modulo row (registers.h reads it): every placed
+  // op with registers, from its start to its live end. Trial seats are left
+  // out (the permute and fuse arms never read it), so REQUIRES: no trial open.
+  const RegisterRows& register_rows() const {
+    assert(trial_depth_ == 0);
+    return register_rows_;
+  }
 
   // Snapshot overlay (retry arm).
   bool dead(OpId v) const { return dead_[v] != 0; }
@@ -122,10 +161,29 @@ class Placement {
   // Folds a placed op at t into b, given D[placed][op] and D[op][placed].
   static void fold(DepBounds& b, int64_t d_from, int64_t d_to, int64_t t);
   const DepBounds& bounds(OpId v) const;
+  void find_related();
+  // v was seated (sign +1) or is being unseated (-1): its own live range
+  // and those of its placed data producers, whose live ends it moves.
+  void update_live_ranges(OpId v, int sign);
+  void add_live_range(OpId u, int sign);
+  void clear_trail();
+
+  // One related op's bounds before a seat folded into them.
+  struct TrailEntry {
+    OpId op = 0;
+    bool was_dirty = false;  // restored as dirty (its bounds are recomputed)
+    DepBounds before;
+  };
+  // A seat on the trail: its op and where its entries start.
+  struct TrailMark {
+    OpId op = 0;
+    size_t first = 0;
+  };
 
   const Context& ctx_;
   int64_t ii_ = 0;
-  DistanceMatrix dist_;
+  DistanceMatrix own_dist_;
+  DistanceMatrix& dist_;  // own_dist_ or the generator's
   ModuloRrt rrt_;
   std::vector<int64_t> asap_;
   std::vector<int64_t> start_;
@@ -142,6 +200,13 @@ class Placement {
   std::vector<int64_t> dist_t_;        // the closure transposed: [v * n + u] = D[u][v]
   mutable std::vector<DepBounds> dep_;
   mutable std::vector<char> dep_dirty_;
+  RegisterRows register_rows_;
+  std::vector<int64_t> live_end_;      // by placed op with registers: the end added
+  std::vector<int> related_begin_;  // CSR over related_, built at the first reset
+  std::vector<OpId> related_;
+  bool trail_on_ = false;
+  std::vector<TrailEntry> trail_;
+  std::vector<TrailMark> marks_;
   std::vector<OpId> trial_ops_;  // seats of the open trial, in order
   std::vector<char> in_trial_;   // per op
   int trial_depth_ = 0;

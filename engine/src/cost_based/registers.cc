@@ -5,19 +5,13 @@
 
 namespace tilesched::cost_based {
 
-int64_t live_end(const Placement& p, OpId u) {
-  const Context& ctx = p.ctx();
-  int64_t end = p.start(u) + std::max<int64_t>(1, ctx.g.ops[u].latency);
-  for (int q = ctx.adj.out_begin[u]; q < ctx.adj.out_begin[u + 1]; ++q) {
-    const Edge& e = ctx.g.edges[ctx.adj.out_edges[q]];
-    if (e.kind == EdgeKind::kData && p.placed(e.to)) {
-      end = std::max(end, p.start(e.to) + e.distance * p.ii());
-    }
-  }
-  return end;
-}
+int64_t live_end(const Placement& p, OpId u) { return p.live_end(u); }
 
 int64_t register_pressure(const Placement& p, int64_t row) {
+  return p.register_rows().at(row);  // kept by the placement as seats change
+}
+
+int64_t register_pressure_by_walk(const Placement& p, int64_t row) {
   const int64_t ii = p.ii();
   int64_t total = 0;
   for (OpId u : p.placed_ops()) {

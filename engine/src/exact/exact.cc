@@ -9,17 +9,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
+#include <memory>
 #include <numeric>
 #include <string>
-#include <thread>
 
 #include "../graph_algo.h"
 #include "../ii_driver.h"
 #include "../search.h"
 #include "../storage.h"
-#include "model.h"
+#include "problem.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/ims.h"
 #include "tilesched/limits.h"
@@ -29,6 +27,16 @@
 #include "tilesched/verify.h"
 
 namespace tilesched {
+
+std::string_view exact_backend_name(ExactBackend b) {
+  return b == ExactBackend::kSmt ? "smt" : "sat";
+}
+
+std::optional<ExactBackend> parse_exact_backend(std::string_view name) {
+  if (name == "sat") return ExactBackend::kSat;
+  if (name == "smt") return ExactBackend::kSmt;
+  return std::nullopt;
+}
 
 std::string_view ii_outcome_name(IiOutcome o) {
   switch (o) {
@@ -42,8 +50,9 @@ std::string_view ii_outcome_name(IiOutcome o) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-using exact_internal::IiModel;
+using exact_internal::Answer;
+using exact_internal::Clock;
+using exact_internal::IiProblem;
 
 int64_t elapsed_us(Clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since).count();
@@ -91,7 +100,7 @@ int64_t max_stage(const std::vector<int64_t>& start, int64_t ii) {
 // always (the oracle has no answer without them); the others only while
 // time is left. best_heuristic verifies every schedule.
 std::vector<Schedule> heuristic_schedules(const Graph& g, const ExactOptions& opts,
-                                          const Budget& budget) {
+                                          const Budget& budget, std::vector<std::string>& skipped) {
   std::vector<Schedule> out;
   int64_t best_ii = 0;  // 0: none yet
   auto add = [&](Schedule s) {
@@ -100,12 +109,16 @@ std::vector<Schedule> heuristic_schedules(const Graph& g, const ExactOptions& op
   };
   add(generate_serial(g));
   for (ArmPolicy policy : {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost}) {
-    if (policy != ArmPolicy::kFirstSuccess && budget.remaining_ms() <= 0) break;
+    const std::string name = "cost-based (" + std::string(arm_policy_name(policy)) + ")";
+    if (policy != ArmPolicy::kFirstSuccess && budget.remaining_ms() <= 0) {
+      skipped.push_back(name);
+      continue;
+    }
     CostBasedOptions o = opts.start;
     o.arm_policy = policy;
     o.ii_cap = best_ii;
     Schedule s = generate_cost_based(g, o).schedule;
-    s.generator += std::string(" (") + std::string(arm_policy_name(policy)) + ")";
+    s.generator = name;
     add(std::move(s));
   }
   // The baseline modulo schedulers (docs/BASELINES.md).
@@ -113,11 +126,15 @@ std::vector<Schedule> heuristic_schedules(const Graph& g, const ExactOptions& op
     ImsOptions o;
     o.ii_cap = best_ii;
     add(generate_ims(g, o));
+  } else {
+    skipped.push_back("ims");
   }
   if (budget.remaining_ms() > 0) {
     SmsOptions o;
     o.ii_cap = best_ii;
     add(generate_sms(g, o));
+  } else {
+    skipped.push_back("sms");
   }
   return out;
 }
@@ -146,77 +163,6 @@ std::optional<Schedule> best_heuristic(const Graph& g, std::vector<Schedule> can
   return best;
 }
 
-// Interrupts the context when the armed time passes: the time limit of a
-// check, armed only while the check runs. Work between checks (building a
-// model, reading a model's values) is never interrupted, so only
-// IiModel::check can meet Z3's "canceled"; that work keeps to the oracle's
-// deadline by itself (ModelDeadline, Budget). While the watchdog stayed
-// armed between checks, an interrupt there threw out of the oracle as
-// "Z3 failed: canceled" (a fuzzing finding:
-// fuzz/regressions/fuzz_differential/z3-canceled-outside-a-check). Z3's own
-// "timeout" parameter is never set: Z3 4.8.10 to 4.8.12 (Debian 12 ships
-// 4.8.12) run it on a pool of timer threads that can deadlock, and a
-// fuzzing run hung there for good (results/records/2026-11-25-fuzz-campaigns.md).
-// An interrupt leaves the context refusing all further work, so the oracle
-// makes a fresh one after it (Oracle::context).
-class Watchdog {
- public:
-  explicit Watchdog(z3::context& ctx) : thread_([this, &ctx] { watch(ctx); }) {}
-  ~Watchdog() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  // Interrupt at `until` unless disarmed before.
-  void arm(Clock::time_point until) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      until_ = until;
-      armed_ = true;
-    }
-    cv_.notify_all();
-  }
-  void disarm() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      armed_ = false;
-    }
-    cv_.notify_all();
-  }
-  // Whether the interrupt has been sent.
-  bool fired() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return fired_;
-  }
-
- private:
-  void watch(z3::context& ctx) {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_ && !fired_) {
-      if (!armed_) {
-        cv_.wait(lock);
-        continue;
-      }
-      cv_.wait_until(lock, until_);
-      if (!stop_ && armed_ && Clock::now() >= until_) {
-        ctx.interrupt();
-        fired_ = true;
-      }
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  bool armed_ = false;
-  bool fired_ = false;
-  Clock::time_point until_;
-  std::thread thread_;  // last: starts once the members above exist
-};
-
 class Oracle {
  public:
   Oracle(const Graph& g, const ExactOptions& opts, Clock::time_point t0)
@@ -232,12 +178,16 @@ class Oracle {
   // The IIs the search decides: from the heuristics' lower bound (above
   // `mii`, with a line saying so) to `last`.
   IiRange search_range(int64_t mii, int64_t last);
-  // The lines about a stage count the descent did not prove least.
+  // The lines about a stage count the descent did not prove least, and
+  // about models the backend declined.
   void note_descent();
+  // The line naming the heuristics the time limit left out of the start.
+  void note_skipped(const std::vector<std::string>& skipped);
   // At the reported II, from the schedule in result_: lowers its largest
   // stage by bisection between the ASAP floor and its own, each step a
-  // fresh model whose stage bound is the step's (docs/EXACT.md, step 5).
+  // check whose stage limit is the step's (docs/EXACT.md, step 5).
   void lower_stages();
+  void lower_start_sum(const std::vector<int64_t>& asap, std::vector<int64_t>& start);
   // Never publishes an illegal schedule as proven: falls back to the
   // heuristic (or to infeasible) when the verifier refuses the model's.
   void verify_result(const std::optional<Schedule>& heuristic, int64_t lower);
@@ -246,24 +196,25 @@ class Oracle {
   // The stats and the time: the last step of run().
   ExactResult finish(const std::optional<Schedule>& heuristic);
 
-  // The Z3 context and its watchdog, made at the first model: making a
-  // context costs about 10 ms, more than a small graph's whole search, and
-  // an oracle whose start already meets the MII at the ASAP stage floor
-  // builds no model at all.
-  z3::context& context();
-  // One check of `model` under `limit_ms` (and the oracle's deadline) and
-  // Z3 resource units `rlimit` (0: none).
-  z3::check_result run_check(IiModel& model, int64_t limit_ms, int64_t rlimit = 0);
-  // A fresh model at ii with stage bound k into `out`; false (and `out`
-  // empty) when the deadline passed while building it.
-  bool build(std::optional<IiModel>& out, int64_t ii, int64_t k,
-             const std::vector<int64_t>& asap);
-  // One check at ii on a fresh model with the safe stage bound, after a
-  // short one bounded near the start's stage count (when that is lower).
+  // The backend, made at the first model (the SMT backend's context costs
+  // about 10 ms, more than a small graph's whole search, and an oracle
+  // whose start already meets the MII at the ASAP stage floor builds none).
+  exact_internal::Backend& backend();
+  // One check of `problem` with every stage at most `stages`, under
+  // `limit_ms` (and the oracle's deadline) and `units` of the backend's
+  // deterministic work (0: none).
+  Answer run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, int64_t units = 0);
+  // The model at ii with stage bound k into model_ (kept when it is
+  // already that II's and takes stage limits up to k); false (model_
+  // empty) when the deadline passed while building it, or when the
+  // backend declined a model that large (too_large_ set).
+  bool build(int64_t ii, int64_t k, const std::vector<int64_t>& asap);
+  // One check at ii with the safe stage bound, after a short one bounded
+  // near the start's stage count (when that is lower).
   IiOutcome decide(int64_t ii);
-  z3::check_result check_in_descent(IiModel& model, int64_t limit_ms);
+  Answer check_in_descent(int64_t stages, int64_t limit_ms);
   // One descent check under the time budget.
-  z3::check_result ask(IiModel& model);
+  Answer ask(int64_t stages);
   // Lowers measure(start) from its value towards `lo` by bisection: each
   // step asks `attempt(mid, next)` whether a schedule of measure <= mid
   // exists (filling `next` on sat), keeps it on sat, raises lo on unsat,
@@ -272,76 +223,81 @@ class Oracle {
   template <class Attempt, class Measure>
   int64_t bisect(int64_t lo, std::vector<int64_t>& start, Attempt attempt, Measure measure,
                  bool& closed);
-  // One descent step: a fresh model at ii with stage bound k (and the sum
-  // of starts at most `sum_limit`, when set); the starts on sat.
-  z3::check_result descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& asap,
-                                std::optional<int64_t> sum_limit, std::vector<int64_t>& next);
+  // One descent step at ii: every stage at most k (and the sum of starts
+  // at most `sum_limit`, when set; a fresh model then); the starts on sat.
+  Answer descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& asap,
+                      std::optional<int64_t> sum_limit, std::vector<int64_t>& next);
+  // The descent's budget in the backend's deterministic units.
+  int64_t descent_budget() const;
 
   const Graph& g_;
   const ExactOptions& opts_;
   Clock::time_point t0_;
   Budget budget_;
-  std::optional<z3::context> ctx_;
-  std::optional<Watchdog> watchdog_;  // after ctx_: stopped before the context goes
+  std::unique_ptr<exact_internal::Backend> backend_;
   ExactResult result_;
-  std::optional<IiModel> model_;     // the model of the last feasible II
+  std::unique_ptr<IiProblem> model_;  // the model of the last II asked
+  int64_t model_ii_ = 0;
+  int64_t model_k_ = 0;
+  bool too_large_ = false;           // the backend declined the last model
+  int64_t too_large_count_ = 0;
   std::vector<int64_t> found_start_;
   int64_t solver_us_ = 0;
   int64_t descent_checks_ = 0;
-  int64_t descent_units_ = 0;        // Z3 resource units the descent used
+  int64_t descent_units_ = 0;        // backend units the descent used
   int64_t start_stages_ = 0;         // stage count the descent started from
+  int64_t descent_from_ = 0;         // its largest stage: the SAT model's bound
   std::optional<int64_t> start_max_stage_;  // the best heuristic's largest stage
   int64_t tight_found_ = 0;          // IIs found feasible by the tight check
   int64_t heuristic_us_ = 0;         // the heuristic runs and their checks
   std::optional<int64_t> proof_us_;  // when the lower bound met the II
   bool descent_cut_ = false;        // by the time limit: may differ run to run
-  bool descent_rlimit_hit_ = false;  // by descent_rlimit: the same on every run
+  bool descent_rlimit_hit_ = false;  // by the descent budget: the same on every run
   int64_t proven_below_ = 0;  // every II in [lower, proven_below_) is infeasible
   int counts_[4] = {0, 0, 0, 0};  // decided IIs by IiOutcome
 };
 
-z3::context& Oracle::context() {
-  if (watchdog_ && watchdog_->fired()) {  // the interrupted context refuses all work
-    model_.reset();
-    watchdog_.reset();
-    ctx_.reset();
+exact_internal::Backend& Oracle::backend() {
+  if (!backend_) {
+    backend_ = opts_.backend == ExactBackend::kSmt ? exact_internal::make_smt_backend(opts_.random_seed)
+                                                   : exact_internal::make_sat_backend(opts_.sat_encoding);
   }
-  if (!ctx_) {
-    ctx_.emplace();
-    watchdog_.emplace(*ctx_);
-  }
-  return *ctx_;
+  return *backend_;
 }
 
-z3::check_result Oracle::run_check(IiModel& model, int64_t limit_ms, int64_t rlimit) {
+Answer Oracle::run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, int64_t units) {
   const Clock::time_point until =
       std::min(Clock::now() + std::chrono::milliseconds(std::max<int64_t>(1, limit_ms)),
                budget_.deadline());
-  watchdog_->arm(until);
-  const z3::check_result r = model.check(until, rlimit);
-  watchdog_->disarm();
-  // An answer that raced the interrupt is dropped: its context is dead.
-  const z3::check_result answer = watchdog_->fired() ? z3::unknown : r;
+  const Answer answer = problem.check(stages, until, units);
   if (exact_internal::between_checks_for_tests != nullptr) exact_internal::between_checks_for_tests();
   return answer;
 }
 
-bool Oracle::build(std::optional<IiModel>& out, int64_t ii, int64_t k,
-                   const std::vector<int64_t>& asap) {
-  const std::vector<int64_t> tail = *exact_internal::longest_paths(g_, ii, true);
-  out.reset();
+bool Oracle::build(int64_t ii, int64_t k, const std::vector<int64_t>& asap) {
+  too_large_ = false;
+  if (model_ && model_ii_ == ii && model_->limits_stages() && model_k_ >= k) return true;
+  model_.reset();
+  exact_internal::ModelSpec spec;
+  spec.ii = ii;
+  spec.stage_bound = k;
+  spec.asap = asap;
+  spec.tail = *exact_internal::longest_paths(g_, ii, true);
+  spec.deadline = budget_.deadline();
   try {
-    out.emplace(context(), g_, ii, k, asap, tail, opts_.random_seed, budget_.deadline());
-    return true;
+    model_ = backend().build(g_, spec);
   } catch (const exact_internal::ModelDeadline&) {
-    out.reset();
+    model_.reset();
     return false;
-  } catch (const z3::exception&) {
-    // After the watchdog's interrupt Z3 refuses new work ("canceled").
-    out.reset();
-    if (Clock::now() >= budget_.deadline()) return false;
-    throw;
   }
+  if (!model_) {
+    too_large_ = true;
+    ++too_large_count_;
+    return false;
+  }
+  model_ii_ = ii;
+  model_k_ = k;
+  return true;
 }
 
 IiOutcome Oracle::decide(int64_t ii) {
@@ -352,15 +308,17 @@ IiOutcome Oracle::decide(int64_t ii) {
   const int64_t k = exact_internal::stage_bound(g_, ii);
   const Clock::time_point t = Clock::now();
   // Tight first: schedules with at most one stage more than the start's
-  // (never below the ASAP floor). The model is much smaller and a sat
-  // answer leaves little for the stage descent; unsat or unknown proves
-  // nothing about II (docs/EXACT.md), so the safe model follows.
+  // (never below the ASAP floor). A sat answer leaves little for the stage
+  // descent; unsat or unknown proves nothing about II (docs/EXACT.md), so
+  // the safe bound follows. A backend that takes stage limits asks both
+  // of one model; the SMT backend builds a smaller model for the first.
   const int64_t tight = start_max_stage_
                             ? std::max(*start_max_stage_ + 1, max_stage(*asap, ii))
                             : k;
-  if (tight < k && build(model_, ii, tight, *asap)) {
-    const z3::check_result r = run_check(*model_, budget_.next_check_ms() / 4);
-    if (r == z3::sat) {
+  const bool incremental = opts_.backend == ExactBackend::kSat;
+  if (tight < k && build(ii, incremental ? k : tight, *asap)) {
+    const Answer r = run_check(*model_, tight, budget_.next_check_ms() / 4);
+    if (r == Answer::kSat) {
       solver_us_ += elapsed_us(t);
       found_start_ = model_->starts();
       result_.stage_bound = tight;
@@ -368,41 +326,45 @@ IiOutcome Oracle::decide(int64_t ii) {
       return IiOutcome::kFeasible;
     }
   }
-  if (budget_.next_check_ms() <= 0 || !build(model_, ii, k, *asap)) return IiOutcome::kSkipped;
-  const z3::check_result r = run_check(*model_, budget_.next_check_ms());
+  if (budget_.next_check_ms() <= 0) return IiOutcome::kSkipped;
+  if (!build(ii, k, *asap)) return too_large_ ? IiOutcome::kUnknown : IiOutcome::kSkipped;
+  const Answer r = run_check(*model_, k, budget_.next_check_ms());
   solver_us_ += elapsed_us(t);
-  if (r == z3::unsat) return IiOutcome::kInfeasible;
-  if (r == z3::unknown) return IiOutcome::kUnknown;
+  if (r == Answer::kUnsat) return IiOutcome::kInfeasible;
+  if (r == Answer::kUnknown) return IiOutcome::kUnknown;
   found_start_ = model_->starts();
   result_.stage_bound = k;
   return IiOutcome::kFeasible;
 }
 
-z3::check_result Oracle::check_in_descent(IiModel& model, int64_t limit_ms) {
-  const int64_t units = opts_.descent_rlimit - descent_units_;
+int64_t Oracle::descent_budget() const {
+  return opts_.backend == ExactBackend::kSat ? opts_.descent_conflicts : opts_.descent_rlimit;
+}
+
+Answer Oracle::check_in_descent(int64_t stages, int64_t limit_ms) {
+  const int64_t units = descent_budget() - descent_units_;
   if (units <= 0) {
     descent_rlimit_hit_ = true;
-    return z3::unknown;
+    return Answer::kUnknown;
   }
   ++descent_checks_;
-  const int64_t before = model.resources_used();
-  const z3::check_result r = run_check(model, limit_ms, units);
-  // (An interrupted context answers nothing more, its statistics included.)
-  descent_units_ += watchdog_->fired() ? 1 : std::max<int64_t>(1, model.resources_used() - before);
-  if (r == z3::unknown) {
+  const int64_t before = model_->units_used();
+  const Answer r = run_check(*model_, stages, limit_ms, units);
+  descent_units_ += std::max<int64_t>(1, model_->units_used() - before);
+  if (r == Answer::kUnknown) {
     (budget_.remaining_ms() > 0 ? descent_rlimit_hit_ : descent_cut_) = true;
   }
   return r;
 }
 
-z3::check_result Oracle::ask(IiModel& model) {
+Answer Oracle::ask(int64_t stages) {
   const int64_t limit = budget_.next_check_ms();
   if (limit <= 0) {
     descent_cut_ = true;
-    return z3::unknown;
+    return Answer::kUnknown;
   }
   const Clock::time_point t = Clock::now();
-  const z3::check_result r = check_in_descent(model, limit);
+  const Answer r = check_in_descent(stages, limit);
   solver_us_ += elapsed_us(t);
   return r;
 }
@@ -414,12 +376,12 @@ int64_t Oracle::bisect(int64_t lo, std::vector<int64_t>& start, Attempt attempt,
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
     std::vector<int64_t> next;
-    const z3::check_result r = attempt(mid, next);
+    const Answer r = attempt(mid, next);
     // A model's schedule replaces the start only when it is no worse.
-    if (r == z3::sat && measure(next) <= mid) {
+    if (r == Answer::kSat && measure(next) <= mid) {
       start = std::move(next);
       hi = measure(start);
-    } else if (r == z3::unsat) {
+    } else if (r == Answer::kUnsat) {
       lo = mid + 1;
     } else {
       break;
@@ -429,21 +391,22 @@ int64_t Oracle::bisect(int64_t lo, std::vector<int64_t>& start, Attempt attempt,
   return hi;
 }
 
-z3::check_result Oracle::descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& asap,
-                                      std::optional<int64_t> sum_limit,
-                                      std::vector<int64_t>& next) {
+Answer Oracle::descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& asap,
+                            std::optional<int64_t> sum_limit, std::vector<int64_t>& next) {
   if (budget_.next_check_ms() <= 0) {
     descent_cut_ = true;
-    return z3::unknown;
+    return Answer::kUnknown;
   }
-  std::optional<IiModel> model;
-  if (!build(model, ii, k, asap)) {
-    descent_cut_ = true;
-    return z3::unknown;
+  if (sum_limit) model_.reset();  // the sum bound stays in the model: a fresh one
+  const bool incremental = opts_.backend == ExactBackend::kSat;
+  if (!build(ii, incremental && !sum_limit ? std::max(k, descent_from_) : k, asap)) {
+    descent_cut_ = descent_cut_ || !too_large_;
+    return Answer::kUnknown;
   }
-  if (sum_limit) model->limit_start_sum(*sum_limit);
-  const z3::check_result r = ask(*model);
-  if (r == z3::sat) next = model->starts();
+  if (sum_limit && !model_->limit_start_sum(*sum_limit)) return Answer::kUnknown;
+  const Answer r = ask(k);
+  if (r == Answer::kSat) next = model_->starts();
+  if (sum_limit) model_.reset();
   return r;
 }
 
@@ -453,6 +416,7 @@ void Oracle::lower_stages() {
   std::vector<int64_t> start = s.start;
   const int64_t from = max_stage(start, ii);
   start_stages_ = from + 1;
+  descent_from_ = from;
   // No op can sit below its ASAP stage (every start is >= 0).
   const std::vector<int64_t> asap = *exact_internal::longest_paths(g_, ii, false);
   const int64_t floor_stage = max_stage(asap, ii);
@@ -466,20 +430,31 @@ void Oracle::lower_stages() {
            },
            stages, closed);
   }
-  if (opts_.minimise_stages && opts_.minimise_start_sum) {
-    const int64_t k = stages(start);
-    auto sum = [](const std::vector<int64_t>& v) {
-      return std::accumulate(v.begin(), v.end(), int64_t{0});
-    };
-    bool sum_closed = false;
-    bisect(sum(asap), start,
-           [&](int64_t mid, std::vector<int64_t>& next) {
-             return descent_step(ii, k, asap, mid, next);
-           },
-           sum, sum_closed);
-  }
+  if (opts_.minimise_stages && opts_.minimise_start_sum) lower_start_sum(asap, start);
   s.start = std::move(start);
   s.stages_proven = closed;
+}
+
+// The sum of starts at the stage count reached, by bisection; each step a
+// fresh model with the sum bound (the SMT backend only: a sum over every
+// time-indexed literal has no small CNF).
+void Oracle::lower_start_sum(const std::vector<int64_t>& asap, std::vector<int64_t>& start) {
+  const int64_t ii = result_.schedule.ii;
+  if (opts_.backend == ExactBackend::kSat) {
+    result_.schedule.diagnostics.push_back(
+        "exact: minimise_start_sum is not supported by the SAT backend (use --exact-backend smt)");
+    return;
+  }
+  const int64_t k = max_stage(start, ii);
+  auto sum = [](const std::vector<int64_t>& v) {
+    return std::accumulate(v.begin(), v.end(), int64_t{0});
+  };
+  bool sum_closed = false;
+  bisect(sum(asap), start,
+         [&](int64_t mid, std::vector<int64_t>& next) {
+           return descent_step(ii, k, asap, mid, next);
+         },
+         sum, sum_closed);
 }
 
 ExactResult Oracle::run() {
@@ -496,8 +471,11 @@ ExactResult Oracle::run() {
     s.diagnostics.push_back("exact: " + stores_over_storage_diagnostic(g_, *stores));
     return finish(std::nullopt);
   }
-  const std::optional<Schedule> heuristic = best_heuristic(g_, heuristic_schedules(g_, opts_, budget_));
+  std::vector<std::string> skipped;
+  const std::optional<Schedule> heuristic =
+      best_heuristic(g_, heuristic_schedules(g_, opts_, budget_, skipped));
   heuristic_us_ = elapsed_us(t0_);
+  note_skipped(skipped);
   if (heuristic) start_max_stage_ = heuristic->stage_count - 1;
   const int64_t last = heuristic ? heuristic->ii - 1 : sequential_ii_cap(g_, lower);
   if (heuristic) {
@@ -518,7 +496,6 @@ ExactResult Oracle::run() {
     s.feasible = true;
     s.ii = *found;
     s.start = found_start_;
-    model_.reset();
     lower_stages();
   } else if (heuristic) {
     s.feasible = true;
@@ -554,15 +531,28 @@ IiRange Oracle::search_range(int64_t mii, int64_t last) {
   return range;
 }
 
+void Oracle::note_skipped(const std::vector<std::string>& skipped) {
+  if (skipped.empty()) return;
+  std::string names;
+  for (const std::string& n : skipped) names += (names.empty() ? "" : ", ") + n;
+  result_.schedule.diagnostics.push_back("exact: the time limit ended before " + names +
+                                         " could run; the start is the best of the others");
+}
+
 void Oracle::note_descent() {
   Schedule& s = result_.schedule;
   if (s.feasible && !s.stages_proven) {
     s.diagnostics.push_back(
         "exact: stage count " + std::to_string(s.stage_count) + " at II " +
         std::to_string(s.ii) + " not proven minimal" +
-        (descent_rlimit_hit_ ? " (the descent reached its resource limit, descent_rlimit)"
+        (descent_rlimit_hit_ ? " (the descent reached its budget, descent_rlimit or descent_conflicts)"
          : descent_cut_      ? " (the time limit cut the descent short)"
                              : ""));
+  }
+  if (too_large_count_ > 0) {
+    s.diagnostics.push_back("exact: " + std::to_string(too_large_count_) +
+                            " model(s) over the SAT backend's size limit were not built (their "
+                            "checks count as unknown)");
   }
   if (descent_cut_) {
     s.diagnostics.push_back("exact: the time limit cut the stage/start descent short; the "
@@ -585,7 +575,9 @@ void Oracle::record_options() {
                {"per_check_limit_ms", std::to_string(opts_.per_check_limit_ms)},
                {"minimise_stages", opts_.minimise_stages ? "true" : "false"},
                {"minimise_start_sum", opts_.minimise_start_sum ? "true" : "false"},
-               {"descent_rlimit", std::to_string(opts_.descent_rlimit)}};
+               {"descent_rlimit", std::to_string(opts_.descent_rlimit)},
+               {"descent_conflicts", std::to_string(opts_.descent_conflicts)},
+               {"backend", std::string(exact_backend_name(opts_.backend))}};
 }
 
 IiVerdict Oracle::attempt(int64_t ii) {
@@ -664,8 +656,8 @@ StatusOr<ExactResult> generate_exact(const Graph& g, const ExactOptions& opts) {
   try {
     Oracle oracle(g, opts, t0);
     return oracle.run();
-  } catch (const z3::exception& e) {
-    return Status::InvalidInput(std::string("exact: Z3 failed: ") + e.msg());
+  } catch (const exact_internal::BackendFailure& e) {
+    return Status::InvalidInput("exact: " + e.message);
   }
 }
 

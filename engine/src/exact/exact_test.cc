@@ -15,7 +15,7 @@
 #include "../search.h"
 #include "../test_files.h"
 #include "../test_graphs.h"
-#include "model.h"
+#include "problem.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/ims.h"
 #include "tilesched/sms.h"
@@ -37,8 +37,11 @@ Target test_target(int64_t smem = 1 << 20) {
                               {"smem", PoolKind::kStorage, smem, 0, false}});
 }
 
-Schedule Exact(const Graph& g, int64_t limit_ms = 20'000) {
+Schedule ExactWith(const Graph& g, ExactBackend backend, int64_t limit_ms,
+                   SatEncoding encoding = SatEncoding::kRowStage) {
   ExactOptions opts;
+  opts.backend = backend;
+  opts.sat_encoding = encoding;
   opts.time_limit_ms = limit_ms;
   StatusOr<ExactResult> r = generate_exact(g, opts);
   EXPECT_TRUE(r.ok()) << r.status().message();
@@ -49,6 +52,36 @@ Schedule Exact(const Graph& g, int64_t limit_ms = 20'000) {
     for (const Violation& v : report.violations) ADD_FAILURE() << g.name << ": " << v.message;
   }
   return s;
+}
+
+// Where both prove a figure, the two schedules agree on it.
+void ExpectAgree(const Graph& g, const Schedule& a, const Schedule& b) {
+  if (a.proven_optimal && b.proven_optimal) {
+    EXPECT_EQ(a.ii, b.ii) << g.name;
+    if (a.stages_proven && b.stages_proven) {
+      EXPECT_EQ(a.stage_count, b.stage_count) << g.name;
+    }
+  }
+  if (a.proven_optimal) {
+    EXPECT_LE(a.ii, b.ii) << g.name;
+  }
+  if (b.proven_optimal) {
+    EXPECT_LE(b.ii, a.ii) << g.name;
+  }
+}
+
+// The SAT backend's schedule (its default, row/stage encoding), with its
+// time-indexed encoding's and the SMT backend's beside it: all verified, and every
+// figure two of them prove agrees.
+Schedule Exact(const Graph& g, int64_t limit_ms = 20'000) {
+  const Schedule sat = ExactWith(g, ExactBackend::kSat, limit_ms);
+  const Schedule time_indexed =
+      ExactWith(g, ExactBackend::kSat, limit_ms, SatEncoding::kTimeIndexed);
+  const Schedule smt = ExactWith(g, ExactBackend::kSmt, limit_ms);
+  ExpectAgree(g, sat, smt);
+  ExpectAgree(g, time_indexed, smt);
+  ExpectAgree(g, sat, time_indexed);
+  return sat;
 }
 
 void ExpectProvenOptimum(const Graph& g, int64_t ii, int64_t mii) {
@@ -196,6 +229,7 @@ TEST(Exact, StoresOverTheStoragePoolFailAtOnceAsStorageBudget) {
 TEST(Exact, ChecksAreCutAtTheirOwnLimitWithoutZ3sTimeout) {
   const Graph g = Example("attention_forward.loop.json");
   ExactOptions opts;
+  opts.backend = ExactBackend::kSmt;
   opts.per_check_limit_ms = 1;
   opts.time_limit_ms = 60'000;
   StatusOr<ExactResult> r = generate_exact(g, opts);
@@ -359,12 +393,16 @@ TEST(Exact, StartsFromTheBestHeuristicWhateverTheBudget) {
     const Graph g = Example(std::filesystem::path(file).filename().string());
     ExactOptions starved;
     starved.descent_rlimit = 1;
-    for (int64_t limit : {int64_t{0}, int64_t{20'000}}) {
-      starved.time_limit_ms = limit;
-      StatusOr<ExactResult> r = generate_exact(g, starved);
-      ASSERT_TRUE(r.ok()) << r.status().message();
-      EXPECT_TRUE(verify_schedule(g, r->schedule).legal());
-      ExpectNoWorseThanEveryHeuristic(g, r->schedule, limit > 0);
+    starved.descent_conflicts = 1;
+    for (ExactBackend backend : {ExactBackend::kSat, ExactBackend::kSmt}) {
+      starved.backend = backend;
+      for (int64_t limit : {int64_t{0}, int64_t{20'000}}) {
+        starved.time_limit_ms = limit;
+        StatusOr<ExactResult> r = generate_exact(g, starved);
+        ASSERT_TRUE(r.ok()) << r.status().message();
+        EXPECT_TRUE(verify_schedule(g, r->schedule).legal());
+        ExpectNoWorseThanEveryHeuristic(g, r->schedule, limit > 0);
+      }
     }
   }
 }

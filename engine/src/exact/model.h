@@ -11,30 +11,10 @@
 
 #include <z3++.h>
 
+#include "problem.h"
 #include "tilesched/graph.h"
 
 namespace tilesched::exact_internal {
-
-// Longest paths over edge weights latency - distance * II, from a virtual
-// source joined to every op with weight 0 (forward: the ASAP start of each
-// op in any legal schedule at II), or to a virtual sink (reverse: how far
-// each op's start must stay below the latest start). nullopt: a positive
-// cycle, so II is below RecMII.
-std::optional<std::vector<int64_t>> longest_paths(const Graph& g, int64_t ii, bool reverse);
-
-// K: every graph that has a legal schedule at II has one whose stages are
-// all at most K (docs/EXACT.md, "Stage bound" gives the argument).
-int64_t stage_bound(const Graph& g, int64_t ii);
-
-// A test seam: when set, the oracle calls it after every check, once the
-// check's answer is in and before the model is read (exact_test.cc makes
-// the oracle's deadline pass there). Null outside the tests.
-inline void (*between_checks_for_tests)() = nullptr;
-
-// Thrown by the IiModel constructor when its deadline passes while it adds
-// constraints (a large graph's pairwise capacity constraints can take
-// seconds); the half-built model is discarded.
-struct ModelDeadline {};
 
 // The constraints of one candidate II on a solver of its own.
 class IiModel {

@@ -12,6 +12,7 @@
 
 #include "../elapsed.h"
 #include "../ii_driver.h"
+#include "../ii_screen.h"
 #include "../storage.h"
 #include "attempt.h"
 #include "problem.h"
@@ -23,6 +24,7 @@ namespace {
 
 struct Stats {
   int64_t ii_tried = 0;
+  int64_t ii_screened = 0;       // IIs the II screen proved infeasible (ii_screen.h)
   int64_t placement_steps = 0;
   int64_t evictions = 0;
   int64_t budget_exhausted = 0;  // IIs whose budget ran out
@@ -33,6 +35,7 @@ struct Stats {
 
 std::vector<std::pair<std::string, int64_t>> fields(const Stats& s) {
   return {{"ii_tried", s.ii_tried},
+          {"ii_screened", s.ii_screened},
           {"placement_steps", s.placement_steps},
           {"evictions", s.evictions},
           {"budget_exhausted", s.budget_exhausted},
@@ -100,16 +103,19 @@ Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
   } else {
     const IiRange range = heuristic_ii_range(g_, serial_.mii.max(), problem_.group_span_bound,
                                              opts_.ii_cap, serial_);
-    const IiSearchResult r = search_ii(g_, range, IiSearch::kLinear,
-                                       [&](int64_t ii) { return attempt(ii); });
+    IiScreen screen(g_, problem_.adj);
+    const IiSearchResult r = search_ii(
+        g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen);
     if (r.end != IiSearchEnd::kFound) close_floor_run(range.cap);
     stats_.ii_tried = r.tried;
+    stats_.ii_screened = r.screened;
     // Up to the serial II nothing placed: the serial schedule is kept, as
     // the cost-based generator's last rung does.
     const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;
     stats_.serial_fallback = fallback && serial_.feasible ? 1 : 0;
     publish_search(g_, range, r, attempt_.starts(), fallback ? &serial_ : nullptr, s);
     for (std::string& d : diagnostics_) s.diagnostics.push_back(std::move(d));
+    for (std::string& d : screen.lines()) s.diagnostics.push_back(std::move(d));
   }
   s.stats = fields(stats_);
   s.time_ns = elapsed_ns(t0);

@@ -16,6 +16,7 @@
 #include "../graph_algo.h"
 #include "../rrt.h"
 #include "../ii_driver.h"
+#include "../ii_screen.h"
 #include "../storage.h"
 #include "order.h"
 #include "placer.h"
@@ -85,7 +86,9 @@ void Generator::fail(int64_t ii, Failure f, const std::string& why) {
 }
 
 IiVerdict Generator::attempt(int64_t ii) {
-  if (!dist_.build(g_, adj_, ii)) {  // II < RecMII: not reached from the MII up
+  // The screen (ii_screen.h) built the closure at ii when it admitted it.
+  const bool built = dist_.valid() && dist_.ii() == ii;
+  if (!built && !dist_.build(g_, adj_, ii)) {  // II < RecMII: not reached from the MII up
     fail(ii, Failure::kEmptyWindow, "a dependence cycle is longer than " +
                                         std::to_string(ii) + " cycles per iteration");
     return IiVerdict::kNotPlaced;
@@ -125,14 +128,16 @@ Schedule Generator::run(Clock::time_point t0) {
       heuristic_ii_range(g_, s.mii.max(), group_span_bound(g_, adj_, groups_.members),
                          opts_.ii_cap, serial_);
   placer_.emplace(g_, adj_, nodes_, groups_);
-  const IiSearchResult r =
-      search_ii(g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); });
+  IiScreen screen(g_, adj_, &dist_);
+  const IiSearchResult r = search_ii(
+      g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen);
   // The serial schedule is legal at the cap (its own II): published rather
   // than nothing, flagged, so a caller can tell it apart.
   const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;
   publish_search(g_, range, r, placer_->starts(), fallback ? &serial_ : nullptr, s);
   if (r.end == IiSearchEnd::kFound) s.diagnostics.push_back(describe_order(g_, order_, r.ii));
   for (std::string& n : notes_) s.diagnostics.push_back(std::move(n));
+  for (std::string& n : screen.lines()) s.diagnostics.push_back(std::move(n));
   if (failed_ > kFailuresShown) {
     s.diagnostics.push_back("... and " + std::to_string(failed_ - kFailuresShown) +
                             " more failed IIs");
@@ -140,6 +145,7 @@ Schedule Generator::run(Clock::time_point t0) {
   s.stats.emplace_back("node_sets", static_cast<int64_t>(sets_.sets.size()));
   s.stats.emplace_back("recurrence_sets", sets_.recurrences);
   s.stats.emplace_back("ii_tried", r.tried);
+  s.stats.emplace_back("ii_screened", r.screened);
   for (int f = 0; f < kFailureCount; ++f) {
     s.stats.emplace_back("ii_failed." + std::string(failure_name(static_cast<Failure>(f))),
                          failures_[f]);

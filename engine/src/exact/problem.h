@@ -1,0 +1,101 @@
+// The exact oracle's view of one candidate II, whatever solver answers it
+// (docs/EXACT.md): the backend interface (an SMT model on Z3, a CNF on
+// CaDiCaL) and the bounds every model shares: the ASAP and tail longest
+// paths, the stage bound K, and the interchangeable ops. Internal to the
+// engine; no solver's header is included here.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilesched/exact.h"
+#include "tilesched/graph.h"
+
+namespace tilesched::exact_internal {
+
+using Clock = std::chrono::steady_clock;
+
+// Longest paths over edge weights latency - distance * II, from a virtual
+// source joined to every op with weight 0 (forward: the ASAP start of each
+// op in any legal schedule at II), or to a virtual sink (reverse: how far
+// each op's start must stay below the latest start). nullopt: a positive
+// cycle, so II is below RecMII.
+std::optional<std::vector<int64_t>> longest_paths(const Graph& g, int64_t ii, bool reverse);
+
+// K: every graph that has a legal schedule at II has one whose stages are
+// all at most K (docs/EXACT.md, "Stage bound" gives the argument).
+int64_t stage_bound(const Graph& g, int64_t ii);
+
+// Pairs (u, v), u < v, of ops that can swap starts in any legal schedule
+// (equal in every field a rule reads, the same edges, none between them);
+// each op is paired with the latest earlier such op, so a model may keep
+// s_u <= s_v for every pair (docs/EXACT.md, "Symmetry 2").
+std::vector<std::pair<OpId, OpId>> interchangeable_pairs(const Graph& g);
+
+// Whether some op has a leader_gid (Symmetry 1 then does not hold).
+bool has_groups(const Graph& g);
+
+// A test seam: when set, the oracle calls it after every check, once the
+// check's answer is in and before the model is read (exact_test.cc makes
+// the oracle's deadline pass there). Null outside the tests.
+inline void (*between_checks_for_tests)() = nullptr;
+
+// Thrown while a model is built once its deadline has passed (a large
+// graph's constraints can take seconds); the half-built model is discarded.
+struct ModelDeadline {};
+
+// Thrown by a backend whose solver failed (out of memory, ...): the oracle
+// turns it into an InvalidInput status.
+struct BackendFailure {
+  std::string message;
+};
+
+enum class Answer { kSat, kUnsat, kUnknown };
+
+// What a backend is given to build one II's model: the II, the stage bound
+// K of the model, each op's ASAP start and its tail (longest_paths), and the
+// deadline for building it.
+struct ModelSpec {
+  int64_t ii = 1;
+  int64_t stage_bound = 0;
+  std::vector<int64_t> asap, tail;
+  Clock::time_point deadline;
+};
+
+// The constraints L1-L7 at one II with every stage at most K.
+class IiProblem {
+ public:
+  virtual ~IiProblem() = default;
+  // Whether check() takes a stage limit below K (on the same solver, by
+  // assumptions); otherwise every check's limit is K itself.
+  virtual bool limits_stages() const = 0;
+  // Is there a legal schedule at II with every stage at most `stages`?
+  // kUnknown once `until` passes or after `units` of the backend's
+  // deterministic work (0: no such limit).
+  virtual Answer check(int64_t stages, Clock::time_point until, int64_t units) = 0;
+  // The backend's deterministic work counter of this model so far (Z3
+  // resource units; CaDiCaL learned clauses).
+  virtual int64_t units_used() const = 0;
+  // The starts of the last kSat answer.
+  virtual std::vector<int64_t> starts() const = 0;
+  // Adds sum of starts <= t for every later check; false: not supported.
+  virtual bool limit_start_sum(int64_t t) = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Throws ModelDeadline when spec.deadline passes while building, and
+  // BackendFailure when the solver fails.
+  virtual std::unique_ptr<IiProblem> build(const Graph& g, const ModelSpec& spec) = 0;
+};
+
+std::unique_ptr<Backend> make_smt_backend(unsigned random_seed);
+std::unique_ptr<Backend> make_sat_backend(SatEncoding encoding);
+
+}  // namespace tilesched::exact_internal

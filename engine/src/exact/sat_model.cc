@@ -1,0 +1,139 @@
+// What the exact oracle's SAT encodings share (sat_model.h): the row and
+// occupancy literals, L2/L3 as per-row at-most constraints, and a check
+// under the stage limit's assumptions, the time limit and a conflict budget.
+#include "sat_model.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "tilesched/limits.h"
+
+namespace tilesched::exact_internal {
+
+int64_t latest_start(const Graph& g, const ModelSpec& spec, OpId v) {
+  const int64_t ii = spec.ii;
+  const int64_t horizon =
+      std::min(limits::kMaxStart, ii * std::min(spec.stage_bound + 1, limits::kMaxStart / ii) - 1);
+  const Op& op = g.ops[v];
+  int64_t hi = horizon - spec.tail[v];
+  if (op.max_depth) hi = std::min(hi, ii * (*op.max_depth + 1) - 1);  // L6
+  if (g.attrs.force_serial_execution) {  // L7: stage 0 and s_v + D_v <= II
+    hi = std::min(hi, ii - footprint_duration(op));
+  }
+  return hi;
+}
+
+SatModel::SatModel(const Graph& g, const ModelSpec& spec)
+    : g_(g),
+      ii_(spec.ii),
+      k_(spec.stage_bound),
+      deadline_(spec.deadline),
+      asap_(spec.asap),
+      tail_(spec.tail),
+      rows_(g.op_count()),
+      occupancy_(g.op_count()) {}
+
+SatModel::~SatModel() {
+  solver_.disconnect_terminator();
+  solver_.disconnect_learner();
+}
+
+void SatModel::check_deadline() const {
+  if (Clock::now() >= deadline_) throw ModelDeadline{};
+}
+
+const std::vector<int>& SatModel::rows(OpId v) {
+  if (rows_[v].empty()) rows_[v] = make_rows(v);
+  return rows_[v];
+}
+
+std::vector<int> SatModel::occupancy(OpId v, int64_t arc) {
+  for (const auto& [p, lits] : occupancy_[v]) {
+    if (p == arc) return lits;
+  }
+  std::vector<int> o = make_occupancy(v, arc);
+  occupancy_[v].emplace_back(arc, o);
+  return o;
+}
+
+// Implied by every row literal whose arc covers q.
+std::vector<int> SatModel::make_occupancy(OpId v, int64_t arc) {
+  const std::vector<int>& m = rows(v);
+  std::vector<int> o(ii_, Cnf::kFalse);
+  for (int64_t r = 0; r < ii_; ++r) {
+    if (m[r] == Cnf::kFalse) continue;
+    for (int64_t j = 0; j < arc; ++j) {
+      int& q = o[(r + j) % ii_];
+      if (q == Cnf::kFalse) q = cnf_.new_var();
+      cnf_.clause({-m[r], q});
+    }
+  }
+  return o;
+}
+
+// L2/L3 on one slot or pool: full turns load every row alike (a constant);
+// the partial arcs of duration mod II rows are at most the rest, per row.
+void SatModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capacity) {
+  int64_t base = 0, arcs_total = 0;
+  std::vector<Hold> arcs;
+  for (const Hold& h : holds) {
+    if (h.duration <= 0 || h.amount <= 0) continue;
+    base += h.amount * (h.duration / ii_);
+    if (h.duration % ii_ != 0) {
+      arcs.push_back({h.op, h.duration % ii_, h.amount});
+      arcs_total += h.amount;
+    }
+    if (base > capacity) {
+      cnf_.clause({Cnf::kFalse});
+      return;
+    }
+  }
+  if (base + arcs_total <= capacity) return;
+  std::vector<std::vector<int>> occ;
+  for (const Hold& h : arcs) occ.push_back(occupancy(h.op, h.duration));
+  for (int64_t q = 0; q < ii_; ++q) {
+    std::vector<Cnf::Term> terms;
+    for (size_t i = 0; i < arcs.size(); ++i) terms.push_back({arcs[i].amount, occ[i][q]});
+    cnf_.at_most(std::move(terms), capacity - base);
+    if (q % 64 == 0) check_deadline();
+  }
+}
+
+void SatModel::add_resources() {
+  std::vector<std::vector<Hold>> by_slot(g_.target.slot_count());
+  std::vector<std::vector<Hold>> by_pool(g_.target.pools.size());
+  for (OpId v = 0; v < g_.op_count(); ++v) {
+    for (const Triple& t : g_.ops[v].resources) {
+      if (t.duration > 0 && t.occupancy > 0) {
+        by_slot[t.slot - 1].push_back({v, t.duration, t.occupancy});
+      }
+    }
+    for (const PoolUse& p : g_.ops[v].pools) {  // rate pools hold for D_v
+      if (p.count > 0) by_pool[p.pool].push_back({v, footprint_duration(g_.ops[v]), p.count});
+    }
+  }
+  for (size_t j = 0; j < by_slot.size(); ++j) {
+    if (!by_slot[j].empty()) add_modulo_capacity(by_slot[j], g_.target.slots[j].capacity);
+  }
+  for (size_t p = 0; p < by_pool.size(); ++p) {
+    if (g_.target.pools[p].kind != PoolKind::kRate || by_pool[p].empty()) continue;
+    add_modulo_capacity(by_pool[p], g_.target.pools[p].capacity);
+  }
+  solver_.connect_terminator(&until_);
+  solver_.connect_learner(&learned_);
+}
+
+Answer SatModel::check(int64_t stages, Clock::time_point until, int64_t units) {
+  if (empty_ || cnf_.inconsistent()) return Answer::kUnsat;
+  if (Clock::now() >= until) return Answer::kUnknown;
+  if (stages < k_ && !assume_stages(stages)) return Answer::kUnsat;
+  if (cnf_.inconsistent()) return Answer::kUnsat;
+  if (units > 0) solver_.limit("conflicts", static_cast<int>(std::min<int64_t>(units, INT_MAX)));
+  until_.until = until;
+  const int r = solver_.solve();
+  if (r == 10) return Answer::kSat;
+  if (r == 20) return Answer::kUnsat;
+  return Answer::kUnknown;
+}
+
+}  // namespace tilesched::exact_internal

@@ -1,0 +1,102 @@
+// The exact oracle's SAT models (docs/EXACT.md, "The SAT backend"): what
+// the two CNF encodings of one II share on CaDiCaL. Each op's start row is
+// a set of row literals m(v, r), implied by the op's start (never the other
+// way: a row literal set without need only adds load); L2 and L3 are
+// at-most constraints (cnf.h) over per-row occupancy literals; a check
+// limits the stages by assumptions, so one model answers every stage bound
+// up to its K. The encodings: time-indexed (sat_time.cc, one order literal
+// per op and cycle of its window) and row/stage (sat_rowstage.cc, order
+// literals for the row and for the stage apart).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <cadical.hpp>
+
+#include "cnf.h"
+#include "problem.h"
+
+namespace tilesched::exact_internal {
+
+// Ends a solve at the check's time limit (CaDiCaL polls it).
+class SolveUntil : public CaDiCaL::Terminator {
+ public:
+  Clock::time_point until;
+  bool terminate() override { return Clock::now() >= until; }
+};
+
+// Counts learned clauses: the backend's deterministic work units.
+class LearnCounter : public CaDiCaL::Learner {
+ public:
+  int64_t count = 0;
+  bool learning(int) override {
+    ++count;
+    return false;
+  }
+  void learn(int) override {}
+};
+
+class SatModel : public IiProblem {
+ public:
+  SatModel(const Graph& g, const ModelSpec& spec);
+  ~SatModel() override;
+
+  bool limits_stages() const override { return true; }
+  Answer check(int64_t stages, Clock::time_point until, int64_t units) override;
+  int64_t units_used() const override { return learned_.count; }
+  bool limit_start_sum(int64_t) override { return false; }
+
+ protected:
+  // The row literals of op v: one per row, kFalse where v cannot start.
+  virtual std::vector<int> make_rows(OpId v) = 0;
+  // o(v, q) per row q: forced true when row q lies on the arc of `arc`
+  // rows from v's start row (0 < arc < II). By default implied by the row
+  // literals (II * arc clauses).
+  virtual std::vector<int> make_occupancy(OpId v, int64_t arc);
+  // Assumes every stage at most `stages` (< K) for the next solve; false
+  // when no start of some op meets it (unsat without a solve).
+  virtual bool assume_stages(int64_t stages) = 0;
+  // L2 and L3 over the row literals; then the solver's callbacks.
+  void add_resources();
+  void check_deadline() const;
+
+  const Graph& g_;
+  int64_t ii_;
+  int64_t k_;
+  Clock::time_point deadline_;
+  std::vector<int64_t> asap_, tail_;
+  mutable CaDiCaL::Solver solver_;
+  Cnf cnf_{solver_};
+  bool empty_ = false;  // some window is empty: unsat whatever the stages
+
+ private:
+  struct Hold {
+    OpId op;
+    int64_t duration;
+    int64_t amount;
+  };
+  const std::vector<int>& rows(OpId v);
+  std::vector<int> occupancy(OpId v, int64_t arc);
+  void add_modulo_capacity(const std::vector<Hold>& holds, int64_t capacity);
+
+  SolveUntil until_;
+  LearnCounter learned_;
+  std::vector<std::vector<int>> rows_;  // empty: not made yet
+  // o(v, q) per (op, arc length): row q lies on v's partial arc
+  std::vector<std::vector<std::pair<int64_t, std::vector<int>>>> occupancy_;
+};
+
+// The latest start of op v in the canonical schedule with K stages (and
+// within L6, L7 and the verifier's largest start): the top of its window.
+int64_t latest_start(const Graph& g, const ModelSpec& spec, OpId v);
+
+// The time-indexed model, or nullptr when its windows exceed `max_literals`
+// order literals in all.
+std::unique_ptr<IiProblem> make_time_indexed(const Graph& g, const ModelSpec& spec,
+                                             int64_t max_literals);
+std::unique_ptr<IiProblem> make_row_stage(const Graph& g, const ModelSpec& spec);
+
+}  // namespace tilesched::exact_internal
