@@ -200,7 +200,7 @@ def plot(out_dir, results):
     fig.tight_layout()
     for ext in ("png", "svg"):
         tmp = os.path.join(out_dir, f"fidelity.tmp.{ext}")
-        fig.savefig(tmp, dpi=120)
+        fig.savefig(tmp, dpi=120, metadata={"Date": None} if ext == "svg" else None)  # stable file
         os.replace(tmp, os.path.join(out_dir, f"fidelity.{ext}"))
 
 
