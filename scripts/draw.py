@@ -68,14 +68,19 @@ def load_graph(binary, path):
     return g
 
 
-def load_schedule(path, g):
+def read_json(path):
+    """The JSON document in `path`, or exit 2 with one line."""
     try:
         with open(path, encoding="utf-8") as f:
-            s = json.load(f)
+            return json.load(f)
     except OSError as e:
         die(f"{path}: {e.strerror}")
     except ValueError as e:
         die(f"{path}: invalid JSON: {e}")
+
+
+def load_schedule(path, g):
+    s = read_json(path)
     if not isinstance(s, dict) or s.get("format") != "tilesched.schedule/1":
         die(f"{path}: $.format: not a tilesched.schedule/1 document")
     if "graph" in s and s["graph"] != g.get("name", "graph"):
@@ -114,13 +119,7 @@ def load_schedule(path, g):
 
 def load_explanation(path, g, s):
     """The tilesched.explain/1 document of the same graph and II."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            why = json.load(f)
-    except OSError as e:
-        die(f"{path}: {e.strerror}")
-    except ValueError as e:
-        die(f"{path}: invalid JSON: {e}")
+    why = read_json(path)
     if not isinstance(why, dict) or why.get("format") != "tilesched.explain/1":
         die(f"{path}: $.format: not a tilesched.explain/1 document")
     if why.get("graph") != g.get("name", "graph"):

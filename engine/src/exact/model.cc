@@ -112,22 +112,14 @@ void IiModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capaci
   // Full turns load every row alike; the partial arcs of duration mod II
   // rows are what varies. The load is largest at the first row of some
   // arc, so checking every arc's first row checks every row.
-  int64_t base = 0;
-  int64_t arcs_total = 0;
-  std::vector<Hold> arcs;
-  for (const Hold& h : holds) {
-    if (h.duration <= 0 || h.amount <= 0) continue;
-    base += h.amount * (h.duration / ii_);
-    if (h.duration % ii_ != 0) {
-      arcs.push_back({h.op, h.duration % ii_, h.amount});
-      arcs_total += h.amount;
-    }
-    if (base > capacity) {
-      solver_.add(ctx_.bool_val(false));
-      return;
-    }
+  const ModuloHolds split = split_modulo(holds, ii_, capacity);
+  if (split.over) {
+    solver_.add(ctx_.bool_val(false));
+    return;
   }
-  if (base + arcs_total <= capacity) return;
+  const int64_t base = split.base;
+  const std::vector<Hold>& arcs = split.arcs;
+  if (base + split.arcs_total <= capacity) return;
   const z3::expr ii = ctx_.int_val(ii_);
   for (const Hold& u : arcs) {
     check_deadline();

@@ -48,11 +48,6 @@ class IiModel {
   void add_groups_depths_serial();
   void add_interchangeable_order();
   // Pooled capacity: at every hold's first row, the holds covering it fit.
-  struct Hold {
-    OpId op;
-    int64_t duration;
-    int64_t amount;
-  };
   void add_modulo_capacity(const std::vector<Hold>& holds, int64_t capacity);
   void add_singleton(const std::vector<Hold>& holds);
   void check_deadline() const;

@@ -214,4 +214,36 @@ std::vector<std::pair<OpId, OpId>> interchangeable_pairs(const Graph& g) {
   return pairs;
 }
 
+ModuloHolds split_modulo(const std::vector<Hold>& holds, int64_t ii, int64_t capacity) {
+  ModuloHolds m;
+  for (const Hold& h : holds) {
+    if (h.duration <= 0 || h.amount <= 0) continue;
+    m.base += h.amount * (h.duration / ii);
+    if (h.duration % ii != 0) {
+      m.arcs.push_back({h.op, h.duration % ii, h.amount});
+      m.arcs_total += h.amount;
+    }
+    if (m.base > capacity) {
+      m.over = true;
+      return m;
+    }
+  }
+  return m;
+}
+
+std::vector<std::pair<OpId, OpId>> leader_group_pairs(const Graph& g) {
+  std::vector<std::pair<int64_t, OpId>> members;
+  for (OpId v = 0; v < g.op_count(); ++v) {
+    if (g.ops[v].leader_gid) members.push_back({*g.ops[v].leader_gid, v});
+  }
+  std::sort(members.begin(), members.end());
+  std::vector<std::pair<OpId, OpId>> pairs;
+  for (size_t i = 1; i < members.size(); ++i) {
+    if (members[i].first == members[i - 1].first) {
+      pairs.push_back({members[i - 1].second, members[i].second});
+    }
+  }
+  return pairs;
+}
+
 }  // namespace tilesched::exact_internal

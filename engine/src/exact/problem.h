@@ -87,6 +87,31 @@ class IiProblem {
   virtual bool limit_start_sum(int64_t t) = 0;
 };
 
+// One op's hold of a slot or pool: `amount` units for `duration` cycles
+// from its start.
+struct Hold {
+  OpId op;
+  int64_t duration;
+  int64_t amount;
+};
+
+// L2/L3 on one slot or pool at II: full turns of the II load every row
+// alike (`base`); the partial arcs, duration mod II rows each, are what
+// varies from row to row. `over`: the base alone exceeds the capacity (no
+// placement fits). Holds of no duration or amount are left out.
+struct ModuloHolds {
+  int64_t base = 0;
+  int64_t arcs_total = 0;  // the arcs' amounts together
+  std::vector<Hold> arcs;
+  bool over = false;
+};
+ModuloHolds split_modulo(const std::vector<Hold>& holds, int64_t ii, int64_t capacity);
+
+// L5: pairs (u, v) of ops of one leader group, each member paired with the
+// one before it in (leader_gid, op id) order; a model that ties each pair
+// ties every group.
+std::vector<std::pair<OpId, OpId>> leader_group_pairs(const Graph& g);
+
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -74,21 +74,14 @@ std::vector<int> SatModel::make_occupancy(OpId v, int64_t arc) {
 // L2/L3 on one slot or pool: full turns load every row alike (a constant);
 // the partial arcs of duration mod II rows are at most the rest, per row.
 void SatModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capacity) {
-  int64_t base = 0, arcs_total = 0;
-  std::vector<Hold> arcs;
-  for (const Hold& h : holds) {
-    if (h.duration <= 0 || h.amount <= 0) continue;
-    base += h.amount * (h.duration / ii_);
-    if (h.duration % ii_ != 0) {
-      arcs.push_back({h.op, h.duration % ii_, h.amount});
-      arcs_total += h.amount;
-    }
-    if (base > capacity) {
-      cnf_.clause({Cnf::kFalse});
-      return;
-    }
+  const ModuloHolds split = split_modulo(holds, ii_, capacity);
+  if (split.over) {
+    cnf_.clause({Cnf::kFalse});
+    return;
   }
-  if (base + arcs_total <= capacity) return;
+  const int64_t base = split.base;
+  const std::vector<Hold>& arcs = split.arcs;
+  if (base + split.arcs_total <= capacity) return;
   std::vector<std::vector<int>> occ;
   for (const Hold& h : arcs) occ.push_back(occupancy(h.op, h.duration));
   for (int64_t q = 0; q < ii_; ++q) {

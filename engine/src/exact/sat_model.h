@@ -73,11 +73,6 @@ class SatModel : public IiProblem {
   bool empty_ = false;  // some window is empty: unsat whatever the stages
 
  private:
-  struct Hold {
-    OpId op;
-    int64_t duration;
-    int64_t amount;
-  };
   const std::vector<int>& rows(OpId v);
   std::vector<int> occupancy(OpId v, int64_t arc);
   void add_modulo_capacity(const std::vector<Hold>& holds, int64_t capacity);

@@ -174,14 +174,7 @@ void RowStageModel::add_symmetry() {
 
 // L5: a group's members share a stage.
 void RowStageModel::add_groups() {
-  std::vector<std::pair<int64_t, OpId>> members;
-  for (OpId v = 0; v < g_.op_count(); ++v) {
-    if (g_.ops[v].leader_gid) members.push_back({*g_.ops[v].leader_gid, v});
-  }
-  std::sort(members.begin(), members.end());
-  for (size_t i = 1; i < members.size(); ++i) {
-    if (members[i].first != members[i - 1].first) continue;
-    const OpId u = members[i - 1].second, v = members[i].second;
+  for (const auto& [u, v] : leader_group_pairs(g_)) {
     for (int64_t k = std::min(kmin_[u], kmin_[v]); k <= std::max(kmax_[u], kmax_[v]); ++k) {
       cnf_.clause({-kle(u, k), kle(v, k)});
       cnf_.clause({kle(u, k), -kle(v, k)});

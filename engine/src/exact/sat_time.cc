@@ -99,14 +99,7 @@ void TimeIndexedModel::add_symmetry() {
 // L5: a group's members share a stage; the stage of v is at most b exactly
 // when y(v, II * (b + 1) - 1).
 void TimeIndexedModel::add_groups() {
-  std::vector<std::pair<int64_t, OpId>> members;
-  for (OpId v = 0; v < g_.op_count(); ++v) {
-    if (g_.ops[v].leader_gid) members.push_back({*g_.ops[v].leader_gid, v});
-  }
-  std::sort(members.begin(), members.end());
-  for (size_t i = 1; i < members.size(); ++i) {
-    if (members[i].first != members[i - 1].first) continue;
-    const OpId u = members[i - 1].second, v = members[i].second;
+  for (const auto& [u, v] : leader_group_pairs(g_)) {
     for (int64_t b = 0; b <= k_; ++b) {
       const int64_t t = ii_ * (b + 1) - 1;
       cnf_.clause({-le(u, t), le(v, t)});
