@@ -178,6 +178,7 @@ def plot(out_dir, results):
     except ImportError:
         print("fidelity: no matplotlib: plot skipped")
         return
+    plt.rcParams["svg.hashsalt"] = "tilesched-fidelity"  # stable ids: a rerun writes the same file
     fig, ax = plt.subplots(figsize=(6, 5.5))
     markers = {"matmul": "o", "matmul_tma": "s", "attention": "^", "attention_tma": "D"}
     for kernel in sorted({r["kernel"] for r in results}):
