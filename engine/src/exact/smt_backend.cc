@@ -99,7 +99,6 @@ class SmtProblem : public IiProblem {
   SmtProblem(std::shared_ptr<Session> session, const Graph& g, const ModelSpec& spec,
              unsigned random_seed)
       : session_(std::move(session)),
-        stage_bound_(spec.stage_bound),
         model_(session_->ctx, g, spec.ii, spec.stage_bound, spec.asap, spec.tail, random_seed,
                spec.deadline) {}
 
@@ -134,7 +133,6 @@ class SmtProblem : public IiProblem {
 
  private:
   std::shared_ptr<Session> session_;  // first: outlives the model
-  int64_t stage_bound_;
   IiModel model_;
   int64_t units_ = 0;
 };
