@@ -80,6 +80,8 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
   return visible;
 }
 
+Status check_numbers(const ScheduleFlags& f, GenerateOptions& opts);
+
 // Checks the flags and fills in `opts`; InvalidInput names the option.
 Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
   if (f.emit_kind != "json" && f.emit_kind != "region") {
@@ -107,6 +109,11 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
     return Status::InvalidInput("--ii-search: unknown search '" + f.ii_search +
                                 "' (linear, galloping)");
   }
+  return check_numbers(f, opts);
+}
+
+// The numeric options' ranges; fills the ones derived from them.
+Status check_numbers(const ScheduleFlags& f, GenerateOptions& opts) {
   if (opts.cost_based.ii_cap < 0 || opts.cost_based.max_constraint_iterations < 1) {
     return Status::InvalidInput("--ii-cap must be >= 0 and --max-constraint-iterations >= 1");
   }
