@@ -174,17 +174,22 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
   row.above_mii = row.proven && s.ii > s.mii.max();
   row.stages_proven = legal && s.stages_proven;
   row.overran = seconds * 1000.0 > static_cast<double>(limit_ms) * 1.05;
+  double heuristic_seconds = 0;
+  int64_t descent_checks = 0;
   for (const auto& [key, value] : s.stats) {
     if (key == "exact.proof_us") row.proof_seconds = static_cast<double>(value) / 1e6;
+    if (key == "exact.heuristic_us") heuristic_seconds = static_cast<double>(value) / 1e6;
+    if (key == "exact.descent_checks") descent_checks = value;
   }
   std::printf("%-10s %-40s %4d ops  MII %5lld  cost-based %5lld  exact %5lld  lower %5lld  %-8s "
-              "stages %3lld %-6s %s proof %7.3f s, call %7.3f s\n",
+              "stages %3lld %-6s %s proof %7.3f s, call %7.3f s (heuristics %.3f s, %lld descent checks)\n",
               family.c_str(), g.name.c_str(), g.op_count(),
               static_cast<long long>(s.mii.max()), static_cast<long long>(heuristic),
               static_cast<long long>(s.ii), static_cast<long long>(s.lower_bound.value_or(0)),
               s.proven_optimal ? "proven" : "open", static_cast<long long>(s.stage_count),
               s.stages_proven ? "(min)" : "(open)",
-              !s.feasible ? "none" : legal ? "verified" : "ILLEGAL", row.proof_seconds, seconds);
+              !s.feasible ? "none" : legal ? "verified" : "ILLEGAL", row.proof_seconds, seconds,
+              heuristic_seconds, static_cast<long long>(descent_checks));
   std::fflush(stdout);
   return row;
 }

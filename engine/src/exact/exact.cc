@@ -417,9 +417,13 @@ void Oracle::lower_stages() {
   const int64_t from = max_stage(start, ii);
   start_stages_ = from + 1;
   descent_from_ = from;
-  // No op can sit below its ASAP stage (every start is >= 0).
+  // No op can sit below its ASAP stage (every start is >= 0), and no
+  // schedule has fewer stages than the resources' floor (stage_floor.cc).
   const std::vector<int64_t> asap = *exact_internal::longest_paths(g_, ii, false);
-  const int64_t floor_stage = max_stage(asap, ii);
+  const int64_t floor_stage = exact_internal::resource_stage_floor(
+                                  g_, ii, asap, *exact_internal::longest_paths(g_, ii, true),
+                                  max_stage(asap, ii), from)
+                                  .value_or(from);
   if (result_.stage_bound == 0) result_.stage_bound = from;
   bool closed = floor_stage >= from;
   auto stages = [&](const std::vector<int64_t>& v) { return max_stage(v, ii); };

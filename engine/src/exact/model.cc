@@ -51,8 +51,7 @@ IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bou
   }
   check_deadline();
   add_dependences();
-  add_slots();
-  add_rate_pools();
+  add_slots_and_rate_pools();
   add_storage();
   add_groups_depths_serial();
   // Symmetry: without groups, shifting every start down by the smallest
@@ -136,40 +135,15 @@ void IiModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capaci
   }
 }
 
-void IiModel::add_slots() {
-  const int slots = g_.target.slot_count();
-  std::vector<std::vector<Hold>> by_slot(slots);
-  for (OpId v = 0; v < g_.op_count(); ++v) {
-    for (const Triple& t : g_.ops[v].resources) {
-      if (t.duration > 0 && t.occupancy > 0) {
-        by_slot[t.slot - 1].push_back({v, t.duration, t.occupancy});
-      }
-    }
-  }
-  for (int j = 0; j < slots; ++j) {
-    if (by_slot[j].empty()) continue;
-    const int64_t capacity = g_.target.slots[j].capacity;
-    const bool unit = std::all_of(by_slot[j].begin(), by_slot[j].end(),
+void IiModel::add_slots_and_rate_pools() {
+  for (const CapacityHolds& c : capacity_holds(g_)) {
+    const bool unit = std::all_of(c.holds.begin(), c.holds.end(),
                                   [](const Hold& h) { return h.amount == 1; });
-    if (capacity == 1 && unit) {
-      add_singleton(by_slot[j]);
+    if (c.slot && c.capacity == 1 && unit) {
+      add_singleton(c.holds);
     } else {
-      add_modulo_capacity(by_slot[j], capacity);
+      add_modulo_capacity(c.holds, c.capacity);
     }
-  }
-}
-
-void IiModel::add_rate_pools() {
-  const int pools = static_cast<int>(g_.target.pools.size());
-  std::vector<std::vector<Hold>> by_pool(pools);
-  for (OpId v = 0; v < g_.op_count(); ++v) {
-    for (const PoolUse& p : g_.ops[v].pools) {
-      if (p.count > 0) by_pool[p.pool].push_back({v, footprint_duration(g_.ops[v]), p.count});
-    }
-  }
-  for (int p = 0; p < pools; ++p) {
-    if (g_.target.pools[p].kind != PoolKind::kRate || by_pool[p].empty()) continue;
-    add_modulo_capacity(by_pool[p], g_.target.pools[p].capacity);
   }
 }
 

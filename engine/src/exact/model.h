@@ -42,8 +42,8 @@ class IiModel {
 
  private:
   void add_dependences();
-  void add_slots();
-  void add_rate_pools();
+  // L2 (singleton slots pairwise, pooled ones per arc) and L3.
+  void add_slots_and_rate_pools();
   void add_storage();
   void add_groups_depths_serial();
   void add_interchangeable_order();

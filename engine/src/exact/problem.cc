@@ -231,6 +231,46 @@ ModuloHolds split_modulo(const std::vector<Hold>& holds, int64_t ii, int64_t cap
   return m;
 }
 
+std::vector<CapacityHolds> capacity_holds(const Graph& g) {
+  std::vector<CapacityHolds> slots(g.target.slot_count()), pools(g.target.pools.size());
+  for (OpId v = 0; v < g.op_count(); ++v) {
+    for (const Triple& t : g.ops[v].resources) {
+      if (t.duration > 0 && t.occupancy > 0) {
+        slots[t.slot - 1].holds.push_back({v, t.duration, t.occupancy});
+      }
+    }
+    for (const PoolUse& p : g.ops[v].pools) {  // rate pools hold for D_v
+      if (p.count > 0) pools[p.pool].holds.push_back({v, footprint_duration(g.ops[v]), p.count});
+    }
+  }
+  std::vector<CapacityHolds> out;
+  for (size_t j = 0; j < slots.size(); ++j) {
+    if (slots[j].holds.empty()) continue;
+    slots[j].capacity = g.target.slots[j].capacity;
+    out.push_back(std::move(slots[j]));
+  }
+  for (size_t p = 0; p < pools.size(); ++p) {
+    if (g.target.pools[p].kind != PoolKind::kRate || pools[p].holds.empty()) continue;
+    pools[p].capacity = g.target.pools[p].capacity;
+    pools[p].slot = false;
+    out.push_back(std::move(pools[p]));
+  }
+  return out;
+}
+
+int64_t latest_start(const Graph& g, const ModelSpec& spec, OpId v) {
+  const int64_t ii = spec.ii;
+  const int64_t horizon =
+      std::min(limits::kMaxStart, ii * std::min(spec.stage_bound + 1, limits::kMaxStart / ii) - 1);
+  const Op& op = g.ops[v];
+  int64_t hi = horizon - spec.tail[v];
+  if (op.max_depth) hi = std::min(hi, ii * (*op.max_depth + 1) - 1);  // L6
+  if (g.attrs.force_serial_execution) {  // L7: stage 0 and s_v + D_v <= II
+    hi = std::min(hi, ii - footprint_duration(op));
+  }
+  return hi;
+}
+
 std::vector<std::pair<OpId, OpId>> leader_group_pairs(const Graph& g) {
   std::vector<std::pair<int64_t, OpId>> members;
   for (OpId v = 0; v < g.op_count(); ++v) {

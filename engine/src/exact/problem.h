@@ -107,6 +107,34 @@ struct ModuloHolds {
 };
 ModuloHolds split_modulo(const std::vector<Hold>& holds, int64_t ii, int64_t capacity);
 
+// The holds of one singleton or pooled slot (L2) or rate pool (L3, each
+// held for the holder's footprint duration D_v), with its capacity.
+struct CapacityHolds {
+  std::vector<Hold> holds;
+  int64_t capacity = 0;
+  bool slot = true;  // false: a rate pool
+};
+// Every slot and rate pool that some op holds, slots first, in id order.
+std::vector<CapacityHolds> capacity_holds(const Graph& g);
+
+// The latest start of op v in the canonical schedule with
+// spec.stage_bound stages (and within L6, L7 and the verifier's largest
+// start): the top of its window in any legal schedule whose stages are all
+// at most spec.stage_bound (docs/EXACT.md, step 5 of "The search").
+int64_t latest_start(const Graph& g, const ModelSpec& spec, OpId v);
+
+// The stage floor of the resources (docs/EXACT.md, "The stage floor"): the
+// least S in [from, to] at which, with every op's start within [ASAP_v,
+// latest_start with S stages], each slot and rate pool can still carry its
+// holds: per row, the load is at most the capacity and at most what the ops
+// whose window reaches that row can bring, and the rows together must carry
+// every hold. No legal schedule at II has all its stages below it; nullopt
+// when no S in [from, to] passes (then none at most `to` exists).
+std::optional<int64_t> resource_stage_floor(const Graph& g, int64_t ii,
+                                            const std::vector<int64_t>& asap,
+                                            const std::vector<int64_t>& tail, int64_t from,
+                                            int64_t to);
+
 // L5: pairs (u, v) of ops of one leader group, each member paired with the
 // one before it in (leader_gid, op id) order; a model that ties each pair
 // ties every group.

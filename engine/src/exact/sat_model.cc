@@ -10,19 +10,6 @@
 
 namespace tilesched::exact_internal {
 
-int64_t latest_start(const Graph& g, const ModelSpec& spec, OpId v) {
-  const int64_t ii = spec.ii;
-  const int64_t horizon =
-      std::min(limits::kMaxStart, ii * std::min(spec.stage_bound + 1, limits::kMaxStart / ii) - 1);
-  const Op& op = g.ops[v];
-  int64_t hi = horizon - spec.tail[v];
-  if (op.max_depth) hi = std::min(hi, ii * (*op.max_depth + 1) - 1);  // L6
-  if (g.attrs.force_serial_execution) {  // L7: stage 0 and s_v + D_v <= II
-    hi = std::min(hi, ii - footprint_duration(op));
-  }
-  return hi;
-}
-
 SatModel::SatModel(const Graph& g, const ModelSpec& spec)
     : g_(g),
       ii_(spec.ii),
@@ -93,25 +80,7 @@ void SatModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capac
 }
 
 void SatModel::add_resources() {
-  std::vector<std::vector<Hold>> by_slot(g_.target.slot_count());
-  std::vector<std::vector<Hold>> by_pool(g_.target.pools.size());
-  for (OpId v = 0; v < g_.op_count(); ++v) {
-    for (const Triple& t : g_.ops[v].resources) {
-      if (t.duration > 0 && t.occupancy > 0) {
-        by_slot[t.slot - 1].push_back({v, t.duration, t.occupancy});
-      }
-    }
-    for (const PoolUse& p : g_.ops[v].pools) {  // rate pools hold for D_v
-      if (p.count > 0) by_pool[p.pool].push_back({v, footprint_duration(g_.ops[v]), p.count});
-    }
-  }
-  for (size_t j = 0; j < by_slot.size(); ++j) {
-    if (!by_slot[j].empty()) add_modulo_capacity(by_slot[j], g_.target.slots[j].capacity);
-  }
-  for (size_t p = 0; p < by_pool.size(); ++p) {
-    if (g_.target.pools[p].kind != PoolKind::kRate || by_pool[p].empty()) continue;
-    add_modulo_capacity(by_pool[p], g_.target.pools[p].capacity);
-  }
+  for (const CapacityHolds& c : capacity_holds(g_)) add_modulo_capacity(c.holds, c.capacity);
   solver_.connect_terminator(&until_);
   solver_.connect_learner(&learned_);
 }

@@ -84,10 +84,6 @@ class SatModel : public IiProblem {
   std::vector<std::vector<std::pair<int64_t, std::vector<int>>>> occupancy_;
 };
 
-// The latest start of op v in the canonical schedule with K stages (and
-// within L6, L7 and the verifier's largest start): the top of its window.
-int64_t latest_start(const Graph& g, const ModelSpec& spec, OpId v);
-
 // The time-indexed model, or nullptr when its windows exceed `max_literals`
 // order literals in all.
 std::unique_ptr<IiProblem> make_time_indexed(const Graph& g, const ModelSpec& spec,
