@@ -10,9 +10,11 @@
 // worse than serial's, cost-based's under either arm policy, IMS's or
 // SMS's (it starts from the best of them). generators_tests runs a few graphs
 // (label unit); exact_tests many more (label exact), from other seeds.
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -222,6 +224,41 @@ TEST(ExactDifferential, TinyGraphsAgainstBruteForce) {
             << " of them infeasible IIs at or above the MII; " << stage_checked
             << " proven stage counts\n";
   EXPECT_GT(checked, TILESCHED_EXACT_GRAPHS);
+}
+
+// The resources' stage floor (exact/stage_floor.cc) never cuts off a legal
+// schedule: below it, brute force finds no start vector with every stage
+// at most S that passes the verifier.
+TEST(ExactDifferential, ResourceStageFloorAgainstBruteForce) {
+  int checked = 0, above_asap = 0;
+  for (uint64_t seed = TILESCHED_EXACT_FIRST_SEED;
+       seed < TILESCHED_EXACT_FIRST_SEED + 4 * TILESCHED_EXACT_GRAPHS; ++seed) {
+    const Graph g = TinyGraph(seed);
+    SCOPED_TRACE(write_graph_json(g));
+    const int64_t mii = compute_mii(g).max();
+    for (int64_t ii = mii; ii <= mii + 2; ++ii) {
+      const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g, ii, false);
+      if (!asap) continue;
+      const std::vector<int64_t> tail = *exact_internal::longest_paths(g, ii, true);
+      const int64_t k = exact_internal::stage_bound(g, ii);
+      const std::optional<int64_t> floor =
+          exact_internal::resource_stage_floor(g, ii, *asap, tail, 0, k);
+      int64_t asap_floor = 0;
+      for (int64_t x : *asap) asap_floor = std::max(asap_floor, x / ii);
+      if (floor && *floor > asap_floor) ++above_asap;
+      for (int64_t stages = 0; stages < (floor ? *floor : k + 1); ++stages) {
+        const int64_t horizon = ii * (stages + 1);
+        int64_t combos = 1;
+        for (int v = 0; v < g.op_count() && combos <= 300'000; ++v) combos *= horizon;
+        if (combos > 300'000) break;
+        EXPECT_FALSE(BruteForceFeasible(g, ii, horizon)) << "II " << ii << ", stages <= " << stages;
+        ++checked;
+      }
+    }
+  }
+  std::cout << checked << " (graph, II, stage limit) triples below the floor checked by brute "
+            << "force; the floor above the ASAP stage " << above_asap << " times\n";
+  EXPECT_GT(above_asap, 0);
 }
 
 }  // namespace

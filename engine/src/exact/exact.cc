@@ -224,9 +224,11 @@ class Oracle {
   int64_t bisect(int64_t lo, std::vector<int64_t>& start, Attempt attempt, Measure measure,
                  bool& closed);
   // One descent step at ii: every stage at most k (and the sum of starts
-  // at most `sum_limit`, when set; a fresh model then); the starts on sat.
+  // at most `sum_limit`, when set; a fresh model then), the search begun
+  // near `hint` (the schedule in hand); the starts on sat.
   Answer descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& asap,
-                      std::optional<int64_t> sum_limit, std::vector<int64_t>& next);
+                      std::optional<int64_t> sum_limit, const std::vector<int64_t>& hint,
+                      std::vector<int64_t>& next);
   // The descent's budget in the backend's deterministic units.
   int64_t descent_budget() const;
 
@@ -306,15 +308,18 @@ IiOutcome Oracle::decide(int64_t ii) {
   const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g_, ii, false);
   if (!asap) return IiOutcome::kInfeasible;  // II below a recurrence: no model needed
   const int64_t k = exact_internal::stage_bound(g_, ii);
+  // The resources' stage floor (stage_floor.cc): none at K proves the II
+  // infeasible without a model.
+  const std::optional<int64_t> stage_floor = exact_internal::resource_stage_floor(
+      g_, ii, *asap, *exact_internal::longest_paths(g_, ii, true), max_stage(*asap, ii), k);
+  if (!stage_floor) return IiOutcome::kInfeasible;
   const Clock::time_point t = Clock::now();
   // Tight first: schedules with at most one stage more than the start's
-  // (never below the ASAP floor). A sat answer leaves little for the stage
+  // (never below the floor). A sat answer leaves little for the stage
   // descent; unsat or unknown proves nothing about II (docs/EXACT.md), so
   // the safe bound follows. A backend that takes stage limits asks both
   // of one model; the SMT backend builds a smaller model for the first.
-  const int64_t tight = start_max_stage_
-                            ? std::max(*start_max_stage_ + 1, max_stage(*asap, ii))
-                            : k;
+  const int64_t tight = start_max_stage_ ? std::max(*start_max_stage_ + 1, *stage_floor) : k;
   const bool incremental = opts_.backend == ExactBackend::kSat;
   if (tight < k && build(ii, incremental ? k : tight, *asap)) {
     const Answer r = run_check(*model_, tight, budget_.next_check_ms() / 4);
@@ -392,7 +397,8 @@ int64_t Oracle::bisect(int64_t lo, std::vector<int64_t>& start, Attempt attempt,
 }
 
 Answer Oracle::descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& asap,
-                            std::optional<int64_t> sum_limit, std::vector<int64_t>& next) {
+                            std::optional<int64_t> sum_limit, const std::vector<int64_t>& hint,
+                            std::vector<int64_t>& next) {
   if (budget_.next_check_ms() <= 0) {
     descent_cut_ = true;
     return Answer::kUnknown;
@@ -404,6 +410,9 @@ Answer Oracle::descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& a
     return Answer::kUnknown;
   }
   if (sum_limit && !model_->limit_start_sum(*sum_limit)) return Answer::kUnknown;
+  std::vector<int64_t> near = hint;  // its stages over k pulled down to k
+  for (int64_t& x : near) x = std::min(x, ii * k + x % ii);
+  model_->hint(near);
   const Answer r = ask(k);
   if (r == Answer::kSat) next = model_->starts();
   if (sum_limit) model_.reset();
@@ -430,7 +439,7 @@ void Oracle::lower_stages() {
   if (!closed && opts_.minimise_stages) {
     bisect(floor_stage, start,
            [&](int64_t mid, std::vector<int64_t>& next) {
-             return descent_step(ii, mid, asap, std::nullopt, next);
+             return descent_step(ii, mid, asap, std::nullopt, start, next);
            },
            stages, closed);
   }
@@ -456,7 +465,7 @@ void Oracle::lower_start_sum(const std::vector<int64_t>& asap, std::vector<int64
   bool sum_closed = false;
   bisect(sum(asap), start,
          [&](int64_t mid, std::vector<int64_t>& next) {
-           return descent_step(ii, k, asap, mid, next);
+           return descent_step(ii, k, asap, mid, start, next);
          },
          sum, sum_closed);
 }

@@ -332,6 +332,35 @@ TEST(Exact, LeastStageCountAtTheOptimalII) {
   EXPECT_EQ(s.stage_count, 2);
 }
 
+// The resources' stage floor: four loads hold singleton x for 10 cycles
+// each, so at II 40 they fill every row. Each feeds one op of a chain of
+// latency-3 ops, so with one stage load i starts by 39 - (10 + 3 * (3 -
+// i)): the last by 29, and row 39 is out of every load's reach. Two stages
+// are needed, which the floor proves without a solver.
+TEST(Exact, ASaturatedSlotsUnreachableRowProvesTheStageCount) {
+  GraphBuilder b(test_target());
+  std::vector<OpId> chain;
+  for (int i = 0; i < 4; ++i) {
+    const OpId load = b.generic("load" + std::to_string(i), 10, {{1, 10, 1}});
+    chain.push_back(b.generic("c" + std::to_string(i), 3, {{2, 1, 1}}));
+    b.edge(load, chain.back());
+    if (i > 0) b.edge(chain[i - 1], chain[i]);
+  }
+  b.edge(chain.back(), chain.front(), 3, 1);
+  const Graph g = b.build().value();
+  const int64_t ii = 40;
+  const std::vector<int64_t> asap = *exact_internal::longest_paths(g, ii, false);
+  const std::vector<int64_t> tail = *exact_internal::longest_paths(g, ii, true);
+  const int64_t k = exact_internal::stage_bound(g, ii);
+  EXPECT_EQ(exact_internal::resource_stage_floor(g, ii, asap, tail, 0, k), 1);
+  EXPECT_EQ(exact_internal::resource_stage_floor(g, ii, asap, tail, 0, 0), std::nullopt);
+  const Schedule s = Exact(g);
+  EXPECT_EQ(s.ii, ii);
+  EXPECT_TRUE(s.proven_optimal);
+  EXPECT_EQ(s.stage_count, 2);
+  EXPECT_TRUE(s.stages_proven);
+}
+
 // The optima docs/COST_BASED.md argues by hand, now proven.
 TEST(Exact, HandArguedOptimaOfTheExamplesAreProven) {
   ExpectProvenOptimum(Example("attention_forward.loop.json"), 34, 27);

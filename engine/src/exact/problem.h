@@ -85,6 +85,10 @@ class IiProblem {
   virtual std::vector<int64_t> starts() const = 0;
   // Adds sum of starts <= t for every later check; false: not supported.
   virtual bool limit_start_sum(int64_t t) = 0;
+  // A schedule near which the next checks should look first (a phase hint:
+  // it changes where the search begins, never the answer); a backend may
+  // ignore it.
+  virtual void hint(const std::vector<int64_t>& starts) { (void)starts; }
 };
 
 // One op's hold of a slot or pool: `amount` units for `duration` cycles

@@ -23,6 +23,7 @@ class RowStageModel : public SatModel {
  public:
   RowStageModel(const Graph& g, const ModelSpec& spec);
   std::vector<int64_t> starts() const override;
+  void hint(const std::vector<int64_t>& starts) override;
 
  private:
   std::vector<int> make_rows(OpId v) override;
@@ -277,6 +278,18 @@ bool RowStageModel::assume_stages(int64_t stages) {
   }
   solver_.assume(act);
   return true;
+}
+
+// The order literals' phases: each op at the hinted row, and at the
+// hinted stage or the nearest its literals allow.
+void RowStageModel::hint(const std::vector<int64_t>& starts) {
+  for (OpId v = 0; v < g_.op_count(); ++v) {
+    const int64_t row = starts[v] % ii_, stage = starts[v] / ii_;
+    for (int64_t r = 0; r + 1 < ii_; ++r) solver_.phase(r >= row ? rle(v, r) : -rle(v, r));
+    for (int64_t k = kmin_[v]; k < kmax_[v]; ++k) {
+      solver_.phase(k >= stage ? kle(v, k) : -kle(v, k));
+    }
+  }
 }
 
 std::vector<int64_t> RowStageModel::starts() const {
