@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "problem.h"
@@ -17,16 +18,17 @@ namespace tilesched::exact_internal {
 
 namespace {
 
-// Whether the rows can carry one slot's or rate pool's holds when op v
-// starts within [lo_v, hi_v]: row q carries at most the capacity (less the
-// full turns) and at most the amounts of the arcs that can cover q, and the
-// rows together carry every arc. `load` is scratch of II + 1 entries.
-bool rows_can_carry(const CapacityHolds& c, int64_t ii, const std::vector<int64_t>& lo,
-                    const std::vector<int64_t>& hi, std::vector<int64_t>& load) {
-  const ModuloHolds split = split_modulo(c.holds, ii, c.capacity);
+// Whether the rows can carry one slot's or rate pool's holds at II (split
+// into full turns and arcs) when op v starts within [lo_v, hi_v]: row q
+// carries at most the capacity (less the full turns) and at most the
+// amounts of the arcs that can cover q, and the rows together carry every
+// arc. `load` is scratch of II + 1 entries.
+bool rows_can_carry(const ModuloHolds& split, int64_t capacity, int64_t ii,
+                    const std::vector<int64_t>& lo, const std::vector<int64_t>& hi,
+                    std::vector<int64_t>& load) {
   if (split.over) return false;
-  if (split.base + split.arcs_total <= c.capacity) return true;
-  const int64_t room = c.capacity - split.base;
+  if (split.base + split.arcs_total <= capacity) return true;
+  const int64_t room = capacity - split.base;
   std::fill(load.begin(), load.end(), 0);
   int64_t need = 0;
   auto add = [&](int64_t first, int64_t last, int64_t amount) {  // rows [first, last)
@@ -58,7 +60,10 @@ std::optional<int64_t> resource_stage_floor(const Graph& g, int64_t ii,
                                             const std::vector<int64_t>& asap,
                                             const std::vector<int64_t>& tail, int64_t from,
                                             int64_t to) {
-  const std::vector<CapacityHolds> holds = capacity_holds(g);
+  std::vector<std::pair<ModuloHolds, int64_t>> splits;  // with the capacity
+  for (const CapacityHolds& c : capacity_holds(g)) {
+    splits.emplace_back(split_modulo(c.holds, ii, c.capacity), c.capacity);
+  }
   std::vector<int64_t> hi(g.op_count()), load(ii + 1);
   ModelSpec spec;
   spec.ii = ii;
@@ -68,8 +73,8 @@ std::optional<int64_t> resource_stage_floor(const Graph& g, int64_t ii,
   auto fits = [&](int64_t stages) {
     spec.stage_bound = stages;
     for (OpId v = 0; v < g.op_count(); ++v) hi[v] = latest_start(g, spec, v);
-    return std::all_of(holds.begin(), holds.end(), [&](const CapacityHolds& c) {
-      return rows_can_carry(c, ii, asap, hi, load);
+    return std::all_of(splits.begin(), splits.end(), [&](const auto& s) {
+      return rows_can_carry(s.first, s.second, ii, asap, hi, load);
     });
   };
   if (from > to || !fits(to)) return std::nullopt;
