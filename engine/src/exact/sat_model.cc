@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <climits>
 
-#include "tilesched/limits.h"
-
 namespace tilesched::exact_internal {
 
 SatModel::SatModel(const Graph& g, const ModelSpec& spec)
