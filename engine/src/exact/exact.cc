@@ -200,6 +200,9 @@ class Oracle {
   // about 10 ms, more than a small graph's whole search, and an oracle
   // whose start already meets the MII at the ASAP stage floor builds none).
   exact_internal::Backend& backend();
+  // HatScheT's components first: whether some strongly connected component
+  // alone has no legal schedule at ii (then the graph has none).
+  bool component_infeasible(int64_t ii);
   // One check of `problem` with every stage at most `stages`, under
   // `limit_ms` (and the oracle's deadline) and `units` of the backend's
   // deterministic work (0: none).
@@ -251,6 +254,8 @@ class Oracle {
   int64_t descent_from_ = 0;         // its largest stage: the SAT model's bound
   std::optional<int64_t> start_max_stage_;  // the best heuristic's largest stage
   int64_t tight_found_ = 0;          // IIs found feasible by the tight check
+  std::optional<std::vector<Graph>> components_;  // component_subgraphs, once
+  int64_t component_proofs_ = 0;     // IIs proven infeasible by a component
   int64_t heuristic_us_ = 0;         // the heuristic runs and their checks
   std::optional<int64_t> proof_us_;  // when the lower bound met the II
   bool descent_cut_ = false;        // by the time limit: may differ run to run
@@ -265,6 +270,41 @@ exact_internal::Backend& Oracle::backend() {
                                                    : exact_internal::make_sat_backend(opts_.sat_encoding);
   }
   return *backend_;
+}
+
+// A legal schedule restricted to a component's ops is legal for the
+// component's subgraph (every rule only loses terms), so a component with
+// none proves the II infeasible (docs/EXACT.md, "Components first"). The
+// components' checks share a quarter of the check's time; only unsat
+// counts.
+bool Oracle::component_infeasible(int64_t ii) {
+  if (!components_) components_ = exact_internal::component_subgraphs(g_);
+  const Clock::time_point until =
+      Clock::now() + std::chrono::milliseconds(budget_.next_check_ms() / 4);
+  for (const Graph& sub : *components_) {
+    const int64_t left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    if (left <= 0) return false;
+    const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(sub, ii, false);
+    if (!asap) continue;  // below its recurrence: the graph's ASAP pass already says so
+    exact_internal::ModelSpec spec;
+    spec.ii = ii;
+    spec.stage_bound = exact_internal::stage_bound(sub, ii);
+    spec.asap = *asap;
+    spec.tail = *exact_internal::longest_paths(sub, ii, true);
+    spec.deadline = std::min(until, budget_.deadline());
+    std::unique_ptr<IiProblem> problem;
+    try {
+      problem = backend().build(sub, spec);
+    } catch (const exact_internal::ModelDeadline&) {
+      return false;
+    }
+    if (problem && run_check(*problem, spec.stage_bound, left) == Answer::kUnsat) {
+      ++component_proofs_;
+      return true;
+    }
+  }
+  return false;
 }
 
 Answer Oracle::run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, int64_t units) {
@@ -314,6 +354,10 @@ IiOutcome Oracle::decide(int64_t ii) {
       g_, ii, *asap, *exact_internal::longest_paths(g_, ii, true), max_stage(*asap, ii), k);
   if (!stage_floor) return IiOutcome::kInfeasible;
   const Clock::time_point t = Clock::now();
+  if (component_infeasible(ii)) {
+    solver_us_ += elapsed_us(t);
+    return IiOutcome::kInfeasible;
+  }
   // Tight first: schedules with at most one stage more than the start's
   // (never below the floor). A sat answer leaves little for the stage
   // descent; unsat or unknown proves nothing about II (docs/EXACT.md), so
@@ -656,6 +700,7 @@ void Oracle::record_stats(const std::optional<Schedule>& heuristic) {
              {"exact.stage_bound", result_.stage_bound},
              {"exact.descent_start_stages", start_stages_},
              {"exact.tight_found", tight_found_},
+             {"exact.component_proofs", component_proofs_},
              {"exact.descent_checks", descent_checks_},
              {"exact.descent_units", descent_units_},
              {"exact.solver_us", solver_us_}};

@@ -37,6 +37,13 @@ int64_t stage_bound(const Graph& g, int64_t ii);
 // s_u <= s_v for every pair (docs/EXACT.md, "Symmetry 2").
 std::vector<std::pair<OpId, OpId>> interchangeable_pairs(const Graph& g);
 
+// The strongly connected components (over every edge, any distance) worth
+// an infeasibility proof of their own (docs/EXACT.md, "Components first"):
+// each as the subgraph its ops induce (same target and attributes, the
+// edges between them), for those of at least two ops, at most three
+// quarters of the graph, and holding some slot or pool. Largest first.
+std::vector<Graph> component_subgraphs(const Graph& g);
+
 // Whether some op has a leader_gid (Symmetry 1 then does not hold).
 bool has_groups(const Graph& g);
 
