@@ -198,7 +198,7 @@ std::vector<Graph> component_subgraphs(const Graph& g) {
   std::vector<Graph> out;
   for (const std::vector<OpId>& ops : members) {
     const int size = static_cast<int>(ops.size());
-    if (size < 2 || 4 * size > 3 * n) continue;
+    if (size < std::max(2, min_component_ops) || 4 * size > 3 * n) continue;
     if (std::none_of(ops.begin(), ops.end(), [&](OpId v) { return holds_something(g.ops[v]); })) {
       continue;
     }

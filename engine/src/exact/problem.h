@@ -40,9 +40,14 @@ std::vector<std::pair<OpId, OpId>> interchangeable_pairs(const Graph& g);
 // The strongly connected components (over every edge, any distance) worth
 // an infeasibility proof of their own (docs/EXACT.md, "Components first"):
 // each as the subgraph its ops induce (same target and attributes, the
-// edges between them), for those of at least two ops, at most three
-// quarters of the graph, and holding some slot or pool. Largest first.
+// edges between them), for those of at least min_component_ops ops, at
+// most three quarters of the graph, and holding some slot or pool. Largest
+// first.
 std::vector<Graph> component_subgraphs(const Graph& g);
+// Smaller components are not asked: a small graph's own checks take
+// milliseconds, and a check per component per II would cost more than it
+// saves (fuzz_differential's rate). The tests lower it to 2.
+inline int min_component_ops = 8;
 
 // Whether some op has a leader_gid (Symmetry 1 then does not hold).
 bool has_groups(const Graph& g);
