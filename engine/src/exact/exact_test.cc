@@ -96,12 +96,18 @@ void ExpectProvenOptimum(const Graph& g, int64_t ii, int64_t mii) {
 // a -> b (latency 3) and b -> a one iteration later (latency 0): RecMII 3;
 // both hold singleton x for 2 cycles: ResMII 4. At II 4, b starts 3 or 4
 // after a, so its rows {3, 0} or {0, 1} meet a's {0, 1}; at II 5, b = a + 3.
-TEST(Exact, RecurrenceAndSingletonForceOneAboveMii) {
-  GraphBuilder b(test_target());
+// Returns b.
+OpId AddRecurrenceOnX(GraphBuilder& b) {
   const OpId a = b.generic("a", 3, {{1, 2, 1}});
   const OpId c = b.generic("b", 0, {{1, 2, 1}});
   b.edge(a, c, 3);
   b.edge(c, a, 0, 1);
+  return c;
+}
+
+TEST(Exact, RecurrenceAndSingletonForceOneAboveMii) {
+  GraphBuilder b(test_target());
+  AddRecurrenceOnX(b);
   ExpectProvenOptimum(b.build().value(), 5, 4);
 }
 
@@ -110,10 +116,7 @@ TEST(Exact, RecurrenceAndSingletonForceOneAboveMii) {
 // infeasible there without the whole graph's model.
 TEST(Exact, AnInfeasibleComponentProvesTheII) {
   GraphBuilder b(test_target());
-  const OpId a = b.generic("a", 3, {{1, 2, 1}});
-  const OpId c = b.generic("b", 0, {{1, 2, 1}});
-  b.edge(a, c, 3);
-  b.edge(c, a, 0, 1);
+  const OpId c = AddRecurrenceOnX(b);
   const OpId d = b.generic("c", 1, {{2, 1, 1}});
   b.edge(c, d, 1);
   b.edge(d, b.generic("d", 1, {{2, 1, 1}}), 1);
