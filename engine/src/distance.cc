@@ -197,7 +197,116 @@ void DistanceMatrix::find_heads() {
 bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
   assert(ii >= 1 && ii <= limits::kMaxII);
   assert(static_cast<int>(adj.out_begin.size()) == g.op_count() + 1);
-  if (!prepared_ || g.op_count() != n_ || g.edges != edges_) prepare(g, adj);
+  if (!prepared_ || g.op_count() != n_ || g.edges != edges_) {
+    prepare(g, adj);
+    forget_lines();
+  }
+  const bool across = across_ii_ && n_ <= kAcrossIiMaxOps;
+  if (across && lines_ && ii >= line_lo_ && ii <= line_hi_) {
+    read_lines(ii);
+    return true;
+  }
+  if (across && lines_) {
+    const int64_t c = further(ii);
+    if (c != ii) {
+      // A check further on; a closure below the span may meet a positive
+      // cycle that ii does not have.
+      if (close_all(c)) {
+        if (take(c)) {
+          read_lines(ii);
+          return true;
+        }
+      } else {
+        step_ = 1;
+      }
+    }
+  }
+  if (!close_all(ii)) return false;
+  if (across) take(ii);
+  return true;
+}
+
+int64_t DistanceMatrix::further(int64_t ii) const {
+  if (ii > line_hi_) return std::min(limits::kMaxII, std::max(ii, line_hi_ + step_));
+  return std::max<int64_t>(1, std::min(ii, line_lo_ - step_));
+}
+
+bool DistanceMatrix::take(int64_t c) {
+  if (lines_ && on_lines(c)) {
+    line_lo_ = std::min(line_lo_, c);
+    line_hi_ = std::max(line_hi_, c);
+    step_ = std::min(2 * step_, limits::kMaxII);
+    return true;
+  }
+  if (lines_) {
+    ++totals_.lines_broken;
+    lines_ = false;
+    step_ = 1;
+  }
+  if (kept_ && (kept_ii_ == c - 1 || kept_ii_ == c + 1)) {
+    make_lines(c);
+  } else {
+    base_ = dist_;
+    kept_ii_ = c;
+    kept_ = true;
+  }
+  return false;
+}
+
+// Lines from the closure kept at c ± 1 (in base_) and the one at c (in
+// dist_): based at the lower II x, slope D_x − D_{x+1}, the δ of a simple
+// path (< 2^29 by the magnitudes above).
+void DistanceMatrix::make_lines(int64_t c) {
+  const bool kept_lower = kept_ii_ < c;
+  const size_t cells = dist_.size();
+  slope_.resize(cells);
+  for (size_t i = 0; i < cells; ++i) {
+    if (dist_[i] == kNoPath) {
+      slope_[i] = 0;
+      continue;
+    }
+    const int64_t s = kept_lower ? base_[i] - dist_[i] : dist_[i] - base_[i];
+    assert(s >= 0 && s < (int64_t{1} << 29));
+    slope_[i] = static_cast<int32_t>(s);
+  }
+  if (!kept_lower) base_ = dist_;
+  line_x_ = std::min(c, kept_ii_);
+  line_lo_ = line_x_;
+  line_hi_ = line_x_ + 1;
+  lines_ = true;
+  kept_ = false;
+  step_ = 1;
+}
+
+bool DistanceMatrix::on_lines(int64_t c) const {
+  const int64_t k = c - line_x_;
+  const size_t cells = dist_.size();
+  for (size_t i = 0; i < cells; ++i) {
+    const int64_t b = base_[i];
+    if (b == kNoPath) continue;  // the same pairs have paths at every II
+    if (dist_[i] != b - k * slope_[i]) return false;
+  }
+  return true;
+}
+
+void DistanceMatrix::read_lines(int64_t ii) {
+  const int64_t k = ii - line_x_;
+  const size_t cells = base_.size();
+  dist_.resize(cells);
+  const int64_t* __restrict b = base_.data();
+  const int32_t* __restrict s = slope_.data();
+  int64_t* __restrict d = dist_.data();
+  for (size_t i = 0; i < cells; ++i) d[i] = b[i] == kNoPath ? kNoPath : b[i] - k * s[i];
+  ii_ = ii;
+  valid_ = true;
+  stats_ = {};
+  stats_.components = comp_count_;
+  stats_.from_lines = true;
+  ++totals_.from_lines;
+}
+
+bool DistanceMatrix::close_all(int64_t ii) {
+  ++totals_.closures;
   ii_ = ii;
   valid_ = false;
   const size_t cells = static_cast<size_t>(n_) * static_cast<size_t>(n_);

@@ -28,8 +28,25 @@
 // arithmetic can overflow, and the sentinel kNoPath is compared before any
 // addition, never added.
 //
+// Across IIs (issue 27): where no cycle is positive, D_II[u][v] is the
+// maximum of finitely many affine functions of II (one per simple path,
+// λ − II·δ), so along the integers it is discrete convex: its steps
+// D_{II+1} − D_II never decrease. Two closures at consecutive IIs x, x + 1
+// give every pair a line, D_x − (II − x)·slope with slope = D_x − D_{x+1};
+// a closure at any c that agrees with every line at c proves every pair on
+// its line over the whole span between x and c (the steps in between are
+// at least, resp. at most, the step at x and sum to it times their count,
+// so all equal it). The matrix keeps that span: a build at an II inside
+// it is one O(n²) pass over the lines, no closure. A build just outside it
+// closes at an II further on (the span grows by a step that doubles while
+// it holds, and falls back to 1 when a pair leaves its line) and checks
+// the lines there. A linear search up from the MII then runs O(log) closures
+// instead of one per II; an II search in either direction gets the same
+// matrices as fresh builds, bit for bit (distance_test.cc).
+//
 // Memory: 8·n² bytes for the matrix, plus 8·k² (and 8·h·k) of scratch for
-// the largest component closed by a dense method.
+// the largest component closed by a dense method; across IIs, 12·n² more
+// (the lines), only while n ≤ kAcrossIiMaxOps.
 #pragma once
 
 #include <cassert>
@@ -57,6 +74,10 @@ class DistanceMatrix {
     kDijkstra,       // Bellman-Ford potentials, then one Dijkstra per op
   };
 
+  // The largest graph whose matrices are shared across IIs (12·n² more
+  // bytes: 200 MiB at this size).
+  static constexpr int kAcrossIiMaxOps = 4096;
+
   DistanceMatrix() = default;
 
   // Builds the closure of `g` at `ii`. Returns false when a positive cycle
@@ -65,6 +86,8 @@ class DistanceMatrix {
   // kept between builds and recomputed only when g's ops count or edges
   // differ from the previous call's; the n×n storage is reused whenever n
   // is unchanged, so rebuilding one graph at another II never allocates.
+  // Builds at other IIs of the same graph are shared as the header says,
+  // unless set_across_ii(false).
   // REQUIRES: g passed validate_graph; adj == Adjacency::build(g);
   // 1 <= ii <= limits::kMaxII.
   bool build(const Graph& g, const Adjacency& adj, int64_t ii);
@@ -99,6 +122,12 @@ class DistanceMatrix {
   }
 
   void set_scc_method(SccMethod method) { method_ = method; }
+  // Off: every build closes the graph afresh (tests, benchmarks of the
+  // closure itself). On by default.
+  void set_across_ii(bool on) {
+    across_ii_ = on;
+    forget_lines();
+  }
 
   // What the last build did, for benchmarks and tuning.
   struct Stats {
@@ -109,8 +138,18 @@ class DistanceMatrix {
     int dijkstra = 0;
     int largest_head_set = 0;   // h of the largest component closed by kFeedback
     int feedback_wide = 0;      // of those, closed in 64-bit cells (large weights)
+    bool from_lines = false;    // read off the lines across IIs: no closure ran
   };
   const Stats& stats() const { return stats_; }
+
+  // Since construction: closures run (each build of a graph at an II, and
+  // each check of the lines further on) and builds read off the lines.
+  struct Totals {
+    int64_t closures = 0;
+    int64_t from_lines = 0;
+    int64_t lines_broken = 0;  // checks further on that found a pair off its line
+  };
+  const Totals& totals() const { return totals_; }
 
  private:
   struct Arc {
@@ -119,6 +158,23 @@ class DistanceMatrix {
     int64_t latency = 0;
     int64_t distance = 0;
   };
+
+  // The closure of the graph prepared, at ii; false on a positive cycle.
+  bool close_all(int64_t ii);
+  // Across IIs. The II past the lines' span, towards ii, where the next
+  // check closes: ii itself or step_ further.
+  int64_t further(int64_t ii) const;
+  // After a successful closure at c: true when every pair lies on its line
+  // there (the span grows to c); otherwise the lines are dropped and the
+  // closure is kept, making new lines when the one kept before is at c ± 1.
+  bool take(int64_t c);
+  bool on_lines(int64_t c) const;
+  void make_lines(int64_t c);
+  void read_lines(int64_t ii);
+  void forget_lines() {
+    lines_ = false;
+    kept_ = false;
+  }
 
   // The graph's structure, once per graph: components, the local order
   // inside each, its edges by kind, its heads.
@@ -188,6 +244,18 @@ class DistanceMatrix {
   Stats stats_;
   std::vector<int64_t> dist_;   // row-major n×n
   std::vector<int> first_, last_;  // finite columns of row u lie in [first_, last_]
+
+  // Across IIs. kept_: base_ holds the closure at kept_ii_ (no lines yet);
+  // lines_: base_ holds D_x (x = line_x_), slope_ D_x − D_{x+1}, every
+  // pair on its line for IIs in [line_lo_, line_hi_].
+  bool across_ii_ = true;
+  bool kept_ = false, lines_ = false;
+  int64_t kept_ii_ = 0;
+  int64_t line_x_ = 0, line_lo_ = 0, line_hi_ = 0;
+  int64_t step_ = 1;  // how far past the span the next check closes
+  std::vector<int64_t> base_;
+  std::vector<int32_t> slope_;
+  Totals totals_;
 
   // Scratch, reused across components and builds.
   std::vector<int64_t> dense_;  // k×k local closure
