@@ -1,6 +1,6 @@
 // Whole-generator benchmarks: the serial and the cost-based generator (both
-// arm policies, both II searches) on random layered graphs of 16 to 1024
-// ops, every generator on every family, and the cost-based and iterative
+// arm policies, both II searches), IMS and SMS on random layered graphs of
+// 16 to 1024 ops, every generator on every family, and the cost-based and iterative
 // modulo generators on the bundled examples. Counters report the schedule's II, MII,
 // II/MII and stage count, so a run also records quality. results/records/
 // holds dated measurements (bench/README.md says how to run it).
@@ -66,6 +66,27 @@ void BM_CostBased(benchmark::State& state) {
   Schedule s;
   for (auto _ : state) {
     s = generate_cost_based(g, opts).schedule;
+    benchmark::DoNotOptimize(s.ii);
+  }
+  report(state, g, s);
+}
+
+// Args: ops, seed. The baselines on the same graphs (issue 27: at most
+// 100 ms at 1024 ops, seeds 1-3).
+void BM_Ims(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+  Schedule s;
+  for (auto _ : state) {
+    s = generate_ims(g, {});
+    benchmark::DoNotOptimize(s.ii);
+  }
+  report(state, g, s);
+}
+void BM_Sms(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+  Schedule s;
+  for (auto _ : state) {
+    s = generate_sms(g, {});
     benchmark::DoNotOptimize(s.ii);
   }
   report(state, g, s);
@@ -162,6 +183,8 @@ constexpr FamilyGenerator kFamilyGenerators[] = {
 
 BENCHMARK(BM_Serial)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CostBased)->Apply(CostSizes)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Ims)->Apply(Sizes)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sms)->Apply(Sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CostBasedExample, worked, "seed_worked_example.loop.json")
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_CostBasedExample, gemm, "gemm_mainloop.loop.json")

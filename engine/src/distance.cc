@@ -194,109 +194,123 @@ void DistanceMatrix::find_heads() {
   }
 }
 
-bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
-  assert(ii >= 1 && ii <= limits::kMaxII);
-  assert(static_cast<int>(adj.out_begin.size()) == g.op_count() + 1);
-  if (!prepared_ || g.op_count() != n_ || g.edges != edges_) {
-    prepare(g, adj);
-    forget_lines();
+int64_t IiLines::next_check(int64_t ii) const {
+  assert(lines_);
+  if (ii > hi_) {
+    int64_t c = std::max(ii, hi_ + std::min(step_, limits::kMaxII - hi_));
+    if (range_hi_ > 0 && c > range_hi_) c = std::max(ii, range_hi_);
+    return c;
   }
-  const bool across = across_ii_ && n_ <= kAcrossIiMaxOps;
-  if (across && lines_ && ii >= line_lo_ && ii <= line_hi_) {
-    read_lines(ii);
-    return true;
-  }
-  if (across && lines_) {
-    const int64_t c = further(ii);
-    if (c != ii) {
-      // A check further on; a closure below the span may meet a positive
-      // cycle that ii does not have.
-      if (close_all(c)) {
-        if (take(c)) {
-          read_lines(ii);
-          return true;
-        }
-      } else {
-        step_ = 1;
-      }
-    }
-  }
-  if (!close_all(ii)) return false;
-  if (across) take(ii);
-  return true;
+  int64_t c = std::min(ii, lo_ - std::min(step_, lo_ - 1));
+  if (range_hi_ > 0 && c < range_lo_) c = std::min(ii, range_lo_);
+  return c;
 }
 
-int64_t DistanceMatrix::further(int64_t ii) const {
-  if (ii > line_hi_) return std::min(limits::kMaxII, std::max(ii, line_hi_ + step_));
-  return std::max<int64_t>(1, std::min(ii, line_lo_ - step_));
-}
-
-bool DistanceMatrix::take(int64_t c) {
-  if (lines_ && on_lines(c)) {
-    line_lo_ = std::min(line_lo_, c);
-    line_hi_ = std::max(line_hi_, c);
+bool IiLines::offer(int64_t ii, std::span<const int64_t> values) {
+  if (lines_ && values.size() == base_.size() && on_lines(ii, values)) {
+    lo_ = std::min(lo_, ii);
+    hi_ = std::max(hi_, ii);
     step_ = std::min(2 * step_, limits::kMaxII);
     return true;
   }
   if (lines_) {
-    ++totals_.lines_broken;
+    ++broken_;
     lines_ = false;
-    step_ = 1;
   }
-  if (kept_ && (kept_ii_ == c - 1 || kept_ii_ == c + 1)) {
-    make_lines(c);
+  if (kept_ && base_.size() == values.size() && (kept_ii_ == ii - 1 || kept_ii_ == ii + 1)) {
+    make_lines(ii, values);
   } else {
-    base_ = dist_;
-    kept_ii_ = c;
+    base_.assign(values.begin(), values.end());
+    kept_ii_ = ii;
     kept_ = true;
   }
   return false;
 }
 
-// Lines from the closure kept at c ± 1 (in base_) and the one at c (in
-// dist_): based at the lower II x, slope D_x − D_{x+1}, the δ of a simple
-// path (< 2^29 by the magnitudes above).
-void DistanceMatrix::make_lines(int64_t c) {
-  const bool kept_lower = kept_ii_ < c;
-  const size_t cells = dist_.size();
-  slope_.resize(cells);
-  for (size_t i = 0; i < cells; ++i) {
-    if (dist_[i] == kNoPath) {
+// From the values kept at ii ± 1 (in base_) and those at ii: based at the
+// lower II, the slope its value minus the next one's.
+void IiLines::make_lines(int64_t ii, std::span<const int64_t> values) {
+  const bool kept_lower = kept_ii_ < ii;
+  const size_t count = values.size();
+  slope_.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (values[i] == kNone) {
       slope_[i] = 0;
       continue;
     }
-    const int64_t s = kept_lower ? base_[i] - dist_[i] : dist_[i] - base_[i];
+    const int64_t s = kept_lower ? base_[i] - values[i] : values[i] - base_[i];
     assert(s >= 0 && s < (int64_t{1} << 29));
     slope_[i] = static_cast<int32_t>(s);
   }
-  if (!kept_lower) base_ = dist_;
-  line_x_ = std::min(c, kept_ii_);
-  line_lo_ = line_x_;
-  line_hi_ = line_x_ + 1;
+  if (!kept_lower) base_.assign(values.begin(), values.end());
+  x_ = std::min(ii, kept_ii_);
+  lo_ = x_;
+  hi_ = x_ + 1;
   lines_ = true;
   kept_ = false;
-  step_ = 1;
+  step_ = range_hi_ > 0 ? limits::kMaxII : 1;  // a known range: its far end first
 }
 
-bool DistanceMatrix::on_lines(int64_t c) const {
-  const int64_t k = c - line_x_;
-  const size_t cells = dist_.size();
-  for (size_t i = 0; i < cells; ++i) {
+bool IiLines::on_lines(int64_t ii, std::span<const int64_t> values) const {
+  const int64_t k = ii - x_;
+  const size_t count = values.size();
+  for (size_t i = 0; i < count; ++i) {
     const int64_t b = base_[i];
-    if (b == kNoPath) continue;  // the same pairs have paths at every II
-    if (dist_[i] != b - k * slope_[i]) return false;
+    if (b == kNone) continue;  // the same entries are kNone at every II
+    if (values[i] != b - k * slope_[i]) return false;
   }
   return true;
 }
 
+void IiLines::read(int64_t ii, size_t first, std::span<int64_t> out) const {
+  assert(covers(ii) && first + out.size() <= base_.size());
+  const int64_t k = ii - x_;
+  const int64_t* __restrict b = base_.data() + first;
+  const int32_t* __restrict s = slope_.data() + first;
+  int64_t* __restrict d = out.data();
+  const size_t count = out.size();
+  for (size_t i = 0; i < count; ++i) d[i] = b[i] == kNone ? kNone : b[i] - k * s[i];
+}
+
+bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
+  assert(ii >= 1 && ii <= limits::kMaxII);
+  assert(static_cast<int>(adj.out_begin.size()) == g.op_count() + 1);
+  if (!prepared_ || g.op_count() != n_ || g.edges != edges_) {
+    prepare(g, adj);
+    lines_.forget();
+  }
+  from_lines_ = false;
+  const bool across = across_ii_ && n_ <= kAcrossIiMaxOps;
+  if (across && lines_.covers(ii)) {
+    read_lines(ii);
+    return true;
+  }
+  if (across && lines_.has_lines()) {
+    const int64_t c = lines_.next_check(ii);
+    if (c != ii) {
+      // A check further on; one below the span may meet a positive cycle
+      // that ii does not have.
+      if (!close_all(c)) {
+        lines_.missed();
+      } else if (lines_.offer(c, dist_)) {
+        read_lines(ii);
+        return true;
+      }
+    }
+  }
+  if (!close_all(ii)) return false;
+  if (across) lines_.offer(ii, dist_);
+  return true;
+}
+
 void DistanceMatrix::read_lines(int64_t ii) {
-  const int64_t k = ii - line_x_;
-  const size_t cells = base_.size();
-  dist_.resize(cells);
-  const int64_t* __restrict b = base_.data();
-  const int32_t* __restrict s = slope_.data();
-  int64_t* __restrict d = dist_.data();
-  for (size_t i = 0; i < cells; ++i) d[i] = b[i] == kNoPath ? kNoPath : b[i] - k * s[i];
+  dist_.resize(static_cast<size_t>(n_) * static_cast<size_t>(n_));
+  row_stamp_.resize(static_cast<size_t>(n_), 0);
+  if (++stamp_ == 0) {  // wrapped: no row may look written
+    std::fill(row_stamp_.begin(), row_stamp_.end(), 0);
+    stamp_ = 1;
+  }
+  from_lines_ = true;
   ii_ = ii;
   valid_ = true;
   stats_ = {};
@@ -305,8 +319,16 @@ void DistanceMatrix::read_lines(int64_t ii) {
   ++totals_.from_lines;
 }
 
+void DistanceMatrix::write_row(OpId u) const {
+  const size_t n = static_cast<size_t>(n_);
+  lines_.read(ii_, static_cast<size_t>(u) * n, {dist_.data() + static_cast<size_t>(u) * n, n});
+  row_stamp_[u] = stamp_;
+  ++totals_.rows_read;
+}
+
 bool DistanceMatrix::close_all(int64_t ii) {
   ++totals_.closures;
+  from_lines_ = false;
   ii_ = ii;
   valid_ = false;
   const size_t cells = static_cast<size_t>(n_) * static_cast<size_t>(n_);

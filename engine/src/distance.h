@@ -39,10 +39,13 @@
 // so all equal it). The matrix keeps that span: a build at an II inside
 // it is one O(n²) pass over the lines, no closure. A build just outside it
 // closes at an II further on (the span grows by a step that doubles while
-// it holds, and falls back to 1 when a pair leaves its line) and checks
+// it holds, and falls back to 1 when a pair leaves its line; with the
+// caller's II range known, the first check goes to its far end) and checks
 // the lines there. A linear search up from the MII then runs O(log) closures
-// instead of one per II; an II search in either direction gets the same
-// matrices as fresh builds, bit for bit (distance_test.cc).
+// instead of one per II (three when nothing breaks in its range), and a
+// matrix read off the lines writes each row when it is first read; an II
+// search in either direction gets the same matrices as fresh builds, bit
+// for bit (distance_test.cc).
 //
 // Memory: 8·n² bytes for the matrix, plus 8·k² (and 8·h·k) of scratch for
 // the largest component closed by a dense method; across IIs, 12·n² more
@@ -59,6 +62,68 @@
 #include "tilesched/graph.h"
 
 namespace tilesched {
+
+// Values that are each a discrete convex function of the II, a maximum of
+// affine functions λ − II·δ with δ ≥ 0 (the closure's cells, and what is
+// maximised over them), kept as lines across IIs as the header says:
+// fresh values at two consecutive IIs make the lines, fresh values further
+// on that agree with every line widen the span where they are exact.
+// Entries equal to kNone are the same at every II. Each value and each
+// II·δ term is within ±2^61, each δ below 2^29 (distance.h's magnitudes).
+class IiLines {
+ public:
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+
+  // The IIs a search will ask for, if known: the first check after the
+  // lines are made goes to the far end (one check then covers a range on
+  // which nothing breaks), then by doubling steps.
+  void set_range(int64_t lo, int64_t hi) {
+    range_lo_ = lo;
+    range_hi_ = hi;
+  }
+  void forget() {
+    lines_ = false;
+    kept_ = false;
+  }
+  bool has_lines() const { return lines_; }
+  bool covers(int64_t ii) const { return lines_ && ii >= lo_ && ii <= hi_; }
+  // Where fresh values should be computed next to answer ii (outside the
+  // span): ii itself, or further on by the current step. REQUIRES: has_lines().
+  int64_t next_check(int64_t ii) const;
+  // Fresh values at ii (`values`, all of them). True when every one lies
+  // on its line: the span now reaches ii. Otherwise the lines are dropped,
+  // the values kept, and lines made when the values kept before were at
+  // ii ± 1.
+  bool offer(int64_t ii, std::span<const int64_t> values);
+  // Fresh values could not be had at ii (a positive cycle below the span):
+  // the next check comes nearer.
+  void missed() { step_ = 1; }
+  // Entries [first, first + out.size()) at ii. REQUIRES: covers(ii).
+  void read(int64_t ii, size_t first, std::span<int64_t> out) const;
+  // Entry i at ii. REQUIRES: covers(ii).
+  int64_t at(int64_t ii, size_t i) const {
+    assert(covers(ii) && i < base_.size());
+    const int64_t b = base_[i];
+    return b == kNone ? kNone : b - (ii - x_) * slope_[i];
+  }
+  int64_t broken() const { return broken_; }
+
+ private:
+  bool on_lines(int64_t ii, std::span<const int64_t> values) const;
+  void make_lines(int64_t ii, std::span<const int64_t> values);
+
+  // kept_: base_ holds the values at kept_ii_ (no lines yet); lines_:
+  // base_ holds them at x_, slope_ the step to x_ + 1, every entry on its
+  // line for IIs in [lo_, hi_].
+  bool kept_ = false, lines_ = false;
+  int64_t kept_ii_ = 0;
+  int64_t x_ = 0, lo_ = 0, hi_ = 0;
+  int64_t step_ = 1;
+  int64_t range_lo_ = 0, range_hi_ = 0;  // 0, 0: not known
+  int64_t broken_ = 0;
+  std::vector<int64_t> base_;
+  std::vector<int32_t> slope_;
+};
 
 class DistanceMatrix {
  public:
@@ -105,6 +170,12 @@ class DistanceMatrix {
     assert(valid_);
     return cell(u, v) != kNoPath;
   }
+  // D[u][v], or kNoPath. Read off the lines, one cell costs O(1) and
+  // writes no row. REQUIRES: valid().
+  int64_t value(OpId u, OpId v) const {
+    assert(valid_);
+    return cell(u, v);
+  }
   // REQUIRES: has_path(u, v). Inline: the schedulers' windows read it in
   // their inner loops.
   int64_t at(OpId u, OpId v) const {
@@ -117,6 +188,7 @@ class DistanceMatrix {
   // REQUIRES: valid().
   std::span<const int64_t> row(OpId u) const {
     assert(valid_);
+    if (from_lines_) fill_row(u);
     return {dist_.data() + static_cast<size_t>(u) * static_cast<size_t>(n_),
             static_cast<size_t>(n_)};
   }
@@ -126,8 +198,10 @@ class DistanceMatrix {
   // closure itself). On by default.
   void set_across_ii(bool on) {
     across_ii_ = on;
-    forget_lines();
+    lines_.forget();
   }
+  // The IIs the caller's search will ask for (IiLines::set_range).
+  void set_ii_range(int64_t lo, int64_t hi) { lines_.set_range(lo, hi); }
 
   // What the last build did, for benchmarks and tuning.
   struct Stats {
@@ -148,8 +222,13 @@ class DistanceMatrix {
     int64_t closures = 0;
     int64_t from_lines = 0;
     int64_t lines_broken = 0;  // checks further on that found a pair off its line
+    int64_t rows_read = 0;     // rows written from the lines when first read
   };
-  const Totals& totals() const { return totals_; }
+  Totals totals() const {
+    Totals t = totals_;
+    t.lines_broken = lines_.broken();
+    return t;
+  }
 
  private:
   struct Arc {
@@ -161,20 +240,13 @@ class DistanceMatrix {
 
   // The closure of the graph prepared, at ii; false on a positive cycle.
   bool close_all(int64_t ii);
-  // Across IIs. The II past the lines' span, towards ii, where the next
-  // check closes: ii itself or step_ further.
-  int64_t further(int64_t ii) const;
-  // After a successful closure at c: true when every pair lies on its line
-  // there (the span grows to c); otherwise the lines are dropped and the
-  // closure is kept, making new lines when the one kept before is at c ± 1.
-  bool take(int64_t c);
-  bool on_lines(int64_t c) const;
-  void make_lines(int64_t c);
+  // Across IIs: the matrix at ii from the lines, its rows written as they
+  // are read.
   void read_lines(int64_t ii);
-  void forget_lines() {
-    lines_ = false;
-    kept_ = false;
+  void fill_row(OpId u) const {
+    if (row_stamp_[u] != stamp_) write_row(u);
   }
+  void write_row(OpId u) const;
 
   // The graph's structure, once per graph: components, the local order
   // inside each, its edges by kind, its heads.
@@ -212,7 +284,8 @@ class DistanceMatrix {
 
   int64_t weight(const Arc& a) const { return a.latency - ii_ * a.distance; }
   int64_t cell(OpId u, OpId v) const {
-    return dist_[static_cast<size_t>(u) * static_cast<size_t>(n_) + static_cast<size_t>(v)];
+    const size_t i = static_cast<size_t>(u) * static_cast<size_t>(n_) + static_cast<size_t>(v);
+    return from_lines_ && row_stamp_[u] != stamp_ ? lines_.at(ii_, i) : dist_[i];
   }
   int64_t* row_ptr(OpId u) {
     return dist_.data() + static_cast<size_t>(u) * static_cast<size_t>(n_);
@@ -242,20 +315,17 @@ class DistanceMatrix {
   int64_t ii_ = 0;
   bool valid_ = false;
   Stats stats_;
-  std::vector<int64_t> dist_;   // row-major n×n
+  mutable std::vector<int64_t> dist_;  // row-major n×n (rows written late: see fill_row)
   std::vector<int> first_, last_;  // finite columns of row u lie in [first_, last_]
 
-  // Across IIs. kept_: base_ holds the closure at kept_ii_ (no lines yet);
-  // lines_: base_ holds D_x (x = line_x_), slope_ D_x − D_{x+1}, every
-  // pair on its line for IIs in [line_lo_, line_hi_].
+  // Across IIs: the cells' lines, and while the matrix is read off them
+  // (from_lines_), the rows written so far (row_stamp_[u] == stamp_).
   bool across_ii_ = true;
-  bool kept_ = false, lines_ = false;
-  int64_t kept_ii_ = 0;
-  int64_t line_x_ = 0, line_lo_ = 0, line_hi_ = 0;
-  int64_t step_ = 1;  // how far past the span the next check closes
-  std::vector<int64_t> base_;
-  std::vector<int32_t> slope_;
-  Totals totals_;
+  IiLines lines_;
+  bool from_lines_ = false;
+  mutable std::vector<uint32_t> row_stamp_;
+  uint32_t stamp_ = 0;
+  mutable Totals totals_;
 
   // Scratch, reused across components and builds.
   std::vector<int64_t> dense_;  // k×k local closure

@@ -513,5 +513,54 @@ TEST(DistanceAcrossIi, LinearSearchClosesLogarithmicallyOften) {
   EXPECT_EQ(m.at(c, a), 6 - 100);
 }
 
+// IiLines on its own (the SMS timing uses it so): entries that are
+// maxima of random lines λ − II·δ (some kNone), offered at the IIs a walk
+// asks, against the values computed at each II.
+TEST(IiLines, ReadsEqualTheValuesAtEveryIi) {
+  SplitMix64 rng(34);
+  int64_t read = 0, broken = 0;
+  for (int t = 0; t < 300; ++t) {
+    const int count = static_cast<int>(rng.uniform(1, 12));
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> lines(static_cast<size_t>(count));
+    for (auto& l : lines) {
+      if (rng.chance_per_mille(100)) continue;  // kNone at every II
+      const int pieces = static_cast<int>(rng.uniform(1, 4));
+      for (int p = 0; p < pieces; ++p) l.push_back({rng.uniform(-500, 500), rng.uniform(0, 6)});
+    }
+    auto values_at = [&](int64_t ii) {
+      std::vector<int64_t> v;
+      for (const auto& l : lines) {
+        int64_t best = IiLines::kNone;
+        for (const auto& [lambda, delta] : l) best = std::max(best, lambda - ii * delta);
+        v.push_back(best);
+      }
+      return v;
+    };
+    IiLines il;
+    if (t % 2) il.set_range(1, 120);
+    for (const std::vector<int64_t>& iis : walks(rng, 40, 80)) {
+      for (int64_t ii : iis) {
+        const std::vector<int64_t> want = values_at(ii);
+        std::vector<int64_t> got(want.size());
+        if (!il.covers(ii) && il.has_lines()) {
+          const int64_t c = il.next_check(ii);
+          if (c != ii) il.offer(c, values_at(c));
+        }
+        if (il.covers(ii)) {
+          il.read(ii, 0, got);
+          ++read;
+          ASSERT_EQ(got, want) << "case " << t << " II " << ii;
+          for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(il.at(ii, i), want[i]);
+        } else {
+          il.offer(ii, want);
+        }
+      }
+    }
+    broken += il.broken();
+  }
+  EXPECT_GT(read, 10000);
+  EXPECT_GT(broken, 100);
+}
+
 }  // namespace
 }  // namespace tilesched
