@@ -263,7 +263,7 @@ bool IiLines::on_lines(int64_t ii, std::span<const int64_t> values) const {
 }
 
 void IiLines::read(int64_t ii, size_t first, std::span<int64_t> out) const {
-  assert(covers(ii) && first + out.size() <= base_.size());
+  assert(lines_ && first + out.size() <= base_.size());
   const int64_t k = ii - x_;
   const int64_t* __restrict b = base_.data() + first;
   const int32_t* __restrict s = slope_.data() + first;
@@ -286,20 +286,39 @@ bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
     return true;
   }
   if (across && lines_.has_lines()) {
+    // A check further on, else at ii itself; a closure only if both fail.
     const int64_t c = lines_.next_check(ii);
-    if (c != ii) {
-      // A check further on; one below the span may meet a positive cycle
-      // that ii does not have.
-      if (!close_all(c)) {
-        lines_.missed();
-      } else if (lines_.offer(c, dist_)) {
-        read_lines(ii);
-        return true;
-      }
+    int64_t held = 0;
+    if (lines_hold(c)) {
+      held = c;
+    } else if (c != ii && lines_hold(ii)) {
+      held = ii;
     }
+    if (held != 0) {
+      lines_.extend_to(held);
+      read_lines(ii);
+      return true;
+    }
+    lines_.missed();
   }
   if (!close_all(ii)) return false;
   if (across) lines_.offer(ii, dist_);
+  return true;
+}
+
+bool DistanceMatrix::lines_hold(int64_t c) {
+  ++totals_.checks;
+  const size_t n = static_cast<size_t>(n_);
+  check_row_.resize(n);
+  int64_t* row = check_row_.data();
+  for (size_t u = 0; u < n; ++u) {
+    lines_.read(c, u * n, check_row_);
+    for (const Edge& e : edges_) {
+      const int64_t from = row[e.from];
+      if (from != kNoPath && from + (e.latency - c * e.distance) > row[e.to]) return false;
+    }
+  }
+  ++totals_.checks_held;
   return true;
 }
 
@@ -530,12 +549,18 @@ void DistanceMatrix::head_rows(int c, const T* hd, T* rows, T* d) const {
   const int* head = heads_.data() + head_begin_[c];
   const int h = head_begin_[c + 1] - head_begin_[c];
   const size_t hh = static_cast<size_t>(h);
-  for (int a = 0; a < h; ++a) {
-    T* out = rows + a * kk;
-    std::fill(out, out + kk, kNone);
+  std::fill(rows, rows + hh * kk, kNone);
+  // A block of a's rows at a time, each forward row of b read once per
+  // block (the rows are memory-bound: h·h reads of k cells otherwise).
+  constexpr int kBlock = 8;
+  for (int a0 = 0; a0 < h; a0 += kBlock) {
+    const int a1 = std::min(h, a0 + kBlock);
     for (int b = 0; b < h; ++b) {
-      const T ab = hd[a * hh + b];
-      if (ab != kNone) relax_row(out, d + head[b] * kk, ab, head[b], k - 1, kNone);
+      const T* forward = d + head[b] * kk;
+      for (int a = a0; a < a1; ++a) {
+        const T ab = hd[a * hh + b];
+        if (ab != kNone) relax_row(rows + a * kk, forward, ab, head[b], k - 1, kNone);
+      }
     }
   }
   for (int a = 0; a < h; ++a) std::copy(rows + a * kk, rows + (a + 1) * kk, d + head[a] * kk);

@@ -95,10 +95,17 @@ class IiLines {
   // the values kept, and lines made when the values kept before were at
   // ii ± 1.
   bool offer(int64_t ii, std::span<const int64_t> values);
-  // Fresh values could not be had at ii (a positive cycle below the span):
-  // the next check comes nearer.
+  // The caller proved every entry on its line at ii by other means: the
+  // span now reaches ii. REQUIRES: has_lines().
+  void extend_to(int64_t ii) {
+    lo_ = std::min(lo_, ii);
+    hi_ = std::max(hi_, ii);
+    step_ = std::min(2 * step_, int64_t{1} << 31);
+  }
+  // A check failed or could not be made: the next one comes nearer.
   void missed() { step_ = 1; }
-  // Entries [first, first + out.size()) at ii. REQUIRES: covers(ii).
+  // Entries [first, first + out.size()) on their lines at ii: the values
+  // there where covers(ii). REQUIRES: has_lines().
   void read(int64_t ii, size_t first, std::span<int64_t> out) const;
   // Entry i at ii. REQUIRES: covers(ii).
   int64_t at(int64_t ii, size_t i) const {
@@ -221,7 +228,9 @@ class DistanceMatrix {
   struct Totals {
     int64_t closures = 0;
     int64_t from_lines = 0;
-    int64_t lines_broken = 0;  // checks further on that found a pair off its line
+    int64_t lines_broken = 0;  // closures further on that found a pair off its line
+    int64_t checks = 0;        // lines_hold runs, and how many of them held
+    int64_t checks_held = 0;
     int64_t rows_read = 0;     // rows written from the lines when first read
   };
   Totals totals() const {
@@ -240,8 +249,13 @@ class DistanceMatrix {
 
   // The closure of the graph prepared, at ii; false on a positive cycle.
   bool close_all(int64_t ii);
-  // Across IIs: the matrix at ii from the lines, its rows written as they
-  // are read.
+  // Across IIs: true when the lines at c satisfy every edge's inequality
+  // from every op, L[u][v] >= L[u][w] + λ − c·δ for each edge w -> v: then
+  // L(c) bounds every walk from above, and convexity bounds D_c from below
+  // by L(c) (D_c >= D_x + (c − x)·(D_{x+1} − D_x) on either side of x), so
+  // L(c) is the closure at c, found in O(n·m) without closing the graph.
+  bool lines_hold(int64_t c);
+  // The matrix at ii from the lines, its rows written as they are read.
   void read_lines(int64_t ii);
   void fill_row(OpId u) const {
     if (row_stamp_[u] != stamp_) write_row(u);
@@ -325,6 +339,7 @@ class DistanceMatrix {
   bool from_lines_ = false;
   mutable std::vector<uint32_t> row_stamp_;
   uint32_t stamp_ = 0;
+  std::vector<int64_t> check_row_;  // lines_hold's scratch
   mutable Totals totals_;
 
   // Scratch, reused across components and builds.
