@@ -83,6 +83,12 @@ void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
   order_members(g, adj, comps.component);
   sort_edges(g, comps.component);
   find_heads();
+  out_begin_.assign(static_cast<size_t>(n_) + 1, 0);
+  for (const Edge& e : g.edges) ++out_begin_[e.from + 1];
+  for (int v = 0; v < n_; ++v) out_begin_[v + 1] += out_begin_[v];
+  out_.resize(g.edges.size());
+  std::vector<int> fill(out_begin_.begin(), out_begin_.end() - 1);
+  for (const Edge& e : g.edges) out_[fill[e.from]++] = {e.from, e.to, e.latency, e.distance};
   prepared_ = true;
 }
 
@@ -251,6 +257,15 @@ void IiLines::make_lines(int64_t ii, std::span<const int64_t> values) {
   step_ = range_hi_ > 0 ? limits::kMaxII : 1;  // a known range: its far end first
 }
 
+void IiLines::set_lines(int64_t ii, std::span<const int64_t> values,
+                        std::span<const int32_t> slopes) {
+  base_.assign(values.begin(), values.end());
+  slope_.assign(slopes.begin(), slopes.end());
+  x_ = lo_ = hi_ = kept_ii_ = ii;
+  lines_ = kept_ = true;
+  step_ = range_hi_ > 0 ? limits::kMaxII : 1;
+}
+
 bool IiLines::on_lines(int64_t ii, std::span<const int64_t> values) const {
   const int64_t k = ii - x_;
   const size_t count = values.size();
@@ -302,7 +317,42 @@ bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
     lines_.missed();
   }
   if (!close_all(ii)) return false;
-  if (across) lines_.offer(ii, dist_);
+  if (across && !lines_.offer(ii, dist_) && !lines_.has_lines() && walk_slopes(ii)) {
+    lines_.set_lines(ii, dist_, walk_slope_);
+  }
+  return true;
+}
+
+bool DistanceMatrix::walk_slopes(int64_t ii) {
+  const size_t n = static_cast<size_t>(n_);
+  walk_slope_.resize(n * n);
+  walk_queue_.resize(n);
+  constexpr int32_t kUnseen = std::numeric_limits<int32_t>::max();
+  for (size_t u = 0; u < n; ++u) {
+    const int64_t* d = dist_.data() + u * n;
+    int32_t* slope = walk_slope_.data() + u * n;
+    std::fill(slope, slope + n, kUnseen);
+    slope[u] = 0;
+    // Breadth first over the tight edges: every op with a path is reached
+    // (each edge of a best path is tight), each once.
+    size_t head = 0, tail = 0;
+    walk_queue_[tail++] = static_cast<int>(u);
+    while (head < tail) {
+      const int w = walk_queue_[head++];
+      for (int i = out_begin_[w]; i < out_begin_[w + 1]; ++i) {
+        const Arc& a = out_[i];
+        if (slope[a.to] != kUnseen) continue;
+        if (d[w] + (a.latency - ii * a.distance) != d[a.to]) continue;  // not tight
+        const int64_t s = slope[w] + a.distance;
+        if (s >= (int64_t{1} << 29)) return false;  // not a simple path's δ: no such lines
+        slope[a.to] = static_cast<int32_t>(s);
+        walk_queue_[tail++] = a.to;
+      }
+    }
+    for (size_t v = 0; v < n; ++v) {
+      if (slope[v] == kUnseen) slope[v] = 0;  // no path (kNoPath at every II)
+    }
+  }
   return true;
 }
 

@@ -104,6 +104,12 @@ class IiLines {
   }
   // A check failed or could not be made: the next one comes nearer.
   void missed() { step_ = 1; }
+  // Lines through `values` at ii with the given slopes, exact at ii only
+  // (the span), whose value at any II is a lower bound there (each the
+  // value of a walk): a check further on widens the span as for lines
+  // from two IIs. The values count as kept at ii too, so that fresh
+  // values at ii ± 1 that refute the lines make lines from both.
+  void set_lines(int64_t ii, std::span<const int64_t> values, std::span<const int32_t> slopes);
   // Entries [first, first + out.size()) on their lines at ii: the values
   // there where covers(ii). REQUIRES: has_lines().
   void read(int64_t ii, size_t first, std::span<int64_t> out) const;
@@ -255,6 +261,15 @@ class DistanceMatrix {
   // by L(c) (D_c >= D_x + (c − x)·(D_{x+1} − D_x) on either side of x), so
   // L(c) is the closure at c, found in O(n·m) without closing the graph.
   bool lines_hold(int64_t c);
+  // After a lone closure at ii (in dist_): per pair the δ of a path that
+  // attains D[u][v] (every edge tight, D[u][w] + λ − ii·δ = D[u][v]), the
+  // first a breadth-first pass over the tight edges finds (O(n·m)). Such a
+  // path's value λ − II·δ bounds D_II from below at every II, so these
+  // lines need no second closure: a check further on that holds proves
+  // them (convexity then gives the IIs between); where best paths of
+  // different δ tie at ii, it may not hold, and a second closure follows.
+  // Into walk_slope_; false when a δ is out of the magnitude bound.
+  bool walk_slopes(int64_t ii);
   // The matrix at ii from the lines, its rows written as they are read.
   void read_lines(int64_t ii);
   void fill_row(OpId u) const {
@@ -340,6 +355,10 @@ class DistanceMatrix {
   mutable std::vector<uint32_t> row_stamp_;
   uint32_t stamp_ = 0;
   std::vector<int64_t> check_row_;  // lines_hold's scratch
+  std::vector<int> out_begin_;      // edges_ by source: out_[out_begin_[u] ..]
+  std::vector<Arc> out_;
+  std::vector<int32_t> walk_slope_; // walk_slopes' result, n×n
+  std::vector<int> walk_queue_;
   mutable Totals totals_;
 
   // Scratch, reused across components and builds.
