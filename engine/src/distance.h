@@ -31,25 +31,27 @@
 // Across IIs (issue 27): where no cycle is positive, D_II[u][v] is the
 // maximum of finitely many affine functions of II (one per simple path,
 // λ − II·δ), so along the integers it is discrete convex: its steps
-// D_{II+1} − D_II never decrease. Two closures at consecutive IIs x, x + 1
-// give every pair a line, D_x − (II − x)·slope with slope = D_x − D_{x+1};
-// a closure at any c that agrees with every line at c proves every pair on
-// its line over the whole span between x and c (the steps in between are
-// at least, resp. at most, the step at x and sum to it times their count,
-// so all equal it). The matrix keeps that span: a build at an II inside
-// it is one O(n²) pass over the lines, no closure. A build just outside it
-// closes at an II further on (the span grows by a step that doubles while
+// D_{II+1} − D_II never decrease. One closure at x gives every pair a
+// line, D_x − (II − x)·δ with δ that of a best path at x (walk_slopes);
+// two closures at x, x + 1 give slope = D_x − D_{x+1}. Either line bounds
+// D from below at every II (a path's value; convexity). Values at any c
+// that agree with every line (a closure there, or the lines satisfying
+// every edge's inequality at c: lines_hold) prove every pair on its line
+// over the whole span between x and c (a convex function between two
+// points of a line below it). The matrix keeps that span: a build at an
+// II inside it reads the lines, no closure. A build just outside it
+// checks at an II further on (the span grows by a step that doubles while
 // it holds, and falls back to 1 when a pair leaves its line; with the
 // caller's II range known, the first check goes to its far end) and checks
-// the lines there. A linear search up from the MII then runs O(log) closures
-// instead of one per II (three when nothing breaks in its range), and a
+// the lines there; only a failed check costs a closure. A linear search up
+// from the MII then runs one closure when nothing breaks in its range, and a
 // matrix read off the lines writes each row when it is first read; an II
 // search in either direction gets the same matrices as fresh builds, bit
 // for bit (distance_test.cc).
 //
 // Memory: 8·n² bytes for the matrix, plus 8·k² (and 8·h·k) of scratch for
-// the largest component closed by a dense method; across IIs, 12·n² more
-// (the lines), only while n ≤ kAcrossIiMaxOps.
+// the largest component closed by a dense method; across IIs, 16·n² more
+// (the lines and a best path's δ per pair), only while n ≤ kAcrossIiMaxOps.
 #pragma once
 
 #include <cassert>
@@ -152,8 +154,8 @@ class DistanceMatrix {
     kDijkstra,       // Bellman-Ford potentials, then one Dijkstra per op
   };
 
-  // The largest graph whose matrices are shared across IIs (12·n² more
-  // bytes: 200 MiB at this size).
+  // The largest graph whose matrices are shared across IIs (16·n² more
+  // bytes: 256 MiB at this size).
   static constexpr int kAcrossIiMaxOps = 4096;
 
   DistanceMatrix() = default;
