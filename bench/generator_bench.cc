@@ -71,27 +71,6 @@ void BM_CostBased(benchmark::State& state) {
   report(state, g, s);
 }
 
-// Args: ops, seed. The baselines on the same graphs (issue 27: at most
-// 100 ms at 1024 ops, seeds 1-3).
-void BM_Ims(benchmark::State& state) {
-  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
-  Schedule s;
-  for (auto _ : state) {
-    s = generate_ims(g, {});
-    benchmark::DoNotOptimize(s.ii);
-  }
-  report(state, g, s);
-}
-void BM_Sms(benchmark::State& state) {
-  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
-  Schedule s;
-  for (auto _ : state) {
-    s = generate_sms(g, {});
-    benchmark::DoNotOptimize(s.ii);
-  }
-  report(state, g, s);
-}
-
 void Sizes(benchmark::internal::Benchmark* b) {
   for (int ops : {16, 64, 256, 1024}) {
     for (int seed : {1, 2, 3}) b->Args({ops, seed});
@@ -133,6 +112,15 @@ void run_on(benchmark::State& state, const StatusOr<Graph>& g, GeneratorKind kin
   }
   report(state, *g, s);
 }
+
+// Args: ops, seed. The baselines on BM_CostBased's graphs (issue 27: at
+// most 100 ms at 1024 ops, seeds 1-3).
+void run_layered(benchmark::State& state, GeneratorKind kind) {
+  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+  run_on(state, StatusOr<Graph>(g), kind);
+}
+void BM_Ims(benchmark::State& state) { run_layered(state, GeneratorKind::kIms); }
+void BM_Sms(benchmark::State& state) { run_layered(state, GeneratorKind::kSms); }
 
 // Every family of the registry (tilesched/graphgen/families.h, the sweep's
 // families) with no parameter given, 16 to 1024 ops, seed 1: each
