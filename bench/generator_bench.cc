@@ -6,10 +6,14 @@
 // holds dated measurements (bench/README.md says how to run it).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "tilesched/cost_based.h"
 #include "tilesched/generate.h"
@@ -131,6 +135,49 @@ void BM_CostBasedExample(benchmark::State& state, const char* file) {
 void BM_ImsExample(benchmark::State& state, const char* file) {
   BM_Example(state, GeneratorKind::kIms, file);
 }
+
+// Args: policy (0 first-success, 1 best-cost). A graph file of the folder
+// TILESCHED_BENCH_GRAPHS (below).
+void BM_CostBasedFile(benchmark::State& state, const Graph& g) {
+  CostBasedOptions opts;
+  opts.arm_policy = state.range(0) ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
+  Schedule s;
+  for (auto _ : state) {
+    s = generate_cost_based(g, opts).schedule;
+    benchmark::DoNotOptimize(s.ii);
+  }
+  report(state, g, s);
+}
+
+// Every *.loop.json of the folder named by TILESCHED_BENCH_GRAPHS (none
+// without it), as BM_CostBasedFile/<file stem>/<policy>: the CPU time of
+// the cost-based generator on a set of graphs (the HLS imports,
+// scripts/cost_based_targets' structured set) without process start or
+// graph reading.
+[[maybe_unused]] const bool kGraphFilesRegistered = [] {
+  const char* dir = std::getenv("TILESCHED_BENCH_GRAPHS");
+  if (dir == nullptr) return false;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 10 && name.ends_with(".loop.json")) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  static std::vector<Graph> graphs;  // registered benchmarks keep references
+  graphs.reserve(files.size());
+  for (const std::filesystem::path& f : files) {
+    StatusOr<Graph> g = read_graph_file(f.string());
+    if (!g.ok()) continue;
+    graphs.push_back(std::move(g).value());
+    const std::string stem = f.filename().string().substr(0, f.filename().string().size() - 10);
+    benchmark::RegisterBenchmark(("BM_CostBasedFile/" + stem).c_str(), BM_CostBasedFile,
+                                 std::cref(graphs.back()))
+        ->Arg(0)
+        ->Arg(1)
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
 
 // The generators BM_Family runs, with the time unit they report in.
 struct FamilyGenerator {
