@@ -332,6 +332,17 @@ const Backtracking::Facts& Backtracking::facts() {
   return *facts_;
 }
 
+// Luby, Sinclair and Zuckerman's sequence: restarts of these lengths are
+// within a log factor of the best fixed length, whatever the run-length
+// distribution.
+int64_t Backtracking::luby(int64_t i) {
+  for (int64_t k = 1;; ++k) {
+    const int64_t full = (int64_t{1} << k) - 1;  // 2^k - 1
+    if (i == full) return int64_t{1} << (k - 1);
+    if (i < full) return luby(i - (full >> 1));
+  }
+}
+
 int64_t Backtracking::budget(const Context& ctx, int ratio, int64_t work) {
   const int64_t n = std::max(1, ctx.g.op_count());
   return std::min(static_cast<int64_t>(ratio) * n, work / (n * n));
@@ -340,11 +351,58 @@ int64_t Backtracking::budget(const Context& ctx, int ratio, int64_t work) {
 BacktrackResult Backtracking::run(Placement& p, Gates& gates, int64_t budget, int restarts) {
   BacktrackResult out;
   p.set_undo_trail(true);  // the search's seats are LIFO
-  for (int r = 0; r <= restarts && !out.placed; ++r) {
-    const int64_t share = r == 0 ? budget : std::max<int64_t>(1, budget / (2 * restarts));
-    if (r > 0) p.clear_seats();
-    out.placed = Backtracker(ctx_, p, gates, facts(), share, r, out).run();
-    if (!out.placed && out.searched_all) break;  // the whole space is searched
+  const int64_t n = ctx_.g.op_count();
+  // Per order 0..restarts, the longest run so far: a run is deterministic,
+  // so a full run no longer than it would end the same way.
+  std::vector<BacktrackResult> longest(static_cast<size_t>(restarts) + 1);
+  std::vector<int64_t> longest_cap(static_cast<size_t>(restarts) + 1, 0);
+  bool empty_table = true;
+  // One run in order `r` (0 the priority order, else restart r's shuffle)
+  // with `cap` seats. A short run (not `full`) keeps no failure line, and
+  // its verdict "searched all" counts only in the priority order: a
+  // shuffle seats first an op the priority order would not, and its one
+  // seat (the shift rule) can leave out every placement the priority
+  // order finds.
+  auto attempt = [&](int r, int64_t cap, bool full) {
+    if (out.placed || out.searched_all || cap <= 0) return;
+    BacktrackResult one;
+    const bool known = r <= restarts && longest_cap[r] >= cap;
+    if (known) {
+      one = longest[r];
+    } else {
+      if (!empty_table) p.clear_seats();
+      empty_table = false;
+      one.placed = Backtracker(ctx_, p, gates, facts(), cap, r, one).run();
+      out.seats += one.seats;
+      if (r <= restarts && !one.placed) longest[r] = one, longest_cap[r] = cap;
+    }
+    out.placed = one.placed;
+    if (full) {
+      for (std::string& f : one.failures) out.failures.push_back(std::move(f));
+    }
+    if (one.searched_all && (full || r == 0)) {
+      out.searched_all = true;
+      out.stuck = one.stuck;
+    }
+  };
+  // Short runs first, in ever new orders, their seats by the Luby sequence
+  // (1, 1, 2, 1, 1, 2, 4, ... times kProbeSeatsPerOp per op): most
+  // placements take under 4 seats per op, and where one order runs into a
+  // long dead subtree another often places every op within a few n seats
+  // (docs/COST_BASED.md, "Beyond the seeds"). A run costs at least n
+  // seats' work (choosing the first op counts every op's seats).
+  int64_t spent = 0;
+  for (int i = 0; i < kProbeRuns && spent < budget / kProbeShare; ++i) {
+    const int64_t before = out.seats;
+    attempt(i, std::min(budget, luby(i + 1) * kProbeSeatsPerOp * n), false);
+    if (out.placed || out.searched_all) break;
+    spent += std::max(n, out.seats - before);
+  }
+  // Then the runs as they were: the priority order with the whole budget,
+  // the restarts sharing another half of it.
+  attempt(0, budget, true);
+  for (int r = 1; r <= restarts; ++r) {
+    attempt(r, std::max<int64_t>(1, budget / (2 * restarts)), true);
   }
   p.set_undo_trail(false);
   return out;

@@ -38,9 +38,20 @@ class Backtracking {
   // the Rau rung's priority), trying each seat within one II of its
   // window, until every op is placed (and rule L4 holds) or `budget` seats
   // are spent; then `restarts` runs with seeded tie-break shuffles share
-  // another half of it. On success the placement holds the seats.
+  // another half of it. Before those runs each order runs once with a few
+  // seats (kQuickSeatsPerOp per op in the priority order, kProbeSeatsPerOp
+  // in each shuffle): the first placement or proof that the space is
+  // searched ends the rung. On success the placement holds the seats.
   // REQUIRES: budget > 0.
   BacktrackResult run(Placement& p, Gates& gates, int64_t budget, int restarts);
+  // The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, ... (i >= 1): the short
+  // runs' lengths, in units of kProbeSeatsPerOp seats per op.
+  static int64_t luby(int64_t i);
+  // The short runs: at most kProbeRuns of them, budget / kProbeShare
+  // seats in all, the Luby sequence times kProbeSeatsPerOp seats per op each.
+  static constexpr int kProbeRuns = 256;
+  static constexpr int64_t kProbeShare = 2;
+  static constexpr int64_t kProbeSeatsPerOp = 4;
 
   // The rung's seats: `ratio` per op, at most `work` / n^2 (a seat looks
   // at every unplaced op, and undoing one recomputes the dependence bounds

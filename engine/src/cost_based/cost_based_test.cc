@@ -8,9 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 
+#include "../search.h"
 #include "../test_graphs.h"
 #include "cost.h"
+#include "backtrack.h"
 #include "driver.h"
 #include "registers.h"
 #include "tilesched/json_io.h"
@@ -475,6 +478,28 @@ TEST(Backtracking, ASearchThatTriedEverySeatSaysSo) {
   EXPECT_GT(r.stats.rung_attempts[static_cast<int>(Rung::kBacktrack)], 0);
 }
 
+TEST(Backtracking, ShortRunsFollowTheLubySequence) {
+  const int64_t kFirst[] = {1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1};
+  for (int64_t i = 1; i <= 16; ++i) EXPECT_EQ(Backtracking::luby(i), kFirst[i - 1]) << i;
+}
+
+TEST(Backtracking, AShuffledOrderThatTriedEverySeatDoesNotEndTheRung) {
+  // `tilesched generate --family fa3_forward --ops 25 --seed 3`; the exact
+  // oracle proves 40. At 40 the priority order places every op within 4
+  // seats per op once no run ends the rung early; a shuffled order seats
+  // first an op whose one seat (the shift rule) rules out every placement
+  // and "tries every seat" in 3 seats. When that ended the rung (the
+  // restarts before the short runs), the search and the descent stopped at 49.
+  StatusOr<Graph> read = read_graph_file(std::string(TILESCHED_TESTDATA_DIR) +
+                                         "/cost_based/fa3_forward_25_s3.loop.json");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  for (ArmPolicy policy : kPolicies) {
+    CostBasedOptions opts;
+    opts.arm_policy = policy;
+    EXPECT_EQ(Schedule_(*read, opts).ii, 40) << arm_policy_name(policy);
+  }
+}
+
 // --- evaluators -----------------------------------------------------------
 
 // A graph with a placement at a fixed II, a context and a driver over it.
@@ -631,6 +656,14 @@ TEST(CostEvaluators, PipeSlotCostIsTheSlackOverTheDistance) {
   EXPECT_EQ(pipe_slot_cost(*w.p, read, 8), 0);  // D[load][read] = 8: tight
   EXPECT_EQ(pipe_slot_cost(*w.p, read, 11), 3);
   EXPECT_EQ(pipe_slot_cost(*w.p, read, 7), kInfiniteCost);  // breaks the edge
+}
+
+TEST(CostEvaluators, TheDriversAnswerIsTheWidestSlack) {
+  // pipe_slot_cost and bank_pressure_cost return the smallest cap with
+  // "x <= cap" over [0, x] as x itself instead of running seed 000's driver.
+  for (int64_t x = 0; x <= 300; ++x) {
+    EXPECT_EQ(gallop_then_bisect([x](int64_t cap) { return x <= cap; }, 0, x), x) << x;
+  }
 }
 
 TEST(CostEvaluators, BankPressureCountsBothIterationsAndHonoursHardCaps) {
@@ -820,6 +853,64 @@ TEST(Arms, PermuteExploresEveryOrderOfASmallReadySet) {
   EXPECT_EQ(p->cost, *best);
   ASSERT_EQ(p->seats.size(), best_order.size());
   for (size_t i = 0; i < best_order.size(); ++i) EXPECT_EQ(p->seats[i].op, best_order[i]);
+}
+
+// try_permute keeps the seats an order shares with the one before and
+// skips every order past a failing prefix; each answer must be the one a
+// from-scratch seating of every order gives.
+TEST(Arms, PermuteAgreesWithEveryOrderSeatedFromScratch) {
+  int compared = 0, failing_orders = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Graph g = RandomLoop(seed, 12);
+    WorkedAtII w(compute_mii(g).max(), g);
+    // Part of the table filled, in topological order, to make orders fail.
+    const int filled = static_cast<int>(seed % 6);
+    for (OpId v = 0; v < filled; ++v) {
+      const SeatSearch s = w.d->earliest_seat(v);
+      if (s.outcome == SeatOutcome::kSeat) w.p->place(v, s.t);
+    }
+    std::vector<OpId> ready;
+    for (OpId v = g.op_count() - 1; v >= 0 && ready.size() < 4; --v) {
+      if (!w.p->placed(v)) ready.push_back(v);
+    }
+    std::vector<OpId> order = ready;
+    std::vector<int> index(ready.size());
+    std::iota(index.begin(), index.end(), 0);
+    std::optional<CostVector> best;
+    std::vector<Seat> best_seats;
+    do {
+      for (size_t i = 0; i < index.size(); ++i) order[i] = ready[index[i]];
+      CostVector total;
+      std::vector<Seat> seats;
+      for (OpId v : order) {
+        const SeatSearch seat = w.d->earliest_seat(v);
+        if (seat.outcome != SeatOutcome::kSeat) break;
+        total += evaluate_seat(*w.p, *w.ctx, v, seat.t);
+        w.p->place(v, seat.t);
+        seats.push_back({v, seat.t});
+      }
+      for (auto it = seats.rbegin(); it != seats.rend(); ++it) w.p->unplace(it->op);
+      if (seats.size() < order.size()) {
+        ++failing_orders;
+      } else if (!best || total < *best) {
+        best = total;
+        best_seats = seats;
+      }
+    } while (std::next_permutation(index.begin(), index.end()));
+    const std::optional<Proposal> p = w.d->try_permute(ready, /*whole_set=*/true);
+    ASSERT_EQ(p.has_value(), best.has_value()) << g.name;
+    if (!p) continue;
+    ++compared;
+    EXPECT_EQ(p->cost, *best) << g.name;
+    ASSERT_EQ(p->seats.size(), best_seats.size()) << g.name;
+    for (size_t i = 0; i < best_seats.size(); ++i) {
+      EXPECT_EQ(p->seats[i].op, best_seats[i].op) << g.name;
+      EXPECT_EQ(p->seats[i].t, best_seats[i].t) << g.name;
+    }
+    for (const Seat& s : p->seats) EXPECT_FALSE(w.p->placed(s.op));  // proposals only
+  }
+  EXPECT_GT(compared, 20);
+  EXPECT_GT(failing_orders, 0);  // the skip past a failing prefix ran
 }
 
 }  // namespace
