@@ -131,7 +131,12 @@ CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t
 }
 
 CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t) {
-  CostVector c = evaluate_seat(p, ctx, v, t, PipeSlotBasis::of(p, v));
+  return evaluate_seat(p, ctx, v, t, p.window(v));
+}
+
+CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,
+                         const Window& w) {
+  CostVector c = evaluate_seat(p, ctx, v, t, PipeSlotBasis::of(w));
   if (c.feasible()) c.structural = structural_distance(p, v, t);
   return c;
 }

@@ -90,6 +90,9 @@ int64_t kendall_tau_inversions(const std::vector<int>& sequence);
 
 // The full vector for seating v at t.
 CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t);
+// The same with v's window as the caller read it (Placement::window).
+CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,
+                         const Window& w);
 // Components 1-4 with the pipe-slot basis read once (the cost-based arm's
 // loop fills component 5 itself).
 CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,

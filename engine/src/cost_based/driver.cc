@@ -59,11 +59,12 @@ class PermuteTrial {
     unseat_to(same);
     for (size_t i = same; i < order_.size(); ++i) {
       const OpId v = cands_[order_[i]];
-      const SeatSearch s = driver_.earliest_seat(v);
+      const Window w = p_.window(v);
+      const SeatSearch s = driver_.earliest_seat(v, w);
       if (s.outcome == SeatOutcome::kDead) p_.mark_dead(v);  // G2 recovery
       if (s.outcome != SeatOutcome::kSeat) return static_cast<int>(i);
       CostVector total = totals_.back();
-      total += evaluate_seat(p_, p_.ctx(), v, s.t);
+      total += evaluate_seat(p_, p_.ctx(), v, s.t, w);
       totals_.push_back(total);
       p_.place(v, s.t);
       seats_.push_back({v, s.t});

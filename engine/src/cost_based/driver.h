@@ -76,6 +76,7 @@ class Driver : public Gates {
   // The earliest gated seat within one II of v's window (jumping to the
   // group's stage when G4 finds it later).
   SeatSearch earliest_seat(OpId v);
+  SeatSearch earliest_seat(OpId v, const Window& w);  // w: v's window, read by the caller
   std::vector<OpId> ready_set(Rung rung) const;
   void ready_set(Rung rung, std::vector<OpId>& ready) const;  // into a reused buffer
   std::optional<Proposal> try_permute(const std::vector<OpId>& ready, bool whole_set);
