@@ -95,7 +95,7 @@ StatusOr<std::string> row_differences(const sweep::ReadRow& row, const sweep::Sw
   std::string diffs;
   for (size_t c = 0; c < sweep::kFixedColumnCount; ++c) {
     const auto col = static_cast<sweep::Col>(c);
-    if (col == sweep::Col::kTimeNs || col == sweep::Col::kWallNs) continue;
+    if (sweep::is_timing_column(col)) continue;
     if (col == sweep::Col::kOptimalIi || col == sweep::Col::kProven ||
         col == sweep::Col::kStagesProven) {
       continue;

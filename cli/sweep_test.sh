@@ -14,9 +14,9 @@ sbatch=$3
 # shellcheck source=cli/test_lib.sh
 source "$(dirname "$0")/test_lib.sh"
 
-# The rows without the timing columns (time_ns, wall_ns: the last two, plain
-# integers, so cutting at the last two commas is exact).
-rows() { tail -n +2 "$1" | sed -E 's/,[^,]*,[^,]*$//'; }
+# The rows without the timing columns (time_ns, wall_ns, cpu_ns: the last
+# three, plain integers, so cutting at the last three commas is exact).
+rows() { tail -n +2 "$1" | sed -E 's/(,[^,]*){3}$//'; }
 same_rows() { cmp -s <(rows "$1") <(rows "$2") || fail "$3: rows differ: $(diff <(rows "$1") <(rows "$2") | head -5)"; }
 
 small=(--families random_layered,chains --ops 8,16 --seeds 1-3 --generators serial,cost-based
@@ -67,12 +67,17 @@ expect 0 "$bin" sweep "${small[@]}" --jobs 2 --out "$work/j2.csv" -q
 same_rows "$work/j1.csv" "$work/j2.csv" "--jobs 1 vs --jobs 2"
 [[ $(tail -n +2 "$work/j1.csv" | wc -l) == 36 ]] || fail "expected 36 rows (12 graphs x 3)"
 head -1 "$work/j1.csv" | grep -q '^family,ops,' || fail "line 1 is not the header"
+head -1 "$work/j1.csv" | grep -q ',time_ns,wall_ns,cpu_ns$' || fail "timing columns are not the last three"
+# cpu_ns: the generator call's thread CPU time, a plain non-negative integer
+# on every row, and above zero on the cost-based rows (which do real work).
+awk -F, 'NR > 1 && $NF !~ /^[0-9]+$/ {bad = 1} NR > 1 && /,cost-based,/ && $NF == 0 {bad = 1}
+         END {exit bad}' "$work/j1.csv" || fail "cpu_ns: $(cut -d, -f1-6 "$work/j1.csv" | head -3)"
 [[ -s $work/j1.csv.json ]] || fail "no context file"
 for field in engine_git_sha compiler compiler_id compiler_version cxx_flags build_type z3_version cadical_version \
              host cpus cpus_usable load_average date command csv_format; do
   grep -q "\"$field\"" "$work/j1.csv.json" || fail "context file lacks $field"
 done
-grep -q '"csv_format": "tilesched.sweep/4"' "$work/j1.csv.json" || fail "context: csv_format"
+grep -q '"csv_format": "tilesched.sweep/5"' "$work/j1.csv.json" || fail "context: csv_format"
 # --jobs defaults to the CPUs this process may use (what nproc counts).
 grep -q "\"jobs\": $(nproc)," "$work/j1.csv.json" || true  # --jobs 1 was given here
 expect 0 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial -q --output "$work/n.csv"
@@ -235,7 +240,7 @@ assert g and all(x["ii_over_mii"][1] is None and x["median_time_ns"] == [None, N
 assert sum("missing from new" in r for r in j["regressions"]) == 12, j["regressions"]' "$work/out" ||
   fail "compare --format json: lost rows: $(head -c 400 "$work/out")"
 # Timing only fails when asked to: every time x10.
-awk -F, 'BEGIN{OFS=","} NR>1{$(NF-1)=$(NF-1)*10} {print}' "$work/j1.csv" >"$work/slow.csv"
+awk -F, 'BEGIN{OFS=","} NR>1{$(NF-2)=$(NF-2)*10} {print}' "$work/j1.csv" >"$work/slow.csv"
 expect 0 "$bin" compare "$work/j1.csv" "$work/slow.csv"
 expect 1 "$bin" compare "$work/j1.csv" "$work/slow.csv" --time-fail-ratio 3 --time-floor-us 0
 # --format markdown (a CI summary) and json; -q: the result line only.

@@ -26,11 +26,12 @@
 
 namespace tilesched::sweep {
 
-inline constexpr std::string_view kCsvFormat = "tilesched.sweep/4";
-inline constexpr int kCsvVersion = 4;
+inline constexpr std::string_view kCsvFormat = "tilesched.sweep/5";
+inline constexpr int kCsvVersion = 5;
 // The first line of the older versions. Version 1 lacks stages_proven,
 // graph and max_stages, version 2 graph and max_stages, version 3 (no
-// version line, like 4) max_stages; the reader takes them all (an absent
+// version line, like 4 and 5) max_stages, version 4 cpu_ns; the reader
+// takes them all (an absent
 // column reads as empty fields), so older baselines and results compare.
 inline constexpr std::string_view kVersionLine1 = "# tilesched.sweep/1";
 inline constexpr std::string_view kVersionLine2 = "# tilesched.sweep/2";
@@ -47,10 +48,15 @@ enum class Col {
   kResMii, kRecMii, kFineMii, kDepMii, kStageCount, kVerified, kOptimalIi, kProven,
   kStagesProven,
   kEngineVersion, kFailure, kReason, kGraphOps, kGraph, kMaxStages,
-  kTimeNs, kWallNs,  // written last, after the statistics columns
+  kTimeNs, kWallNs, kCpuNs,  // written last, after the statistics columns
 };
-inline constexpr size_t kFixedColumnCount = 27;
+inline constexpr size_t kFixedColumnCount = 28;
 std::string_view column_name(Col c);
+// time_ns, wall_ns and cpu_ns: the only columns that may differ between
+// runs of the same sweep.
+inline bool is_timing_column(Col c) {
+  return c == Col::kTimeNs || c == Col::kWallNs || c == Col::kCpuNs;
+}
 
 // The cost-based generator's counters as the CSV names them: "cb_" + the
 // schedule JSON's stats key with '.' and '-' turned into '_'.
@@ -88,6 +94,7 @@ struct SweepRow {
   std::vector<std::optional<int64_t>> stats;  // aligned with stat_keys()
   int64_t time_ns = 0;
   int64_t wall_ns = 0;
+  int64_t cpu_ns = 0;  // the worker thread's CPU time of the generator call (no verify)
 };
 
 std::string format_row(const SweepRow& row);
@@ -117,7 +124,7 @@ struct ReadRow {
 };
 
 struct ReadResult {
-  int version = kCsvVersion;  // 1, 2 (a '#' line first), 3 (no max_stages column) or 4
+  int version = kCsvVersion;  // 1, 2 (a '#' line first), 3 (no max_stages), 4 (no cpu_ns) or 5
   std::string header_line;   // the file's header, as written
   std::vector<ReadRow> rows;
   size_t dropped_bytes = 0;  // a partial last line that was cut off

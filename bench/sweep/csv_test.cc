@@ -3,6 +3,7 @@
 #include "sweep/csv.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -99,8 +100,9 @@ TEST(SweepCsv, HeaderIsTheFirstLineAndHasTheSpecColumns) {
   }
   const std::vector<std::string> cols = sweep_columns();
   EXPECT_EQ(cols.front(), "family");
-  EXPECT_EQ(cols.back(), "wall_ns");
-  EXPECT_EQ(cols[cols.size() - 2], "time_ns");
+  EXPECT_EQ(cols.back(), "cpu_ns");
+  EXPECT_EQ(cols[cols.size() - 2], "wall_ns");
+  EXPECT_EQ(cols[cols.size() - 3], "time_ns");
 }
 
 // `cols` and `row` without the (empty) column `name`.
@@ -144,6 +146,37 @@ TEST(SweepCsv, ReadsVersionsOneAndTwo) {
     EXPECT_FALSE(parse_sweep_csv(line + csv_line(cols), "bad.csv").ok());
   }
   EXPECT_FALSE(parse_sweep_csv("# tilesched.sweep/9\n" + header_text(), "v9.csv").ok());
+}
+
+// Versions 3 and 4 have no version line: a file lacking cpu_ns is version
+// 4, one lacking max_stages too version 3; their rows read as before.
+TEST(SweepCsv, ReadsVersionsThreeAndFour) {
+  SweepRow r = sample_row();
+  r.cpu_ns = 77;
+  for (int version : {3, 4}) {
+    std::vector<std::string> cols = sweep_columns();
+    std::vector<std::string> fields;  // the sample row has no quoted field
+    std::stringstream in(format_row(r));
+    for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
+    fields.back().pop_back();  // its '\n'
+    for (const char* name : {"cpu_ns", "max_stages"}) {
+      if (version == 4 && std::string_view(name) == "max_stages") continue;
+      const auto at = std::find(cols.begin(), cols.end(), name);
+      ASSERT_NE(at, cols.end());
+      fields.erase(fields.begin() + (at - cols.begin()));
+      cols.erase(at);
+    }
+    StatusOr<ReadResult> read = parse_sweep_csv(csv_line(cols) + csv_line(fields), "old.csv");
+    ASSERT_TRUE(read.ok()) << read.status().message();
+    EXPECT_EQ(read->version, version);
+    ASSERT_EQ(read->rows.size(), 1u);
+    EXPECT_EQ(read->rows[0][Col::kCpuNs], "");
+    EXPECT_EQ(read->rows[0][Col::kFamily], r.family);
+  }
+  StatusOr<ReadResult> now = parse_sweep_csv(header_text() + format_row(r), "new.csv");
+  ASSERT_TRUE(now.ok()) << now.status().message();
+  EXPECT_EQ(now->version, kCsvVersion);
+  EXPECT_EQ(now->rows[0][Col::kCpuNs], "77");
 }
 
 // A --graphs row's key carries its file; a family row's does not.

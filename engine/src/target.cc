@@ -88,67 +88,71 @@ OpKind generic_kind() {
   return k;
 }
 
+// Register footprints (ours): an accumulator or TMEM tile 64, an SMEM
+// read's fragment 32, ALU/SFU results 16; TMA, barriers, SMEM writes and
+// MMAs into TMEM hold none.
+int64_t blackwell_registers(std::string_view kind) {
+  if (kind == "wgmma" || kind == "tmem_load") return 64;
+  if (kind == "smem_read") return 32;
+  if (kind == "alu" || kind == "exp") return 16;
+  return 0;
+}
+
+// Appends one Blackwell kind: its encoding, the flags the rules read, and
+// where it comes from.
+void add_kind(std::vector<OpKind>& kinds, const char* name, int64_t latency,
+              std::vector<Triple> res, std::vector<PoolUse> pools, bool async, bool tma,
+              bool wgmma, bool from_seed, std::string_view summary) {
+  OpKind k;
+  k.name = name;
+  k.latency = latency;
+  k.resources = std::move(res);
+  k.pools = std::move(pools);
+  k.registers = blackwell_registers(name);
+  k.async = async;
+  k.tma = tma;
+  k.wgmma = wgmma;
+  const std::string_view n = name;
+  k.waits = n == "mbarrier_wait" || n == "cp_async_wait" || n == "named_barrier";
+  k.from_seed = from_seed;
+  k.summary = summary;
+  kinds.push_back(std::move(k));
+}
+
 std::vector<OpKind> blackwell_kinds() {
   std::vector<OpKind> kinds;
-  // Register footprints (ours): an accumulator or TMEM tile 64, an SMEM
-  // read's fragment 32, ALU/SFU results 16; TMA, barriers, SMEM writes and
-  // MMAs into TMEM hold none.
-  auto registers_of = [](std::string_view kind) -> int64_t {
-    if (kind == "wgmma" || kind == "tmem_load") return 64;
-    if (kind == "smem_read") return 32;
-    if (kind == "alu" || kind == "exp") return 16;
-    return 0;
-  };
-  auto add = [&](const char* name, int64_t latency, std::vector<Triple> res,
-                 std::vector<PoolUse> pools, bool async, bool tma, bool wgmma,
-                 bool from_seed, std::string_view summary) {
-    OpKind k;
-    k.name = name;
-    k.latency = latency;
-    k.resources = std::move(res);
-    k.pools = std::move(pools);
-    k.registers = registers_of(name);
-    k.async = async;
-    k.tma = tma;
-    k.wgmma = wgmma;
-    const std::string_view n = name;
-    k.waits = n == "mbarrier_wait" || n == "cp_async_wait" || n == "named_barrier";
-    k.from_seed = from_seed;
-    k.summary = summary;
-    kinds.push_back(std::move(k));
-  };
   // Seed 002's four concrete encodings. Latencies: TMA round trip 8 and
   // WGMMA accumulator 16 are the seed's; the SMEM pair's 7 equals their hold.
-  add("tiled_tma_load", 8, {{12, 8, 1}, {16, 8, 1}}, {}, true, true, false, true,
+  add_kind(kinds, "tiled_tma_load", 8, {{12, 8, 1}, {16, 8, 1}}, {}, true, true, false, true,
       "TMA tiled load: descriptor on tma, payload on tp_smem_wr (seed 002)");
-  add("wgmma", 16, {{11, 8, 1}, {19, 8, 1}}, {{1, 1}}, true, false, true, true,
+  add_kind(kinds, "wgmma", 16, {{11, 8, 1}, {19, 8, 1}}, {{1, 1}}, true, false, true, true,
       "WGMMA: 8-cycle issue window on tc_and_mma + tp_mma, TMEM pool (seed 002)");
-  add("smem_write", 7, {{16, 7, 1}}, {}, false, false, false, true,
+  add_kind(kinds, "smem_write", 7, {{16, 7, 1}}, {}, false, false, false, true,
       "SMEM write on tp_smem_wr; store_bytes charge the SMEM budget (seed 002)");
-  add("smem_read", 7, {{15, 7, 1}}, {}, false, false, false, true,
+  add_kind(kinds, "smem_read", 7, {{15, 7, 1}}, {}, false, false, false, true,
       "SMEM read on tp_smem_rd, pooled (capacity 5) (seed 002)");
   // Ours: the other kinds a Blackwell tile loop needs (docs/TARGETS.md).
-  add("tma_store", 8, {{13, 8, 1}, {15, 8, 1}}, {{3, 1}}, true, true, false, false,
+  add_kind(kinds, "tma_store", 8, {{13, 8, 1}, {15, 8, 1}}, {{3, 1}}, true, true, false, false,
       "TMA store (epilogue): descriptor on tma_store, reads SMEM via tp_smem_rd");
-  add("cp_async", 12, {{21, 4, 1}, {16, 4, 1}}, {{0, 1}}, true, false, false, false,
+  add_kind(kinds, "cp_async", 12, {{21, 4, 1}, {16, 4, 1}}, {{0, 1}}, true, false, false, false,
       "cp.async global->SMEM copy on a cp.async queue and tp_smem_wr");
-  add("cp_async_wait", 1, {{21, 1, 1}}, {}, false, false, false, false,
+  add_kind(kinds, "cp_async_wait", 1, {{21, 1, 1}}, {}, false, false, false, false,
       "cp.async.wait_group on the cp.async queue");
-  add("tcgen05_mma", 16, {{11, 8, 1}, {19, 8, 1}}, {{1, 1}}, true, false, true, false,
+  add_kind(kinds, "tcgen05_mma", 16, {{11, 8, 1}, {19, 8, 1}}, {{1, 1}}, true, false, true, false,
       "Blackwell tcgen05.mma into TMEM (same issue window as wgmma)");
-  add("tmem_load", 6, {{20, 4, 1}}, {{1, 1}}, true, false, false, false,
+  add_kind(kinds, "tmem_load", 6, {{20, 4, 1}}, {{1, 1}}, true, false, false, false,
       "tcgen05.ld TMEM -> registers on tp_tmem");
-  add("tmem_store", 4, {{20, 4, 1}}, {{1, 1}}, true, false, false, false,
+  add_kind(kinds, "tmem_store", 4, {{20, 4, 1}}, {{1, 1}}, true, false, false, false,
       "tcgen05.st registers -> TMEM on tp_tmem");
-  add("mbarrier_arrive", 1, {{17, 1, 1}}, {{7, 1}}, true, false, false, false,
+  add_kind(kinds, "mbarrier_arrive", 1, {{17, 1, 1}}, {{7, 1}}, true, false, false, false,
       "mbarrier arrive (async transaction count)");
-  add("mbarrier_wait", 1, {{17, 1, 1}}, {{7, 1}}, false, false, false, false,
+  add_kind(kinds, "mbarrier_wait", 1, {{17, 1, 1}}, {{7, 1}}, false, false, false, false,
       "mbarrier try_wait / phase wait");
-  add("named_barrier", 2, {{18, 1, 1}}, {{6, 1}}, false, false, false, false,
+  add_kind(kinds, "named_barrier", 2, {{18, 1, 1}}, {{6, 1}}, false, false, false, false,
       "bar.sync / bar.arrive on a named barrier");
-  add("exp", 8, {{24, 4, 1}}, {}, false, false, false, false,
+  add_kind(kinds, "exp", 8, {{24, 4, 1}}, {}, false, false, false, false,
       "exp2 on the SFU (softmax), 4-cycle issue");
-  add("alu", 4, {{23, 1, 1}}, {}, false, false, false, false,
+  add_kind(kinds, "alu", 4, {{23, 1, 1}}, {}, false, false, false, false,
       "FMA/ALU tile op on the CUDA cores");
   kinds.push_back(generic_kind());
   return kinds;
