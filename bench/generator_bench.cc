@@ -61,18 +61,24 @@ void BM_Serial(benchmark::State& state) {
   report(state, g, s);
 }
 
-// Args: ops, seed, policy (0 first-success, 1 best-cost), search (0 linear, 1 galloping).
-void BM_CostBased(benchmark::State& state) {
-  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+// The cost-based generator on g under `policy` (0 first-success, 1
+// best-cost) and `search` (0 linear, 1 galloping).
+void run_cost_based(benchmark::State& state, const Graph& g, int64_t policy, int64_t search) {
   CostBasedOptions opts;
-  opts.arm_policy = state.range(2) ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
-  opts.ii_search = state.range(3) ? IiSearch::kGalloping : IiSearch::kLinear;
+  opts.arm_policy = policy ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
+  opts.ii_search = search ? IiSearch::kGalloping : IiSearch::kLinear;
   Schedule s;
   for (auto _ : state) {
     s = generate_cost_based(g, opts).schedule;
     benchmark::DoNotOptimize(s.ii);
   }
   report(state, g, s);
+}
+
+// Args: ops, seed, policy (0 first-success, 1 best-cost), search (0 linear, 1 galloping).
+void BM_CostBased(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+  run_cost_based(state, g, state.range(2), state.range(3));
 }
 
 void Sizes(benchmark::internal::Benchmark* b) {
@@ -139,14 +145,7 @@ void BM_ImsExample(benchmark::State& state, const char* file) {
 // Args: policy (0 first-success, 1 best-cost). A graph file of the folder
 // TILESCHED_BENCH_GRAPHS (below).
 void BM_CostBasedFile(benchmark::State& state, const Graph& g) {
-  CostBasedOptions opts;
-  opts.arm_policy = state.range(0) ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
-  Schedule s;
-  for (auto _ : state) {
-    s = generate_cost_based(g, opts).schedule;
-    benchmark::DoNotOptimize(s.ii);
-  }
-  report(state, g, s);
+  run_cost_based(state, g, state.range(0), 0);
 }
 
 // Every *.loop.json of the folder named by TILESCHED_BENCH_GRAPHS (none
