@@ -1,7 +1,8 @@
 // Whole-generator benchmarks: the serial and the cost-based generator (both
 // arm policies, both II searches) on random layered graphs of 16 to 1024
 // ops, every generator on every family, and the cost-based and iterative
-// modulo generators on the bundled examples. Counters report the schedule's II, MII,
+// modulo generators on the bundled examples, and the cost-based generator on
+// every graph file of $TILESCHED_BENCH_GRAPHS. Counters report the schedule's II, MII,
 // II/MII and stage count, so a run also records quality. results/records/
 // holds dated measurements (bench/README.md says how to run it).
 #include <benchmark/benchmark.h>
