@@ -1,15 +1,20 @@
 // Whole-generator benchmarks: the serial and the cost-based generator (both
-// arm policies, both II searches) on random layered graphs of 16 to 1024
-// ops, every generator on every family, and the cost-based and iterative
-// modulo generators on the bundled examples. Counters report the schedule's II, MII,
+// arm policies, both II searches), IMS and SMS on random layered graphs of
+// 16 to 1024 ops, every generator on every family, the cost-based and iterative
+// modulo generators on the bundled examples, and the cost-based generator on
+// every graph file of $TILESCHED_BENCH_GRAPHS. Counters report the schedule's II, MII,
 // II/MII and stage count, so a run also records quality. results/records/
 // holds dated measurements (bench/README.md says how to run it).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "tilesched/cost_based.h"
 #include "tilesched/generate.h"
@@ -57,18 +62,24 @@ void BM_Serial(benchmark::State& state) {
   report(state, g, s);
 }
 
-// Args: ops, seed, policy (0 first-success, 1 best-cost), search (0 linear, 1 galloping).
-void BM_CostBased(benchmark::State& state) {
-  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+// The cost-based generator on g under `policy` (0 first-success, 1
+// best-cost) and `search` (0 linear, 1 galloping).
+void run_cost_based(benchmark::State& state, const Graph& g, int64_t policy, int64_t search) {
   CostBasedOptions opts;
-  opts.arm_policy = state.range(2) ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
-  opts.ii_search = state.range(3) ? IiSearch::kGalloping : IiSearch::kLinear;
+  opts.arm_policy = policy ? ArmPolicy::kBestCost : ArmPolicy::kFirstSuccess;
+  opts.ii_search = search ? IiSearch::kGalloping : IiSearch::kLinear;
   Schedule s;
   for (auto _ : state) {
     s = generate_cost_based(g, opts).schedule;
     benchmark::DoNotOptimize(s.ii);
   }
   report(state, g, s);
+}
+
+// Args: ops, seed, policy (0 first-success, 1 best-cost), search (0 linear, 1 galloping).
+void BM_CostBased(benchmark::State& state) {
+  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+  run_cost_based(state, g, state.range(2), state.range(3));
 }
 
 void Sizes(benchmark::internal::Benchmark* b) {
@@ -113,6 +124,15 @@ void run_on(benchmark::State& state, const StatusOr<Graph>& g, GeneratorKind kin
   report(state, *g, s);
 }
 
+// Args: ops, seed. The baselines on BM_CostBased's graphs (issue 27: at
+// most 100 ms at 1024 ops, seeds 1-3).
+void run_layered(benchmark::State& state, GeneratorKind kind) {
+  const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
+  run_on(state, StatusOr<Graph>(g), kind);
+}
+void BM_Ims(benchmark::State& state) { run_layered(state, GeneratorKind::kIms); }
+void BM_Sms(benchmark::State& state) { run_layered(state, GeneratorKind::kSms); }
+
 // Every family of the registry (tilesched/graphgen/families.h, the sweep's
 // families) with no parameter given, 16 to 1024 ops, seed 1: each
 // generator of kFamilyGenerators (the cost-based one first-success,
@@ -131,6 +151,42 @@ void BM_CostBasedExample(benchmark::State& state, const char* file) {
 void BM_ImsExample(benchmark::State& state, const char* file) {
   BM_Example(state, GeneratorKind::kIms, file);
 }
+
+// Args: policy (0 first-success, 1 best-cost). A graph file of the folder
+// TILESCHED_BENCH_GRAPHS (below).
+void BM_CostBasedFile(benchmark::State& state, const Graph& g) {
+  run_cost_based(state, g, state.range(0), 0);
+}
+
+// Every *.loop.json of the folder named by TILESCHED_BENCH_GRAPHS (none
+// without it), as BM_CostBasedFile/<file stem>/<policy>: the CPU time of
+// the cost-based generator on a set of graphs (the HLS imports,
+// scripts/cost_based_targets' structured set) without process start or
+// graph reading.
+[[maybe_unused]] const bool kGraphFilesRegistered = [] {
+  const char* dir = std::getenv("TILESCHED_BENCH_GRAPHS");
+  if (dir == nullptr) return false;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 10 && name.ends_with(".loop.json")) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  static std::vector<Graph> graphs;  // registered benchmarks keep references
+  graphs.reserve(files.size());
+  for (const std::filesystem::path& f : files) {
+    StatusOr<Graph> g = read_graph_file(f.string());
+    if (!g.ok()) continue;
+    graphs.push_back(std::move(g).value());
+    const std::string stem = f.filename().string().substr(0, f.filename().string().size() - 10);
+    benchmark::RegisterBenchmark(("BM_CostBasedFile/" + stem).c_str(), BM_CostBasedFile,
+                                 std::cref(graphs.back()))
+        ->Arg(0)
+        ->Arg(1)
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
 
 // The generators BM_Family runs, with the time unit they report in.
 struct FamilyGenerator {
@@ -162,6 +218,8 @@ constexpr FamilyGenerator kFamilyGenerators[] = {
 
 BENCHMARK(BM_Serial)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CostBased)->Apply(CostSizes)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Ims)->Apply(Sizes)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sms)->Apply(Sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_CostBasedExample, worked, "seed_worked_example.loop.json")
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_CostBasedExample, gemm, "gemm_mainloop.loop.json")

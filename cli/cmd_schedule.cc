@@ -61,7 +61,7 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
        "cost-based best-cost: on = first-success's rungs run when best-cost's fail at an II; "
        "off = seed 001's policy alone")
       ("descent-budget-ratio",
-       po::value(&opts.cost_based.descent_budget_ratio)->default_value(10000),
+       po::value(&opts.cost_based.descent_budget_ratio)->default_value(1000),
        "cost-based: seats per op the backtracking rung may spend at each II below the one "
        "the search found; 0 = keep the search's II (docs/COST_BASED.md)")
       ("ims-budget-ratio", po::value(&opts.ims.budget_ratio)->default_value(3.0),

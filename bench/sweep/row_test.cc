@@ -12,6 +12,7 @@ namespace {
 std::string untimed(SweepRow r) {
   r.time_ns = 0;
   r.wall_ns = 0;
+  r.cpu_ns = 0;
   return format_row(r);
 }
 

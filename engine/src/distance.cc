@@ -83,6 +83,12 @@ void DistanceMatrix::prepare(const Graph& g, const Adjacency& adj) {
   order_members(g, adj, comps.component);
   sort_edges(g, comps.component);
   find_heads();
+  out_begin_.assign(static_cast<size_t>(n_) + 1, 0);
+  for (const Edge& e : g.edges) ++out_begin_[e.from + 1];
+  for (int v = 0; v < n_; ++v) out_begin_[v + 1] += out_begin_[v];
+  out_.resize(g.edges.size());
+  std::vector<int> fill(out_begin_.begin(), out_begin_.end() - 1);
+  for (const Edge& e : g.edges) out_[fill[e.from]++] = {e.from, e.to, e.latency, e.distance};
   prepared_ = true;
 }
 
@@ -194,10 +200,204 @@ void DistanceMatrix::find_heads() {
   }
 }
 
+int64_t IiLines::next_check(int64_t ii) const {
+  assert(lines_);
+  if (ii > hi_) {
+    int64_t c = std::max(ii, hi_ + std::min(step_, limits::kMaxII - hi_));
+    if (range_hi_ > 0 && c > range_hi_) c = std::max(ii, range_hi_);
+    return c;
+  }
+  int64_t c = std::min(ii, lo_ - std::min(step_, lo_ - 1));
+  if (range_hi_ > 0 && c < range_lo_) c = std::min(ii, range_lo_);
+  return c;
+}
+
+bool IiLines::offer(int64_t ii, std::span<const int64_t> values) {
+  if (lines_ && values.size() == base_.size() && on_lines(ii, values)) {
+    lo_ = std::min(lo_, ii);
+    hi_ = std::max(hi_, ii);
+    step_ = std::min(2 * step_, limits::kMaxII);
+    return true;
+  }
+  if (lines_) {
+    ++broken_;
+    lines_ = false;
+  }
+  if (kept_ && base_.size() == values.size() && (kept_ii_ == ii - 1 || kept_ii_ == ii + 1)) {
+    make_lines(ii, values);
+  } else {
+    base_.assign(values.begin(), values.end());
+    kept_ii_ = ii;
+    kept_ = true;
+  }
+  return false;
+}
+
+// From the values kept at ii ± 1 (in base_) and those at ii: based at the
+// lower II, the slope its value minus the next one's.
+void IiLines::make_lines(int64_t ii, std::span<const int64_t> values) {
+  const bool kept_lower = kept_ii_ < ii;
+  const size_t count = values.size();
+  slope_.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (values[i] == kNone) {
+      slope_[i] = 0;
+      continue;
+    }
+    const int64_t s = kept_lower ? base_[i] - values[i] : values[i] - base_[i];
+    assert(s >= 0 && s < (int64_t{1} << 29));
+    slope_[i] = static_cast<int32_t>(s);
+  }
+  if (!kept_lower) base_.assign(values.begin(), values.end());
+  x_ = std::min(ii, kept_ii_);
+  lo_ = x_;
+  hi_ = x_ + 1;
+  lines_ = true;
+  kept_ = false;
+  step_ = range_hi_ > 0 ? limits::kMaxII : 1;  // a known range: its far end first
+}
+
+void IiLines::set_lines(int64_t ii, std::span<const int64_t> values,
+                        std::span<const int32_t> slopes) {
+  base_.assign(values.begin(), values.end());
+  slope_.assign(slopes.begin(), slopes.end());
+  x_ = lo_ = hi_ = kept_ii_ = ii;
+  lines_ = kept_ = true;
+  step_ = range_hi_ > 0 ? limits::kMaxII : 1;
+}
+
+bool IiLines::on_lines(int64_t ii, std::span<const int64_t> values) const {
+  const int64_t k = ii - x_;
+  const size_t count = values.size();
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t b = base_[i];
+    if (b == kNone) continue;  // the same entries are kNone at every II
+    if (values[i] != b - k * slope_[i]) return false;
+  }
+  return true;
+}
+
+void IiLines::read(int64_t ii, size_t first, std::span<int64_t> out) const {
+  assert(lines_ && first + out.size() <= base_.size());
+  const int64_t k = ii - x_;
+  const int64_t* __restrict b = base_.data() + first;
+  const int32_t* __restrict s = slope_.data() + first;
+  int64_t* __restrict d = out.data();
+  const size_t count = out.size();
+  for (size_t i = 0; i < count; ++i) d[i] = b[i] == kNone ? kNone : b[i] - k * s[i];
+}
+
 bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
   assert(ii >= 1 && ii <= limits::kMaxII);
   assert(static_cast<int>(adj.out_begin.size()) == g.op_count() + 1);
-  if (!prepared_ || g.op_count() != n_ || g.edges != edges_) prepare(g, adj);
+  if (!prepared_ || g.op_count() != n_ || g.edges != edges_) {
+    prepare(g, adj);
+    lines_.forget();
+  }
+  from_lines_ = false;
+  const bool across = across_ii_ && n_ <= kAcrossIiMaxOps;
+  if (across && lines_.covers(ii)) {
+    read_lines(ii);
+    return true;
+  }
+  if (across && lines_.has_lines()) {
+    // A check further on, else at ii itself; a closure only if both fail.
+    const int64_t c = lines_.next_check(ii);
+    int64_t held = 0;
+    if (lines_hold(c)) {
+      held = c;
+    } else if (c != ii && lines_hold(ii)) {
+      held = ii;
+    }
+    if (held != 0) {
+      lines_.extend_to(held);
+      read_lines(ii);
+      return true;
+    }
+    lines_.missed();
+  }
+  if (!close_all(ii)) return false;
+  if (across && !lines_.offer(ii, dist_) && !lines_.has_lines() && walk_slopes(ii)) {
+    lines_.set_lines(ii, dist_, walk_slope_);
+  }
+  return true;
+}
+
+bool DistanceMatrix::walk_slopes(int64_t ii) {
+  const size_t n = static_cast<size_t>(n_);
+  walk_slope_.resize(n * n);
+  walk_queue_.resize(n);
+  constexpr int32_t kUnseen = std::numeric_limits<int32_t>::max();
+  for (size_t u = 0; u < n; ++u) {
+    const int64_t* d = dist_.data() + u * n;
+    int32_t* slope = walk_slope_.data() + u * n;
+    std::fill(slope, slope + n, kUnseen);
+    slope[u] = 0;
+    // Breadth first over the tight edges: every op with a path is reached
+    // (each edge of a best path is tight), each once.
+    size_t head = 0, tail = 0;
+    walk_queue_[tail++] = static_cast<int>(u);
+    while (head < tail) {
+      const int w = walk_queue_[head++];
+      for (int i = out_begin_[w]; i < out_begin_[w + 1]; ++i) {
+        const Arc& a = out_[i];
+        if (slope[a.to] != kUnseen) continue;
+        if (d[w] + (a.latency - ii * a.distance) != d[a.to]) continue;  // not tight
+        const int64_t s = slope[w] + a.distance;
+        if (s >= (int64_t{1} << 29)) return false;  // not a simple path's δ: no such lines
+        slope[a.to] = static_cast<int32_t>(s);
+        walk_queue_[tail++] = a.to;
+      }
+    }
+    for (size_t v = 0; v < n; ++v) {
+      if (slope[v] == kUnseen) slope[v] = 0;  // no path (kNoPath at every II)
+    }
+  }
+  return true;
+}
+
+bool DistanceMatrix::lines_hold(int64_t c) {
+  ++totals_.checks;
+  const size_t n = static_cast<size_t>(n_);
+  check_row_.resize(n);
+  int64_t* row = check_row_.data();
+  for (size_t u = 0; u < n; ++u) {
+    lines_.read(c, u * n, check_row_);
+    for (const Edge& e : edges_) {
+      const int64_t from = row[e.from];
+      if (from != kNoPath && from + (e.latency - c * e.distance) > row[e.to]) return false;
+    }
+  }
+  ++totals_.checks_held;
+  return true;
+}
+
+void DistanceMatrix::read_lines(int64_t ii) {
+  dist_.resize(static_cast<size_t>(n_) * static_cast<size_t>(n_));
+  row_stamp_.resize(static_cast<size_t>(n_), 0);
+  if (++stamp_ == 0) {  // wrapped: no row may look written
+    std::fill(row_stamp_.begin(), row_stamp_.end(), 0);
+    stamp_ = 1;
+  }
+  from_lines_ = true;
+  ii_ = ii;
+  valid_ = true;
+  stats_ = {};
+  stats_.components = comp_count_;
+  stats_.from_lines = true;
+  ++totals_.from_lines;
+}
+
+void DistanceMatrix::write_row(OpId u) const {
+  const size_t n = static_cast<size_t>(n_);
+  lines_.read(ii_, static_cast<size_t>(u) * n, {dist_.data() + static_cast<size_t>(u) * n, n});
+  row_stamp_[u] = stamp_;
+  ++totals_.rows_read;
+}
+
+bool DistanceMatrix::close_all(int64_t ii) {
+  ++totals_.closures;
+  from_lines_ = false;
   ii_ = ii;
   valid_ = false;
   const size_t cells = static_cast<size_t>(n_) * static_cast<size_t>(n_);
@@ -399,12 +599,18 @@ void DistanceMatrix::head_rows(int c, const T* hd, T* rows, T* d) const {
   const int* head = heads_.data() + head_begin_[c];
   const int h = head_begin_[c + 1] - head_begin_[c];
   const size_t hh = static_cast<size_t>(h);
-  for (int a = 0; a < h; ++a) {
-    T* out = rows + a * kk;
-    std::fill(out, out + kk, kNone);
+  std::fill(rows, rows + hh * kk, kNone);
+  // A block of a's rows at a time, each forward row of b read once per
+  // block (the rows are memory-bound: h·h reads of k cells otherwise).
+  constexpr int kBlock = 8;
+  for (int a0 = 0; a0 < h; a0 += kBlock) {
+    const int a1 = std::min(h, a0 + kBlock);
     for (int b = 0; b < h; ++b) {
-      const T ab = hd[a * hh + b];
-      if (ab != kNone) relax_row(out, d + head[b] * kk, ab, head[b], k - 1, kNone);
+      const T* forward = d + head[b] * kk;
+      for (int a = a0; a < a1; ++a) {
+        const T ab = hd[a * hh + b];
+        if (ab != kNone) relax_row(rows + a * kk, forward, ab, head[b], k - 1, kNone);
+      }
     }
   }
   for (int a = 0; a < h; ++a) std::copy(rows + a * kk, rows + (a + 1) * kk, d + head[a] * kk);

@@ -28,8 +28,30 @@
 // arithmetic can overflow, and the sentinel kNoPath is compared before any
 // addition, never added.
 //
+// Across IIs (issue 27): where no cycle is positive, D_II[u][v] is the
+// maximum of finitely many affine functions of II (one per simple path,
+// λ − II·δ), so along the integers it is discrete convex: its steps
+// D_{II+1} − D_II never decrease. One closure at x gives every pair a
+// line, D_x − (II − x)·δ with δ that of a best path at x (walk_slopes);
+// two closures at x, x + 1 give slope = D_x − D_{x+1}. Either line bounds
+// D from below at every II (a path's value; convexity). Values at any c
+// that agree with every line (a closure there, or the lines satisfying
+// every edge's inequality at c: lines_hold) prove every pair on its line
+// over the whole span between x and c (a convex function between two
+// points of a line below it). The matrix keeps that span: a build at an
+// II inside it reads the lines, no closure. A build just outside it
+// checks at an II further on (the span grows by a step that doubles while
+// it holds, and falls back to 1 when a pair leaves its line; with the
+// caller's II range known, the first check goes to its far end) and checks
+// the lines there; only a failed check costs a closure. A linear search up
+// from the MII then runs one closure when nothing breaks in its range, and a
+// matrix read off the lines writes each row when it is first read; an II
+// search in either direction gets the same matrices as fresh builds, bit
+// for bit (distance_test.cc).
+//
 // Memory: 8·n² bytes for the matrix, plus 8·k² (and 8·h·k) of scratch for
-// the largest component closed by a dense method.
+// the largest component closed by a dense method; across IIs, 16·n² more
+// (the lines and a best path's δ per pair), only while n ≤ kAcrossIiMaxOps.
 #pragma once
 
 #include <cassert>
@@ -42,6 +64,81 @@
 #include "tilesched/graph.h"
 
 namespace tilesched {
+
+// Values that are each a discrete convex function of the II, a maximum of
+// affine functions λ − II·δ with δ ≥ 0 (the closure's cells, and what is
+// maximised over them), kept as lines across IIs as the header says:
+// fresh values at two consecutive IIs make the lines, fresh values further
+// on that agree with every line widen the span where they are exact.
+// Entries equal to kNone are the same at every II. Each value and each
+// II·δ term is within ±2^61, each δ below 2^29 (distance.h's magnitudes).
+class IiLines {
+ public:
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+
+  // The IIs a search will ask for, if known: the first check after the
+  // lines are made goes to the far end (one check then covers a range on
+  // which nothing breaks), then by doubling steps.
+  void set_range(int64_t lo, int64_t hi) {
+    range_lo_ = lo;
+    range_hi_ = hi;
+  }
+  void forget() {
+    lines_ = false;
+    kept_ = false;
+  }
+  bool has_lines() const { return lines_; }
+  bool covers(int64_t ii) const { return lines_ && ii >= lo_ && ii <= hi_; }
+  // Where fresh values should be computed next to answer ii (outside the
+  // span): ii itself, or further on by the current step. REQUIRES: has_lines().
+  int64_t next_check(int64_t ii) const;
+  // Fresh values at ii (`values`, all of them). True when every one lies
+  // on its line: the span now reaches ii. Otherwise the lines are dropped,
+  // the values kept, and lines made when the values kept before were at
+  // ii ± 1.
+  bool offer(int64_t ii, std::span<const int64_t> values);
+  // The caller proved every entry on its line at ii by other means: the
+  // span now reaches ii. REQUIRES: has_lines().
+  void extend_to(int64_t ii) {
+    lo_ = std::min(lo_, ii);
+    hi_ = std::max(hi_, ii);
+    step_ = std::min(2 * step_, int64_t{1} << 31);
+  }
+  // A check failed or could not be made: the next one comes nearer.
+  void missed() { step_ = 1; }
+  // Lines through `values` at ii with the given slopes, exact at ii only
+  // (the span), whose value at any II is a lower bound there (each the
+  // value of a walk): a check further on widens the span as for lines
+  // from two IIs. The values count as kept at ii too, so that fresh
+  // values at ii ± 1 that refute the lines make lines from both.
+  void set_lines(int64_t ii, std::span<const int64_t> values, std::span<const int32_t> slopes);
+  // Entries [first, first + out.size()) on their lines at ii: the values
+  // there where covers(ii). REQUIRES: has_lines().
+  void read(int64_t ii, size_t first, std::span<int64_t> out) const;
+  // Entry i at ii. REQUIRES: covers(ii).
+  int64_t at(int64_t ii, size_t i) const {
+    assert(covers(ii) && i < base_.size());
+    const int64_t b = base_[i];
+    return b == kNone ? kNone : b - (ii - x_) * slope_[i];
+  }
+  int64_t broken() const { return broken_; }
+
+ private:
+  bool on_lines(int64_t ii, std::span<const int64_t> values) const;
+  void make_lines(int64_t ii, std::span<const int64_t> values);
+
+  // kept_: base_ holds the values at kept_ii_ (no lines yet); lines_:
+  // base_ holds them at x_, slope_ the step to x_ + 1, every entry on its
+  // line for IIs in [lo_, hi_].
+  bool kept_ = false, lines_ = false;
+  int64_t kept_ii_ = 0;
+  int64_t x_ = 0, lo_ = 0, hi_ = 0;
+  int64_t step_ = 1;
+  int64_t range_lo_ = 0, range_hi_ = 0;  // 0, 0: not known
+  int64_t broken_ = 0;
+  std::vector<int64_t> base_;
+  std::vector<int32_t> slope_;
+};
 
 class DistanceMatrix {
  public:
@@ -57,6 +154,10 @@ class DistanceMatrix {
     kDijkstra,       // Bellman-Ford potentials, then one Dijkstra per op
   };
 
+  // The largest graph whose matrices are shared across IIs (16·n² more
+  // bytes: 256 MiB at this size).
+  static constexpr int kAcrossIiMaxOps = 4096;
+
   DistanceMatrix() = default;
 
   // Builds the closure of `g` at `ii`. Returns false when a positive cycle
@@ -65,6 +166,8 @@ class DistanceMatrix {
   // kept between builds and recomputed only when g's ops count or edges
   // differ from the previous call's; the n×n storage is reused whenever n
   // is unchanged, so rebuilding one graph at another II never allocates.
+  // Builds at other IIs of the same graph are shared as the header says,
+  // unless set_across_ii(false).
   // REQUIRES: g passed validate_graph; adj == Adjacency::build(g);
   // 1 <= ii <= limits::kMaxII.
   bool build(const Graph& g, const Adjacency& adj, int64_t ii);
@@ -82,6 +185,12 @@ class DistanceMatrix {
     assert(valid_);
     return cell(u, v) != kNoPath;
   }
+  // D[u][v], or kNoPath. Read off the lines, one cell costs O(1) and
+  // writes no row. REQUIRES: valid().
+  int64_t value(OpId u, OpId v) const {
+    assert(valid_);
+    return cell(u, v);
+  }
   // REQUIRES: has_path(u, v). Inline: the schedulers' windows read it in
   // their inner loops.
   int64_t at(OpId u, OpId v) const {
@@ -94,11 +203,20 @@ class DistanceMatrix {
   // REQUIRES: valid().
   std::span<const int64_t> row(OpId u) const {
     assert(valid_);
+    if (from_lines_) fill_row(u);
     return {dist_.data() + static_cast<size_t>(u) * static_cast<size_t>(n_),
             static_cast<size_t>(n_)};
   }
 
   void set_scc_method(SccMethod method) { method_ = method; }
+  // Off: every build closes the graph afresh (tests, benchmarks of the
+  // closure itself). On by default.
+  void set_across_ii(bool on) {
+    across_ii_ = on;
+    lines_.forget();
+  }
+  // The IIs the caller's search will ask for (IiLines::set_range).
+  void set_ii_range(int64_t lo, int64_t hi) { lines_.set_range(lo, hi); }
 
   // What the last build did, for benchmarks and tuning.
   struct Stats {
@@ -109,8 +227,25 @@ class DistanceMatrix {
     int dijkstra = 0;
     int largest_head_set = 0;   // h of the largest component closed by kFeedback
     int feedback_wide = 0;      // of those, closed in 64-bit cells (large weights)
+    bool from_lines = false;    // read off the lines across IIs: no closure ran
   };
   const Stats& stats() const { return stats_; }
+
+  // Since construction: closures run (each build of a graph at an II, and
+  // each check of the lines further on) and builds read off the lines.
+  struct Totals {
+    int64_t closures = 0;
+    int64_t from_lines = 0;
+    int64_t lines_broken = 0;  // closures further on that found a pair off its line
+    int64_t checks = 0;        // lines_hold runs, and how many of them held
+    int64_t checks_held = 0;
+    int64_t rows_read = 0;     // rows written from the lines when first read
+  };
+  Totals totals() const {
+    Totals t = totals_;
+    t.lines_broken = lines_.broken();
+    return t;
+  }
 
  private:
   struct Arc {
@@ -119,6 +254,30 @@ class DistanceMatrix {
     int64_t latency = 0;
     int64_t distance = 0;
   };
+
+  // The closure of the graph prepared, at ii; false on a positive cycle.
+  bool close_all(int64_t ii);
+  // Across IIs: true when the lines at c satisfy every edge's inequality
+  // from every op, L[u][v] >= L[u][w] + λ − c·δ for each edge w -> v: then
+  // L(c) bounds every walk from above, and convexity bounds D_c from below
+  // by L(c) (D_c >= D_x + (c − x)·(D_{x+1} − D_x) on either side of x), so
+  // L(c) is the closure at c, found in O(n·m) without closing the graph.
+  bool lines_hold(int64_t c);
+  // After a lone closure at ii (in dist_): per pair the δ of a path that
+  // attains D[u][v] (every edge tight, D[u][w] + λ − ii·δ = D[u][v]), the
+  // first a breadth-first pass over the tight edges finds (O(n·m)). Such a
+  // path's value λ − II·δ bounds D_II from below at every II, so these
+  // lines need no second closure: a check further on that holds proves
+  // them (convexity then gives the IIs between); where best paths of
+  // different δ tie at ii, it may not hold, and a second closure follows.
+  // Into walk_slope_; false when a δ is out of the magnitude bound.
+  bool walk_slopes(int64_t ii);
+  // The matrix at ii from the lines, its rows written as they are read.
+  void read_lines(int64_t ii);
+  void fill_row(OpId u) const {
+    if (row_stamp_[u] != stamp_) write_row(u);
+  }
+  void write_row(OpId u) const;
 
   // The graph's structure, once per graph: components, the local order
   // inside each, its edges by kind, its heads.
@@ -156,7 +315,8 @@ class DistanceMatrix {
 
   int64_t weight(const Arc& a) const { return a.latency - ii_ * a.distance; }
   int64_t cell(OpId u, OpId v) const {
-    return dist_[static_cast<size_t>(u) * static_cast<size_t>(n_) + static_cast<size_t>(v)];
+    const size_t i = static_cast<size_t>(u) * static_cast<size_t>(n_) + static_cast<size_t>(v);
+    return from_lines_ && row_stamp_[u] != stamp_ ? lines_.at(ii_, i) : dist_[i];
   }
   int64_t* row_ptr(OpId u) {
     return dist_.data() + static_cast<size_t>(u) * static_cast<size_t>(n_);
@@ -186,8 +346,22 @@ class DistanceMatrix {
   int64_t ii_ = 0;
   bool valid_ = false;
   Stats stats_;
-  std::vector<int64_t> dist_;   // row-major n×n
+  mutable std::vector<int64_t> dist_;  // row-major n×n (rows written late: see fill_row)
   std::vector<int> first_, last_;  // finite columns of row u lie in [first_, last_]
+
+  // Across IIs: the cells' lines, and while the matrix is read off them
+  // (from_lines_), the rows written so far (row_stamp_[u] == stamp_).
+  bool across_ii_ = true;
+  IiLines lines_;
+  bool from_lines_ = false;
+  mutable std::vector<uint32_t> row_stamp_;
+  uint32_t stamp_ = 0;
+  std::vector<int64_t> check_row_;  // lines_hold's scratch
+  std::vector<int> out_begin_;      // edges_ by source: out_[out_begin_[u] ..]
+  std::vector<Arc> out_;
+  std::vector<int32_t> walk_slope_; // walk_slopes' result, n×n
+  std::vector<int> walk_queue_;
+  mutable Totals totals_;
 
   // Scratch, reused across components and builds.
   std::vector<int64_t> dense_;  // k×k local closure

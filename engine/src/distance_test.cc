@@ -329,6 +329,7 @@ void check_random(uint64_t seed, int graphs, int max_ops, Method method, Tally& 
   SplitMix64 rng(seed);
   DistanceMatrix m;  // one object across graphs: exercises the reuse paths
   m.set_scc_method(method);
+  m.set_across_ii(false);  // every II closed by `method` (DistanceAcrossIi reads the lines)
   for (int t = 0; t < graphs; ++t) {
     const Graph g = random_graph(rng, max_ops);
     const Adjacency adj = Adjacency::build(g);
@@ -398,6 +399,173 @@ TEST(DistanceRandom, LargerGraphsUnderEveryMethod) {
   check_random(8, 10, 90, Method::kDijkstra, tally);
   EXPECT_GT(tally.infeasible, 10);
   EXPECT_GT(tally.feasible, 100);
+}
+
+// Across IIs: one matrix built at IIs in the order `iis` gives, against a
+// fresh closure at each. Every cell equal, and a positive cycle exactly
+// where the fresh closure finds one.
+std::string compare_walk(const Graph& g, const std::vector<int64_t>& iis, DistanceMatrix& shared) {
+  const Adjacency adj = Adjacency::build(g);
+  DistanceMatrix fresh;
+  fresh.set_across_ii(false);
+  for (int64_t ii : iis) {
+    const bool want = fresh.build(g, adj, ii);
+    const bool got = shared.build(g, adj, ii);
+    if (got != want) return "II " + std::to_string(ii) + ": valid " + std::to_string(got);
+    if (!got) continue;
+    if (shared.ii() != ii) return "II " + std::to_string(ii) + ": ii() " + std::to_string(shared.ii());
+    for (OpId u = 0; u < g.op_count(); ++u) {
+      for (OpId v = 0; v < g.op_count(); ++v) {
+        if (shared.row(u)[v] != fresh.row(u)[v]) {
+          return "II " + std::to_string(ii) + ": D[" + std::to_string(u) + "][" +
+                 std::to_string(v) + "] = " + std::to_string(shared.row(u)[v]) + ", want " +
+                 std::to_string(fresh.row(u)[v]);
+        }
+      }
+    }
+  }
+  return "";
+}
+
+// The walks an II search makes: up from below RecMII (the linear search),
+// down (the cost-based descent), up then down, and jumps.
+std::vector<std::vector<int64_t>> walks(SplitMix64& rng, int64_t rec, int64_t span) {
+  const int64_t lo = std::max<int64_t>(1, rec - 3), hi = rec + span;
+  std::vector<int64_t> up, down, jumps;
+  for (int64_t ii = lo; ii <= hi; ++ii) up.push_back(ii);
+  for (int64_t ii = hi; ii >= lo; --ii) down.push_back(ii);
+  std::vector<int64_t> up_down = up;
+  for (int64_t ii = hi - 1; ii >= lo; ii -= 2) up_down.push_back(ii);
+  for (int i = 0; i < 40; ++i) jumps.push_back(rng.uniform(lo, hi));
+  return {up, down, up_down, jumps};
+}
+
+TEST(DistanceAcrossIi, EqualsAFreshClosureAtEveryIi) {
+  SplitMix64 rng(31);
+  int64_t from_lines = 0, closures = 0, broken = 0, checks = 0, held = 0;
+  for (int t = 0; t < 400; ++t) {
+    const Graph g = random_graph(rng, 14);
+    const int64_t rec = recurrence_mii(g);
+    for (const std::vector<int64_t>& iis : walks(rng, rec, 30)) {
+      DistanceMatrix shared;
+      const std::string diff = compare_walk(g, iis, shared);
+      ASSERT_EQ(diff, "") << "graph " << t << " (" << g.op_count() << " ops, RecMII " << rec
+                          << ")";
+      from_lines += shared.totals().from_lines;
+      closures += shared.totals().closures;
+      broken += shared.totals().lines_broken;
+      checks += shared.totals().checks;
+      held += shared.totals().checks_held;
+    }
+  }
+  EXPECT_GT(held, 5000);            // lines proven at an II by their edge inequalities
+  EXPECT_GT(checks - held, 1000);   // and refuted
+  // Both paths are exercised: builds read off the lines, and lines broken
+  // (near RecMII the best paths change with the II).
+  EXPECT_GT(from_lines, 20000);
+  EXPECT_GT(broken, 1000);
+}
+
+TEST(DistanceAcrossIi, LargerGraphsAndWideSpans) {
+  SplitMix64 rng(32);
+  for (int t = 0; t < 12; ++t) {
+    const Graph g = random_graph(rng, 120);
+    const int64_t rec = recurrence_mii(g);
+    for (const std::vector<int64_t>& iis : walks(rng, rec, 150)) {
+      DistanceMatrix shared;
+      ASSERT_EQ(compare_walk(g, iis, shared), "") << "graph " << t;
+    }
+  }
+}
+
+TEST(DistanceAcrossIi, OneObjectAcrossGraphsAndMethods) {
+  // The lines belong to one graph: another graph of the same size, or
+  // back, starts over; a pinned method changes nothing.
+  SplitMix64 rng(33);
+  DistanceMatrix shared;
+  for (int t = 0; t < 60; ++t) {
+    const Graph g = random_graph(rng, 10);
+    shared.set_scc_method(kMethods[t % 4]);
+    const std::vector<std::vector<int64_t>> w = walks(rng, recurrence_mii(g), 12);
+    ASSERT_EQ(compare_walk(g, w[static_cast<size_t>(t) % w.size()], shared), "") << "graph " << t;
+  }
+}
+
+TEST(DistanceAcrossIi, LinearSearchClosesOnce) {
+  // A recurrence (λ 10, δ 1) and a chain hanging off it: above RecMII every
+  // pair is linear in II, so 200 IIs in a row cost one closure.
+  GraphBuilder b(blackwell_target());
+  const OpId a = b.generic("a", 2), c = b.generic("c", 2), x = b.generic("x", 1);
+  b.edge(a, c, 4);
+  b.edge(c, a, 6, 1);
+  b.edge(c, x, 3);
+  const Graph g = build(b);
+  const Adjacency adj = Adjacency::build(g);
+  DistanceMatrix m;
+  for (int64_t ii = 10; ii < 210; ++ii) {
+    ASSERT_TRUE(m.build(g, adj, ii));
+    EXPECT_EQ(m.at(c, a), 6 - ii);
+    EXPECT_EQ(m.at(x, x), 0);
+    EXPECT_EQ(m.at(a, x), 7);
+  }
+  // One closure (at 10; its walks give the slopes), then the lines hold at
+  // 11, 12, 14, 18, 26, ...
+  EXPECT_EQ(m.totals().closures, 1);
+  EXPECT_EQ(m.totals().from_lines, 199);
+  EXPECT_FALSE(m.build(g, adj, 9));  // below RecMII: still a positive cycle
+  EXPECT_FALSE(m.valid());
+  ASSERT_TRUE(m.build(g, adj, 100));
+  EXPECT_TRUE(m.stats().from_lines);
+  EXPECT_EQ(m.at(c, a), 6 - 100);
+}
+
+// IiLines on its own (the SMS timing uses it so): entries that are
+// maxima of random lines λ − II·δ (some kNone), offered at the IIs a walk
+// asks, against the values computed at each II.
+TEST(IiLines, ReadsEqualTheValuesAtEveryIi) {
+  SplitMix64 rng(34);
+  int64_t read = 0, broken = 0;
+  for (int t = 0; t < 300; ++t) {
+    const int count = static_cast<int>(rng.uniform(1, 12));
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> lines(static_cast<size_t>(count));
+    for (auto& l : lines) {
+      if (rng.chance_per_mille(100)) continue;  // kNone at every II
+      const int pieces = static_cast<int>(rng.uniform(1, 4));
+      for (int p = 0; p < pieces; ++p) l.push_back({rng.uniform(-500, 500), rng.uniform(0, 6)});
+    }
+    auto values_at = [&](int64_t ii) {
+      std::vector<int64_t> v;
+      for (const auto& l : lines) {
+        int64_t best = IiLines::kNone;
+        for (const auto& [lambda, delta] : l) best = std::max(best, lambda - ii * delta);
+        v.push_back(best);
+      }
+      return v;
+    };
+    IiLines il;
+    if (t % 2) il.set_range(1, 120);
+    for (const std::vector<int64_t>& iis : walks(rng, 40, 80)) {
+      for (int64_t ii : iis) {
+        const std::vector<int64_t> want = values_at(ii);
+        std::vector<int64_t> got(want.size());
+        if (!il.covers(ii) && il.has_lines()) {
+          const int64_t c = il.next_check(ii);
+          if (c != ii) il.offer(c, values_at(c));
+        }
+        if (il.covers(ii)) {
+          il.read(ii, 0, got);
+          ++read;
+          ASSERT_EQ(got, want) << "case " << t << " II " << ii;
+          for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(il.at(ii, i), want[i]);
+        } else {
+          il.offer(ii, want);
+        }
+      }
+    }
+    broken += il.broken();
+  }
+  EXPECT_GT(read, 10000);
+  EXPECT_GT(broken, 100);
 }
 
 }  // namespace

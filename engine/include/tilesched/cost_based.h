@@ -47,7 +47,7 @@ struct CostBasedOptions {
   // After the search finds an II above its lower bound: the IIs below it
   // are tried again, by the backtracking rung alone with this many seats
   // per op, until one fails (docs/COST_BASED.md); 0 keeps the found II.
-  int descent_budget_ratio = 10000;
+  int descent_budget_ratio = 1000;
   // best-cost only: when its rungs fail at an II, first-success's rungs run
   // before the II is given up (docs/COST_BASED.md); false: seed 001 as written.
   bool policy_fallback = true;

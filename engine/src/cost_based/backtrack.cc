@@ -314,6 +314,83 @@ bool Backtracker::run() {
   }
 }
 
+// The runs of one backtracking rung (Backtracking::run), each a fresh
+// Backtracker in one order with a seat budget, into one result.
+class Runs {
+ public:
+  Runs(const Context& ctx, Placement& p, Gates& gates, const Backtracking::Facts& facts,
+       int restarts, std::optional<Backtracking::Winner>& winner, BacktrackResult& out)
+      : ctx_(ctx), p_(p), gates_(gates), facts_(facts), winner_(winner), out_(out),
+        last_(static_cast<size_t>(restarts) + 1), last_cap_(static_cast<size_t>(restarts) + 1, 0) {}
+
+  // A run in order `r` (0 the priority order, else restart r's shuffle)
+  // with `cap` seats, unless a placement or a verdict "tried every seat"
+  // ended the rung. A short run (not `full`) keeps no failure line, and
+  // its verdict counts only in the priority order: a shuffle seats first
+  // an op the priority order would not, and that op's one seat (the shift
+  // rule) can rule out every placement the priority order finds.
+  void attempt(int r, int64_t cap, bool full) {
+    if (out_.placed || out_.searched_all || cap <= 0) return;
+    BacktrackResult one;
+    const size_t slot = static_cast<size_t>(r);
+    if (slot < last_.size() && last_cap_[slot] == cap) {
+      one = last_[slot];  // runs are deterministic: this one ends the same way
+    } else {
+      if (!empty_) p_.clear_seats();
+      empty_ = false;
+      one.placed = Backtracker(ctx_, p_, gates_, facts_, cap, r, one).run();
+      out_.seats += one.seats;
+      if (one.placed) winner_ = Backtracking::Winner{r, one.seats};
+      if (slot < last_.size() && !one.placed) last_[slot] = one, last_cap_[slot] = cap;
+    }
+    out_.placed = one.placed;
+    if (full) {
+      for (std::string& f : one.failures) out_.failures.push_back(std::move(f));
+    }
+    if (one.searched_all && (full || r == 0)) {
+      out_.searched_all = true;
+      out_.stuck = one.stuck;
+    }
+  }
+
+  // The short runs before the long ones (docs/COST_BASED.md, "Beyond the
+  // seeds"): the order that placed every op last time (at another II or in
+  // an earlier ladder: the descent's IIs tend to be placed by one order),
+  // the priority order with kQuickSeatsPerOp seats per op (most placements
+  // take fewer), then up to kProbeRuns shuffled orders, seats per op by the
+  // Luby sequence: where one order runs into a long dead subtree, another
+  // often places every op within a few n seats. The shuffles spend at most
+  // budget / kProbeShare seats, a run at least n seats' work (choosing the
+  // first op counts every op's seats).
+  void short_runs(int64_t budget) {
+    using B = Backtracking;
+    const int64_t n = ctx_.g.op_count();
+    if (winner_) {
+      attempt(winner_->order, std::min(budget, std::max(B::kQuickSeatsPerOp * n, 2 * winner_->seats)),
+              false);
+    }
+    attempt(0, std::min(budget, B::kQuickSeatsPerOp * n), false);
+    int64_t spent = 0;
+    for (int i = 1; i <= B::kProbeRuns && spent < budget / B::kProbeShare; ++i) {
+      const int64_t before = out_.seats;
+      attempt(i, std::min(budget, B::luby(i) * n), false);
+      spent += std::max(n, out_.seats - before);
+    }
+  }
+
+ private:
+  const Context& ctx_;
+  Placement& p_;
+  Gates& gates_;
+  const Backtracking::Facts& facts_;
+  std::optional<Backtracking::Winner>& winner_;
+  BacktrackResult& out_;
+  // Per order 0..restarts, its last failed run and that run's seat budget.
+  std::vector<BacktrackResult> last_;
+  std::vector<int64_t> last_cap_;
+  bool empty_ = true;  // no run has seated anything yet
+};
+
 }  // namespace
 
 const Backtracking::Facts& Backtracking::facts() {
@@ -332,6 +409,17 @@ const Backtracking::Facts& Backtracking::facts() {
   return *facts_;
 }
 
+// Luby, Sinclair and Zuckerman's sequence: restarts of these lengths are
+// within a log factor of the best fixed length, whatever the run-length
+// distribution.
+int64_t Backtracking::luby(int64_t i) {
+  for (int64_t k = 1;; ++k) {
+    const int64_t full = (int64_t{1} << k) - 1;  // 2^k - 1
+    if (i == full) return int64_t{1} << (k - 1);
+    if (i < full) return luby(i - (full >> 1));
+  }
+}
+
 int64_t Backtracking::budget(const Context& ctx, int ratio, int64_t work) {
   const int64_t n = std::max(1, ctx.g.op_count());
   return std::min(static_cast<int64_t>(ratio) * n, work / (n * n));
@@ -340,11 +428,13 @@ int64_t Backtracking::budget(const Context& ctx, int ratio, int64_t work) {
 BacktrackResult Backtracking::run(Placement& p, Gates& gates, int64_t budget, int restarts) {
   BacktrackResult out;
   p.set_undo_trail(true);  // the search's seats are LIFO
-  for (int r = 0; r <= restarts && !out.placed; ++r) {
-    const int64_t share = r == 0 ? budget : std::max<int64_t>(1, budget / (2 * restarts));
-    if (r > 0) p.clear_seats();
-    out.placed = Backtracker(ctx_, p, gates, facts(), share, r, out).run();
-    if (!out.placed && out.searched_all) break;  // the whole space is searched
+  Runs runs(ctx_, p, gates, facts(), restarts, winner_, out);
+  if (budget >= kProbeMinSeatsPerOp * ctx_.g.op_count()) runs.short_runs(budget);
+  // Then the runs as they were: the priority order with the whole budget,
+  // the restarts sharing another half of it.
+  runs.attempt(0, budget, true);
+  for (int r = 1; r <= restarts; ++r) {
+    runs.attempt(r, std::max<int64_t>(1, budget / (2 * restarts)), true);
   }
   p.set_undo_trail(false);
   return out;

@@ -38,9 +38,33 @@ class Backtracking {
   // the Rau rung's priority), trying each seat within one II of its
   // window, until every op is placed (and rule L4 holds) or `budget` seats
   // are spent; then `restarts` runs with seeded tie-break shuffles share
-  // another half of it. On success the placement holds the seats.
-  // REQUIRES: budget > 0.
+  // another half of it. Before those runs, short ones: the order that
+  // placed every op last time, the priority order, then shuffled orders
+  // (the constants below). A placement ends the rung, and so does a run
+  // that tried every seat, in the priority order or at full length (a
+  // short shuffled run's verdict does not count: its first op's one seat
+  // can rule out every placement). On success the placement holds the
+  // seats. REQUIRES: budget > 0.
   BacktrackResult run(Placement& p, Gates& gates, int64_t budget, int restarts);
+  // The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, ... (i >= 1): the short
+  // runs' seats per op.
+  static int64_t luby(int64_t i);
+  // The short runs before the long ones (run()): the priority order with
+  // kQuickSeatsPerOp seats per op, then at most kProbeRuns shuffled orders
+  // spending at most budget / kProbeShare seats.
+  // None below a budget of kProbeMinSeatsPerOp seats per op: there the
+  // priority order's long run is all the budget allows (as before them).
+  static constexpr int64_t kQuickSeatsPerOp = 4;
+  static constexpr int kProbeRuns = 256;
+  static constexpr int64_t kProbeShare = 2;
+  static constexpr int64_t kProbeMinSeatsPerOp = 16;
+
+  // The order (0 the priority order, r a restart's shuffle) whose run
+  // placed every op last, and its seats: the short runs try it first.
+  struct Winner {
+    int order = 0;
+    int64_t seats = 0;
+  };
 
   // The rung's seats: `ratio` per op, at most `work` / n^2 (a seat looks
   // at every unplaced op, and undoing one recomputes the dependence bounds
@@ -64,6 +88,7 @@ class Backtracking {
 
   const Context& ctx_;
   std::optional<Facts> facts_;
+  std::optional<Winner> winner_;
 };
 
 }  // namespace tilesched::cost_based

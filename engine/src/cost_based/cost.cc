@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "../search.h"
 #include "registers.h"
 
 namespace tilesched::cost_based {
@@ -33,9 +32,9 @@ int64_t pipe_slot_cost(const Placement& p, const PipeSlotBasis& basis, OpId v, i
   if (!p.fits(v, t)) return kInfiniteCost;
   if (!basis.has_pred) return 0;
   if (t < basis.latest_bound) return kInfiniteCost;  // a dependence would break
-  const int64_t widest = t - basis.earliest_bound;
-  auto within = [&](int64_t cap) { return widest <= cap; };
-  return gallop_then_bisect(within, 0, widest).value_or(kInfiniteCost);
+  // The driver's answer for the monotone probe "widest <= cap" over
+  // [0, widest] is widest itself (cost.h), so it is not run.
+  return t - basis.earliest_bound;
 }
 
 int64_t pipe_slot_cost(const Placement& p, OpId v, int64_t t) {
@@ -53,8 +52,7 @@ int64_t bank_pressure_cost(const Placement& p, const Context& ctx, OpId v, int64
     cross = std::max(cross, p.pressure().bank_total(c % ii) - in_c);
   }
   if (in_iter > ctx.bank_cap_in || cross > ctx.bank_cap_cross) return kInfiniteCost;
-  auto within = [&](int64_t cap) { return in_iter + cross <= cap; };
-  return gallop_then_bisect(within, 0, in_iter + cross).value_or(kInfiniteCost);
+  return in_iter + cross;  // the driver's answer, as in pipe_slot_cost
 }
 
 int64_t register_pressure_at(const Placement& p, const Context& ctx, OpId v, int64_t t) {
@@ -133,7 +131,12 @@ CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t
 }
 
 CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t) {
-  CostVector c = evaluate_seat(p, ctx, v, t, PipeSlotBasis::of(p, v));
+  return evaluate_seat(p, ctx, v, t, p.window(v));
+}
+
+CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,
+                         const Window& w) {
+  CostVector c = evaluate_seat(p, ctx, v, t, PipeSlotBasis::of(w));
   if (c.feasible()) c.structural = structural_distance(p, v, t);
   return c;
 }

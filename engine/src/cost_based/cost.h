@@ -43,14 +43,18 @@ struct PipeSlotBasis {
 // placed predecessor p must satisfy t - s_p >= D[p][v] (else infinite);
 // the cost is the smallest cap with every slack t - s_p - D[p][v] <= cap,
 // found by the exponential-then-binary driver (sub_988080). The slacks'
-// maximum is t - earliest_bound, so each probe is O(1).
+// maximum is t - earliest_bound, so the probe "every slack <= cap" is
+// monotone in cap and the driver's answer is that maximum: it is returned
+// without running the driver (the test PipeSlot.DriverAnswerIsTheWidestSlack
+// checks the two agree).
 int64_t pipe_slot_cost(const Placement& p, const PipeSlotBasis& basis, OpId v, int64_t t);
 int64_t pipe_slot_cost(const Placement& p, OpId v, int64_t t);
 
 // Bank-pressure evaluator (seed 000, sub_98C440) on the dual table: the
 // in-iteration and cross-iteration occupants of v's bank rows; hard caps
 // (TMEM 4, named barriers 3 on Blackwell), then the smallest combined
-// budget the driver finds. Infinite past a hard cap.
+// budget the driver finds (the occupants' sum, returned directly as in
+// pipe_slot_cost). Infinite past a hard cap.
 int64_t bank_pressure_cost(const Placement& p, const Context& ctx, OpId v, int64_t t);
 
 // Register pressure at seat t: the live registers in t's modulo row plus v's.
@@ -86,6 +90,9 @@ int64_t kendall_tau_inversions(const std::vector<int>& sequence);
 
 // The full vector for seating v at t.
 CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t);
+// The same with v's window as the caller read it (Placement::window).
+CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,
+                         const Window& w);
 // Components 1-4 with the pipe-slot basis read once (the cost-based arm's
 // loop fills component 5 itself).
 CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,

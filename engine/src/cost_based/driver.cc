@@ -3,6 +3,7 @@
 #include "driver.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 namespace tilesched::cost_based {
@@ -27,6 +28,67 @@ uint64_t slot_mask(const Op& op) {
   for (const Triple& t : op.resources) m |= slot_bit(t.slot);
   return m;
 }
+
+// The permute arm's trial seats: the candidates seated in `order` at their
+// earliest gated seats, one trial kept open across orders, so an order that
+// shares its first ops with the previous one keeps their seats (trial seats
+// unseat in reverse and restore the state exactly) and seats only the rest.
+class PermuteTrial {
+ public:
+  PermuteTrial(Driver& driver, Placement& p, const std::vector<OpId>& cands,
+               Driver::Scratch& scratch)
+      : driver_(driver), p_(p), cands_(cands), order_(scratch.order), seats_(scratch.seats),
+        totals_(scratch.totals) {
+    order_.resize(cands.size());
+    std::iota(order_.begin(), order_.end(), 0);
+    seats_.clear();
+    totals_.assign(1, CostVector{});
+    p_.begin_trial();
+  }
+  ~PermuteTrial() {
+    unseat_to(0);
+    p_.end_trial();
+  }
+  std::vector<int>& order() { return order_; }
+  // Seats the candidates in order(), keeping the seats of the longest prefix
+  // already seated; the position of the first op with no seat (marked dead
+  // when G2 rejects it), or the candidate count when every op is seated.
+  int seat_in_order() {
+    size_t same = 0;
+    while (same < seats_.size() && seats_[same].op == cands_[order_[same]]) ++same;
+    unseat_to(same);
+    for (size_t i = same; i < order_.size(); ++i) {
+      const OpId v = cands_[order_[i]];
+      const Window w = p_.window(v);
+      const SeatSearch s = driver_.earliest_seat(v, w);
+      if (s.outcome == SeatOutcome::kDead) p_.mark_dead(v);  // G2 recovery
+      if (s.outcome != SeatOutcome::kSeat) return static_cast<int>(i);
+      CostVector total = totals_.back();
+      total += evaluate_seat(p_, p_.ctx(), v, s.t, w);
+      totals_.push_back(total);
+      p_.place(v, s.t);
+      seats_.push_back({v, s.t});
+    }
+    return static_cast<int>(order_.size());
+  }
+  const std::vector<Seat>& seats() const { return seats_; }
+  const CostVector& total() const { return totals_.back(); }
+  void unseat_to(size_t n) {
+    while (seats_.size() > n) {
+      p_.unplace(seats_.back().op);
+      seats_.pop_back();
+      totals_.pop_back();
+    }
+  }
+
+ private:
+  Driver& driver_;
+  Placement& p_;
+  const std::vector<OpId>& cands_;
+  std::vector<int>& order_;
+  std::vector<Seat>& seats_;
+  std::vector<CostVector>& totals_;
+};
 }  // namespace
 
 Driver::Driver(const Context& ctx, Placement& placement, CostBasedStats& stats)
@@ -38,6 +100,12 @@ void Driver::reseed(int64_t ii) {
 
 std::vector<OpId> Driver::ready_set(Rung rung) const {
   std::vector<OpId> ready;
+  ready_set(rung, ready);
+  return ready;
+}
+
+void Driver::ready_set(Rung rung, std::vector<OpId>& ready) const {
+  ready.clear();
   for (OpId v = 0; v < ctx_.g.op_count(); ++v) {
     if (p_.placed(v)) continue;
     bool ok = true;
@@ -49,8 +117,10 @@ std::vector<OpId> Driver::ready_set(Rung rung) const {
     }
     if (ok) ready.push_back(v);
   }
+  // topo_rank is a position, so both orders are total: std::sort (which
+  // does not allocate, where std::stable_sort does) gives the one answer.
   auto by = [&](const std::vector<int64_t>& key) {
-    std::stable_sort(ready.begin(), ready.end(), [&](OpId a, OpId b) {
+    std::sort(ready.begin(), ready.end(), [&](OpId a, OpId b) {
       if (key[a] != key[b]) return key[a] > key[b];
       return ctx_.topo_rank[a] < ctx_.topo_rank[b];
     });
@@ -59,15 +129,15 @@ std::vector<OpId> Driver::ready_set(Rung rung) const {
     case Rung::kRauRefinement: by(ctx_.height); break;  // critical path first
     case Rung::kDeepestRetry: by(ctx_.depth); break;    // deepest first
     default:
-      std::stable_sort(ready.begin(), ready.end(), [&](OpId a, OpId b) {
+      std::sort(ready.begin(), ready.end(), [&](OpId a, OpId b) {
         return ctx_.topo_rank[a] < ctx_.topo_rank[b];
       });
   }
-  return ready;
 }
 
 std::optional<Proposal> Driver::try_permute(const std::vector<OpId>& ready, bool whole_set) {
-  std::vector<OpId> cands;
+  std::vector<OpId>& cands = scratch_.cands;
+  cands.clear();
   for (OpId v : ready) {
     if (!p_.dead(v) && !held(v)) cands.push_back(v);
   }
@@ -79,41 +149,33 @@ std::optional<Proposal> Driver::try_permute(const std::vector<OpId>& ready, bool
   int64_t perms = 1;
   for (int i = 2; i <= k && perms <= ctx_.opts.permute_budget; ++i) perms *= i;
   const bool exhaustive = perms <= ctx_.opts.permute_budget;
-  std::vector<int> order(k);
-  std::iota(order.begin(), order.end(), 0);
   std::optional<Proposal> best;
-  std::vector<Seat> seats;
-  // Sampling is bounded by work too: about 4 x permute_budget seatings.
-  const int sampled = std::max(1, std::min(1 + ctx_.opts.permute_samples,
-                                           4 * ctx_.opts.permute_budget / k));
-  const int rounds = exhaustive ? static_cast<int>(perms) : sampled;
-  for (int round = 0; round < rounds; ++round) {
-    if (round > 0) {
-      if (exhaustive) {
-        std::next_permutation(order.begin(), order.end());
-      } else {
-        rng_.shuffle(order);
+  {  // the trial closes before the single seat is costed
+    PermuteTrial trial(*this, p_, cands, scratch_);
+    auto try_order = [&] {
+      const int failed = trial.seat_in_order();
+      if (failed == k && (!best || trial.total() < best->cost)) {
+        best = Proposal{Arm::kPermute, trial.seats(), trial.total()};
+      }
+      return failed;
+    };
+    if (exhaustive) {
+      std::vector<int>& order = trial.order();
+      do {
+        // An order that fails at position f: every order with its first f + 1
+        // ops fails there too; the next permutation past them all.
+        const int failed = try_order();
+        if (failed < k) std::sort(order.begin() + failed + 1, order.end(), std::greater<>());
+      } while (std::next_permutation(order.begin(), order.end()));
+    } else {
+      // Sampling is bounded by work too: about 4 x permute_budget seatings.
+      const int sampled = std::max(1, std::min(1 + ctx_.opts.permute_samples,
+                                               4 * ctx_.opts.permute_budget / k));
+      for (int round = 0; round < sampled; ++round) {
+        if (round > 0) rng_.shuffle(trial.order());
+        try_order();
       }
     }
-    seats.clear();
-    CostVector total;
-    bool ok = true;
-    p_.begin_trial();
-    for (int idx : order) {
-      const OpId v = cands[idx];
-      const SeatSearch s = earliest_seat(v);
-      if (s.outcome == SeatOutcome::kDead) p_.mark_dead(v);  // G2 recovery
-      if (s.outcome != SeatOutcome::kSeat) {
-        ok = false;
-        break;
-      }
-      total += evaluate_seat(p_, ctx_, v, s.t);
-      p_.place(v, s.t);
-      seats.push_back({v, s.t});
-    }
-    for (auto it = seats.rbegin(); it != seats.rend(); ++it) p_.unplace(it->op);
-    p_.end_trial();
-    if (ok && (!best || total < best->cost)) best = Proposal{Arm::kPermute, seats, total};
   }
   if (best && !whole_set) {
     best->seats.resize(1);
@@ -147,14 +209,16 @@ bool Driver::can_fuse(OpId a, OpId b) const {
 }
 
 std::optional<Proposal> Driver::try_fuse(const std::vector<OpId>& ready) {
-  std::vector<OpId> cands;
+  std::vector<OpId>& cands = scratch_.cands;
+  cands.clear();
   for (OpId v : ready) {
     if (!p_.dead(v) && !held(v)) cands.push_back(v);
     if (cands.size() == 16) break;
   }
   const int64_t ii = p_.ii();
   std::optional<Proposal> best;
-  std::vector<std::optional<Window>> windows(cands.size());  // read on first use
+  std::vector<std::optional<Window>>& windows = scratch_.windows;  // read on first use
+  windows.assign(cands.size(), std::nullopt);
   auto window_of = [&](size_t i) -> const Window& {
     if (!windows[i]) windows[i] = p_.window(cands[i]);
     return *windows[i];
@@ -326,7 +390,8 @@ bool Driver::evict_for(OpId v, int64_t t) {
 }
 
 bool Driver::step(Rung rung, ArmPolicy policy) {
-  const std::vector<OpId> ready = ready_set(rung);
+  std::vector<OpId>& ready = scratch_.ready;
+  ready_set(rung, ready);
   if (ready.empty()) {
     give_up_ = GiveUp::kNoSeat;
     failure_.push_back("no op is ready although " +

@@ -76,7 +76,9 @@ class Driver : public Gates {
   // The earliest gated seat within one II of v's window (jumping to the
   // group's stage when G4 finds it later).
   SeatSearch earliest_seat(OpId v);
+  SeatSearch earliest_seat(OpId v, const Window& w);  // w: v's window, read by the caller
   std::vector<OpId> ready_set(Rung rung) const;
+  void ready_set(Rung rung, std::vector<OpId>& ready) const;  // into a reused buffer
   std::optional<Proposal> try_permute(const std::vector<OpId>& ready, bool whole_set);
   std::optional<Proposal> try_fuse(const std::vector<OpId>& ready);
   std::optional<Proposal> try_retry(const std::vector<OpId>& ready);
@@ -85,6 +87,16 @@ class Driver : public Gates {
   // Rau: seats v at its earliest cycle (or after the cycle it was last
   // forced into), evicting what conflicts. REQUIRES: G1 admits v.
   bool force_place(OpId v);
+
+  // Buffers the arms reuse from step to step (no allocation per step).
+  struct Scratch {
+    std::vector<OpId> ready;
+    std::vector<OpId> cands;
+    std::vector<int> order;
+    std::vector<Seat> seats;
+    std::vector<CostVector> totals;
+    std::vector<std::optional<Window>> windows;
+  };
 
  private:
   bool step(Rung rung, ArmPolicy policy);
@@ -107,6 +119,7 @@ class Driver : public Gates {
   GiveUp give_up_ = GiveUp::kNoSeat;
   bool searched_all_ = false;
   Backtracking backtracking_;
+  Scratch scratch_;
 };
 
 }  // namespace tilesched::cost_based

@@ -46,7 +46,11 @@ SeatSearch Driver::admit(OpId v, int64_t earliest, int64_t from, int64_t end) {
 
 SeatSearch Driver::earliest_seat(OpId v) {
   if (held(v)) return {SeatOutcome::kPending, 0};  // before the window: G1 is cheap
-  const Window w = p_.window(v);
+  return earliest_seat(v, p_.window(v));
+}
+
+SeatSearch Driver::earliest_seat(OpId v, const Window& w) {
+  if (held(v)) return {SeatOutcome::kPending, 0};
   const int64_t ii = p_.ii();
   const SeatSearch s = admit(v, w.lo, w.lo, std::min(w.hi, w.lo + ii - 1));
   if (s.outcome != SeatOutcome::kGroupAhead) return s;

@@ -151,10 +151,17 @@ Timing compute_timing(const DistanceMatrix& dist) {
       t.height[u] = std::max(t.height[u], d);
     }
   }
+  return timing_from(t.asap, t.height);
+}
+
+Timing timing_from(std::span<const int64_t> asap, std::span<const int64_t> height) {
+  Timing t;
+  t.asap.assign(asap.begin(), asap.end());
+  t.height.assign(height.begin(), height.end());
   int64_t longest = 0;
   for (int64_t a : t.asap) longest = std::max(longest, a);
-  t.alap.resize(static_cast<size_t>(n));
-  for (OpId v = 0; v < n; ++v) t.alap[v] = longest - t.height[v];
+  t.alap.resize(t.asap.size());
+  for (size_t v = 0; v < t.alap.size(); ++v) t.alap[v] = longest - t.height[v];
   return t;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "../distance.h"
@@ -33,6 +34,8 @@ struct Timing {
 };
 // REQUIRES: dist.valid().
 Timing compute_timing(const DistanceMatrix& dist);
+// The timing from its asap and height (the rest follows from them).
+Timing timing_from(std::span<const int64_t> asap, std::span<const int64_t> height);
 
 // The swing order: for each node set, start from the set's ops that are
 // predecessors of the ops already ordered (bottom-up), else successors

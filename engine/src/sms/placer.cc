@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <span>
 
 #include "../graph_algo.h"
 
@@ -54,16 +53,15 @@ bool Placer::place_all(const DistanceMatrix& dist, const Timing& timing,
 
 Placer::Window Placer::window(OpId v) const {
   Window w;
-  const std::span<const int64_t> from_v = dist_->row(v);
-  for (OpId u : seated_) {
+  for (OpId u : seated_) {  // cell by cell: the rows may be read off the lines (distance.h)
     if (u == v) continue;
-    const int64_t d_uv = dist_->row(u)[v];
+    const int64_t d_uv = dist_->value(u, v);
     if (d_uv != DistanceMatrix::kNoPath) {
       const int64_t e = start_[u] + d_uv;
       w.early = w.has_pred ? std::max(w.early, e) : e;
       w.has_pred = true;
     }
-    const int64_t d_vu = from_v[u];
+    const int64_t d_vu = dist_->value(v, u);
     if (d_vu != DistanceMatrix::kNoPath) {
       const int64_t l = start_[u] - d_vu;
       w.late = w.has_succ ? std::min(w.late, l) : l;

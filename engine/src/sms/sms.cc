@@ -60,6 +60,15 @@ class Generator {
   // The attempt at one II (ii_driver.h): the closure, the timing, the
   // swing order, one placement and L4; kPlaced leaves placer_.starts().
   IiVerdict attempt(int64_t ii);
+  // The closure at ii in dist_; false below RecMII.
+  bool close(int64_t ii) { return (dist_.valid() && dist_.ii() == ii) || dist_.build(g_, adj_, ii); }
+  // The timing at ii into timing_, and the swing order for it into order_
+  // (kept while the timing is unchanged). Like the closure, the timing is
+  // kept as lines across IIs (its asap and height are each a maximum of
+  // closure cells, convex in II): it is computed from the closure only at
+  // the IIs that make or check the lines. Leaves dist_ at ii.
+  // REQUIRES: close(ii) succeeded.
+  void time_and_order(int64_t ii);
   void fail(int64_t ii, Failure f, const std::string& why);
 
   const Graph& g_;
@@ -70,6 +79,9 @@ class Generator {
   std::vector<NodeRrt> nodes_;
   NodeSets sets_;
   DistanceMatrix dist_;
+  IiLines timing_lines_;           // asap then height, 2n values
+  std::vector<int64_t> timing_values_, ordered_for_;  // scratch; the order's timing
+  Timing timing_;
   std::optional<Placer> placer_;
   std::vector<OpId> order_;
   std::array<int64_t, kFailureCount> failures_{};
@@ -87,16 +99,14 @@ void Generator::fail(int64_t ii, Failure f, const std::string& why) {
 
 IiVerdict Generator::attempt(int64_t ii) {
   // The screen (ii_screen.h) built the closure at ii when it admitted it.
-  const bool built = dist_.valid() && dist_.ii() == ii;
-  if (!built && !dist_.build(g_, adj_, ii)) {  // II < RecMII: not reached from the MII up
+  if (!close(ii)) {  // II < RecMII: not reached from the MII up
     fail(ii, Failure::kEmptyWindow, "a dependence cycle is longer than " +
                                         std::to_string(ii) + " cycles per iteration");
     return IiVerdict::kNotPlaced;
   }
-  const Timing timing = compute_timing(dist_);
-  order_ = swing_order(g_, adj_, sets_, timing);
+  time_and_order(ii);
   AttemptFailure why;
-  if (!placer_->place_all(dist_, timing, order_, &why)) {
+  if (!placer_->place_all(dist_, timing_, order_, &why)) {
     fail(ii, why.failure, why.why);
     return IiVerdict::kNotPlaced;
   }
@@ -110,6 +120,45 @@ IiVerdict Generator::attempt(int64_t ii) {
     }
   }
   return IiVerdict::kPlaced;
+}
+
+void Generator::time_and_order(int64_t ii) {
+  const size_t n = static_cast<size_t>(g_.op_count());
+  timing_values_.resize(2 * n);
+  auto fresh = [&] {
+    const Timing t = compute_timing(dist_);
+    std::copy(t.asap.begin(), t.asap.end(), timing_values_.begin());
+    std::copy(t.height.begin(), t.height.end(), timing_values_.begin() + static_cast<ptrdiff_t>(n));
+  };
+  bool done = false;
+  if (timing_lines_.covers(ii)) {
+    timing_lines_.read(ii, 0, timing_values_);
+    done = true;
+  } else if (timing_lines_.has_lines()) {
+    const int64_t c = timing_lines_.next_check(ii);
+    if (c != ii && close(c)) {  // above ii's RecMII, so above c's when c > ii
+      fresh();
+      if (timing_lines_.offer(c, timing_values_)) {
+        timing_lines_.read(ii, 0, timing_values_);
+        done = true;
+      }
+      const bool at_ii = close(ii);
+      assert(at_ii);
+      (void)at_ii;
+    } else if (c != ii) {
+      timing_lines_.missed();
+    }
+  }
+  if (!done) {
+    fresh();
+    timing_lines_.offer(ii, timing_values_);
+  }
+  const std::span<const int64_t> values = timing_values_;
+  timing_ = timing_from(values.first(n), values.subspan(n));
+  if (order_.empty() || ordered_for_ != timing_values_) {
+    order_ = swing_order(g_, adj_, sets_, timing_);
+    ordered_for_ = timing_values_;
+  }
 }
 
 Schedule Generator::run(Clock::time_point t0) {
@@ -128,6 +177,8 @@ Schedule Generator::run(Clock::time_point t0) {
       heuristic_ii_range(g_, s.mii.max(), group_span_bound(g_, adj_, groups_.members),
                          opts_.ii_cap, serial_);
   placer_.emplace(g_, adj_, nodes_, groups_);
+  dist_.set_ii_range(range.lower, range.cap);
+  timing_lines_.set_range(range.lower, range.cap);
   IiScreen screen(g_, adj_, &dist_);
   const IiSearchResult r = search_ii(
       g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen);
