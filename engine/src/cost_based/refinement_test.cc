@@ -8,25 +8,6 @@
 namespace tilesched::cost_based {
 namespace {
 
-// Four 2-cycle ops fill the singleton slot X at II 8 (density 100 %).
-// With `grouped`, op d0 shares a leader group with an op 20 cycles down a
-// chain, so it must sit in stage 2: beyond the density limit (stage <= 1).
-Graph DenseSlotGraph(bool grouped) {
-  GraphBuilder b(make_generic_target("dense", {Slot{"X", 1}, Slot{"Y", 1}}, {}));
-  std::vector<OpId> d;
-  for (int i = 0; i < 4; ++i) d.push_back(b.generic("d" + std::to_string(i), 1, {{1, 2, 1}}));
-  if (grouped) {
-    const OpId c0 = b.generic("c0", 10, {{2, 1, 1}});
-    const OpId c1 = b.generic("c1", 10, {{2, 1, 1}});
-    const OpId u = b.generic("u", 1, {{2, 1, 1}});
-    b.edge(c0, c1);
-    b.edge(c1, u);
-    b.at(u).leader_gid = 1;
-    b.at(d[0]).leader_gid = 1;
-  }
-  return Build(b);
-}
-
 TEST(Refinement, DensityKeepsOpsOnAFullSlotWithinOneStageOfTheirEarliest) {
   const Graph g = DenseSlotGraph(false);
   const CostBasedResult r = generate_cost_based(g, {});

@@ -144,20 +144,13 @@ TEST(Ims, GroupsShareAStageAndMaxDepthHolds) {
 // A member that must join its group's later stage: d0 shares a group with
 // u, 20 cycles down a chain, while four 2-cycle ops fill slot X at II 8.
 TEST(Ims, AGroupMemberMovesToItsGroupsStage) {
-  GraphBuilder b(make_generic_target("dense", {Slot{"X", 1}, Slot{"Y", 1}}, {}));
-  std::vector<OpId> d;
-  for (int i = 0; i < 4; ++i) d.push_back(b.generic("d" + std::to_string(i), 1, {{1, 2, 1}}));
-  const OpId c0 = b.generic("c0", 10, {{2, 1, 1}});
-  const OpId c1 = b.generic("c1", 10, {{2, 1, 1}});
-  const OpId u = b.generic("u", 1, {{2, 1, 1}});
-  b.edge(c0, c1);
-  b.edge(c1, u);
-  b.at(u).leader_gid = 1;
-  b.at(d[0]).leader_gid = 1;
-  const Schedule s = Ims(Build(b));
+  const Graph g = DenseSlotGraph(true);
+  const OpId u = 6, d0 = 0;  // DenseSlotGraph's ops: d0..d3, c0, c1, u
+  ASSERT_EQ(g.ops[u].name, "u");
+  const Schedule s = Ims(g);
   ASSERT_TRUE(s.feasible);
   EXPECT_EQ(s.ii, 8);
-  EXPECT_EQ(s.stage[d[0]], s.stage[u]);
+  EXPECT_EQ(s.stage[d0], s.stage[u]);
   EXPECT_GE(s.stage[u], 2);
 }
 
