@@ -89,7 +89,8 @@ Family tiled_family(std::string_view name, std::string_view description, int uni
                            unit_ops - 1, build);
 }
 
-std::vector<Family> random_families() {
+// Random families stressing latencies and recurrences.
+std::vector<Family> latency_families() {
   return {
       random_family(
           "chains",
@@ -102,6 +103,28 @@ std::vector<Family> random_families() {
            {"lat_min", 4, 0, 1024, "smallest op latency"},
            {"max_distance", 2, 1, 16, "largest distance of a closing edge"}},
           build_chains),
+      random_family(
+          "series_parallel",
+          "series-parallel DAG (fork/join nesting), exit feeding the next iteration's entry",
+          {{"carried", 1, 0, 1, "1: a loop-carried edge from exit to entry"},
+           per_mille("parallel_per_mille", 500, "chance a split is parallel (fork/join)")},
+          build_series_parallel),
+      random_family("sparse_recurrent",
+                    "sparse random DAG plus loop-carried back edges closing recurrences of many "
+                    "lengths and distances",
+                    {per_mille("edge_per_mille", 60, "chance of each forward edge from the window"),
+                     {"lat_max", 24, 0, 1024, "largest op latency"},
+                     {"lat_min", 1, 0, 1024, "smallest op latency"},
+                     {"max_distance", 3, 1, 64, "largest distance of a back edge"},
+                     {"recurrence_per_mille", 125, 0, 4000, "back edges per 1000 ops"},
+                     {"window", 16, 1, 256, "how far back forward edges reach"}},
+                    build_sparse_recurrent),
+  };
+}
+
+// Random families stressing resources, storage and the L4-L6 constraints.
+std::vector<Family> resource_families() {
+  return {
       random_family(
           "constraint_heavy",
           "sparse DAG with leader groups (L5), max depths (L6) and extra order edges",
@@ -139,26 +162,11 @@ std::vector<Family> random_families() {
            per_mille("pooled_per_mille", 400, "chance a slot is pooled"),
            {"slots", 3, 1, 16, "slot count"}},
           build_resource_saturated),
-      random_family(
-          "series_parallel",
-          "series-parallel DAG (fork/join nesting), exit feeding the next iteration's entry",
-          {{"carried", 1, 0, 1, "1: a loop-carried edge from exit to entry"},
-           per_mille("parallel_per_mille", 500, "chance a split is parallel (fork/join)")},
-          build_series_parallel),
-      random_family("sparse_recurrent",
-                    "sparse random DAG plus loop-carried back edges closing recurrences of many "
-                    "lengths and distances",
-                    {per_mille("edge_per_mille", 60, "chance of each forward edge from the window"),
-                     {"lat_max", 24, 0, 1024, "largest op latency"},
-                     {"lat_min", 1, 0, 1024, "smallest op latency"},
-                     {"max_distance", 3, 1, 64, "largest distance of a back edge"},
-                     {"recurrence_per_mille", 125, 0, 4000, "back edges per 1000 ops"},
-                     {"window", 16, 1, 256, "how far back forward edges reach"}},
-                    build_sparse_recurrent),
   };
 }
 
-std::vector<Family> structured_families() {
+// Structured attention loops (FlashAttention shapes).
+std::vector<Family> attention_families() {
   return {
       tiled_family("fa3_forward",
                    "FlashAttention forward, FA3 shape: TMA K/V, QK^T WGMMA, running max, SFU "
@@ -179,6 +187,13 @@ std::vector<Family> structured_families() {
                    "FlashAttention backward inner loop: S, dP, dV, dK, dQ WGMMAs, exp, dS, TMA "
                    "reduce of dQ; Q tiles unrolled",
                    13, build_fa_backward),
+  };
+}
+
+// Structured GEMM-like loops: mainloops, epilogues, warp specialization and
+// seed 000's worked example.
+std::vector<Family> gemm_families() {
+  return {
       tiled_family("gemm_mainloop",
                    "GEMM mainloop: TMA A/B -> mbarrier wait -> WGMMA accumulator recurrence -> "
                    "release; k-tiles unrolled",
@@ -229,10 +244,23 @@ std::vector<Family> structured_families() {
   };
 }
 
+// The families of `groups`, in name order.
+std::vector<Family> in_name_order(std::vector<std::vector<Family>> groups) {
+  std::vector<Family> out;
+  for (std::vector<Family>& g : groups) {
+    for (Family& f : g) out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Family& a, const Family& b) { return a.name < b.name; });
+  return out;
+}
+
 // Random families first, then structured ones, each in name order.
 std::vector<Family> make_families() {
-  std::vector<Family> all = random_families();
-  for (Family& f : structured_families()) all.push_back(std::move(f));
+  std::vector<Family> all = in_name_order({latency_families(), resource_families()});
+  for (Family& f : in_name_order({attention_families(), gemm_families()})) {
+    all.push_back(std::move(f));
+  }
   return all;
 }
 
