@@ -35,8 +35,10 @@ class Driver : public Gates {
   }
   // REQUIRES: budget >= 0 seats. After a run in the priority order that
   // spends `budget`, `restarts` runs with seeded tie-break shuffles share
-  // another half of it.
-  bool backtrack(int64_t budget, int restarts);
+  // another half of it; the short runs before them spend at most half of
+  // `probe_budget` (by default `budget`).
+  bool backtrack(int64_t budget, int restarts) { return backtrack(budget, restarts, budget); }
+  bool backtrack(int64_t budget, int restarts, int64_t probe_budget);
   // The last backtracking run failed having tried every seat it allows
   // (not for want of budget).
   bool searched_all() const { return searched_all_; }

@@ -1,6 +1,7 @@
 // The constraint refinement loop (see refinement.h).
 #include "refinement.h"
 
+#include <algorithm>
 #include <string>
 
 #include "../storage.h"
@@ -43,8 +44,14 @@ bool Refinement::descend(int64_t ii, int budget_ratio) {
     return false;
   }
   placement_.constraints().clear();
-  if (!driver_.backtrack(driver_.backtrack_budget(budget_ratio, Driver::kDescentWork),
-                         Driver::kRestarts)) {
+  // The short runs get the descent's budget (its placements come from
+  // them); the long runs, which never placed an II of the descent on the
+  // structured set, the rung's.
+  const int64_t probe = driver_.backtrack_budget(budget_ratio, Driver::kDescentWork);
+  const int64_t rung =
+      driver_.backtrack_budget(ctx_.opts.backtrack_budget_ratio, Driver::kRungWork);
+  const int64_t budget = rung > 0 ? std::min(rung, probe) : probe;
+  if (!driver_.backtrack(budget, Driver::kRestarts, probe)) {
     if (!driver_.failure().empty()) notes_.add(driver_.failure().back());  // the rung's own line
     status_ = found_status;
     return false;
