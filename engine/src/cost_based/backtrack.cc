@@ -471,24 +471,26 @@ std::vector<Backtracking::Known>& Backtracking::known(const Placement& p,
   return known_.back().orders;
 }
 
-BacktrackResult Backtracking::run(Placement& p, Gates& gates, int64_t budget, int restarts,
-                                  int64_t probe_budget) {
+BacktrackResult Backtracking::run(Placement& p, Gates& gates, const Budgets& b, int restarts) {
   BacktrackResult out;
   p.set_undo_trail(true);  // the search's seats are LIFO
   std::vector<Known> local;
   Runs runs(ctx_, p, gates, facts(), known(p, local), winner_, out);
-  const bool probes = probe_budget >= kProbeMinSeatsPerOp * ctx_.g.op_count();
+  const bool probes = b.probe >= kProbeMinSeatsPerOp * ctx_.g.op_count();
   if (probes) {
-    runs.short_runs(probe_budget);
-    runs.shuffles(probe_budget, std::min(budget, probe_budget) / kProbeShare);
+    runs.short_runs(b.probe);
+    runs.shuffles(b.probe, b.proof / kProbeShare);
   }
+  // Where the proof's budget is the smaller (the descent's), the priority
+  // order with it, then the rest of the shuffles: an II whose proof the
+  // search made ends here, before the descent's share of shuffles.
+  if (b.proof < b.seats) runs.attempt(0, b.proof, false);
+  if (probes) runs.shuffles(b.probe, b.probe / kProbeShare);
   // Then the runs as they were: the priority order with the whole budget,
-  // the restarts sharing another half of it; when the short runs have a
-  // larger budget (the descent's), the rest of their shuffles in between.
-  runs.attempt(0, budget, true);
-  if (probes) runs.shuffles(probe_budget, probe_budget / kProbeShare);
+  // the restarts sharing another half of it.
+  runs.attempt(0, b.seats, true);
   for (int r = 1; r <= restarts; ++r) {
-    runs.attempt(r, std::max<int64_t>(1, budget / (2 * restarts)), true);
+    runs.attempt(r, std::max<int64_t>(1, b.seats / (2 * restarts)), true);
   }
   p.set_undo_trail(false);
   return out;

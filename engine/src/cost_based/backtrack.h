@@ -33,25 +33,31 @@ class Backtracking {
  public:
   explicit Backtracking(const Context& ctx) : ctx_(ctx) {}
 
+  // The seats a rung may spend. In the search all three are one budget;
+  // the descent gives its short runs more than its long runs, and a proof
+  // in the priority order with the rung's budget amid them.
+  struct Budgets {
+    int64_t seats = 0;  // the long run in the priority order; restarts share half
+    int64_t probe = 0;  // the short runs: their shuffles spend at most half
+    int64_t proof = 0;  // a run in the priority order amid the shuffles (<= seats)
+  };
   // A depth-first search at the placement's II (REQUIRES: an empty table)
   // that seats next the unplaced op with the fewest gated seats (ties by
   // the Rau rung's priority), trying each seat within one II of its
-  // window, until every op is placed (and rule L4 holds) or `budget` seats
-  // are spent; then `restarts` runs with seeded tie-break shuffles share
-  // another half of it. Before those runs, short ones: the order that
-  // placed every op last time, the priority order, then shuffled orders
-  // (the constants below) spending at most half of min(budget,
-  // probe_budget); when `probe_budget` is the larger (the descent's), the
-  // rest of its half goes to more shuffled orders after the long run in
-  // the priority order. None when `probe_budget` is below
-  // kProbeMinSeatsPerOp seats per op. A placement ends the rung, and so
-  // does a run that tried every seat, in the priority order or at full
-  // length (a short shuffled run's verdict does not count: its first op's
-  // one seat can rule out every placement). On success the placement
-  // holds the seats. A run whose end an earlier run of its order at this
-  // II shows (Known) seats nothing. REQUIRES: budget > 0.
-  BacktrackResult run(Placement& p, Gates& gates, int64_t budget, int restarts,
-                      int64_t probe_budget);
+  // window, until every op is placed (and rule L4 holds) or `b.seats`
+  // seats are spent; then `restarts` runs with seeded tie-break shuffles
+  // share another half of it. Before those runs, short ones: the order
+  // that placed every op last time, the priority order, then shuffled
+  // orders (the constants below) spending at most half of `b.probe`;
+  // where `b.proof` is below `b.seats`, they stop at half of it for a run
+  // in the priority order with `b.proof` seats, and then go on. A
+  // placement ends the rung, and so does a run that tried every seat, in
+  // the priority order or at full length (a short shuffled run's verdict
+  // does not count: its first op's one seat can rule out every
+  // placement). On success the placement holds the seats. A run whose end
+  // an earlier run of its order at this II shows (Known) seats nothing.
+  // REQUIRES: b.seats > 0, b.proof <= b.seats.
+  BacktrackResult run(Placement& p, Gates& gates, const Budgets& b, int restarts);
   // The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, ... (i >= 1): the short
   // runs' seats per op.
   static int64_t luby(int64_t i);

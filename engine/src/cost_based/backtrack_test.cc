@@ -119,16 +119,16 @@ TEST(Backtracking, ARunThatEndedBeforeEndsTheSameWayWithoutASeat) {
   // repeats the search's IIs) answers every run from what the first showed.
   WorkedAtII at(33, Example("attention_forward.loop.json"));
   const int64_t budget = at.d->backtrack_budget(32, Driver::kRungWork);
-  ASSERT_FALSE(at.d->backtrack(budget, Driver::kRestarts));
+  ASSERT_FALSE(at.d->backtrack({budget, budget, budget}, Driver::kRestarts));
   EXPECT_TRUE(at.d->searched_all());
   const int64_t first = at.stats.backtrack_seats;
   EXPECT_GT(first, 0);
-  ASSERT_FALSE(at.d->backtrack(budget, Driver::kRestarts));
+  ASSERT_FALSE(at.d->backtrack({budget, budget, budget}, Driver::kRestarts));
   EXPECT_TRUE(at.d->searched_all());
   EXPECT_EQ(at.stats.backtrack_seats, first);
   // A fresh search ends the same way, seating again.
   WorkedAtII fresh(33, Example("attention_forward.loop.json"));
-  ASSERT_FALSE(fresh.d->backtrack(budget, Driver::kRestarts));
+  ASSERT_FALSE(fresh.d->backtrack({budget, budget, budget}, Driver::kRestarts));
   EXPECT_TRUE(fresh.d->searched_all());
   EXPECT_EQ(fresh.stats.backtrack_seats, first);
   // With a builder constraint in force nothing is remembered.
@@ -137,7 +137,7 @@ TEST(Backtracking, ARunThatEndedBeforeEndsTheSameWayWithoutASeat) {
   loose.limit = 100;
   at.p->constraints().add(loose);
   at.p->clear_seats();
-  at.d->backtrack(budget, Driver::kRestarts);
+  at.d->backtrack({budget, budget, budget}, Driver::kRestarts);
   EXPECT_GT(at.stats.backtrack_seats, first);
 }
 

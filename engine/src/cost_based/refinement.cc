@@ -44,14 +44,17 @@ bool Refinement::descend(int64_t ii, int budget_ratio) {
     return false;
   }
   placement_.constraints().clear();
-  // The short runs get the descent's budget (its placements come from
-  // them); the long runs, which never placed an II of the descent on the
-  // structured set, the rung's.
-  const int64_t probe = driver_.backtrack_budget(budget_ratio, Driver::kDescentWork);
+  // The short runs get the descent's budget, the long runs less of it
+  // above about 25 ops; amid the short runs a run in the priority order
+  // with the rung's budget, which ends the try where the search's rung
+  // tried every seat at this II, before the descent's share of shuffles.
+  Backtracking::Budgets b;
+  b.probe = driver_.backtrack_budget(budget_ratio, Driver::kDescentWork);
+  b.seats = driver_.backtrack_budget(budget_ratio, Driver::kDescentLongWork);
   const int64_t rung =
       driver_.backtrack_budget(ctx_.opts.backtrack_budget_ratio, Driver::kRungWork);
-  const int64_t budget = rung > 0 ? std::min(rung, probe) : probe;
-  if (!driver_.backtrack(budget, Driver::kRestarts, probe)) {
+  b.proof = rung > 0 ? std::min(rung, b.seats) : b.seats;
+  if (!driver_.backtrack(b, Driver::kRestarts)) {
     if (!driver_.failure().empty()) notes_.add(driver_.failure().back());  // the rung's own line
     status_ = found_status;
     return false;
