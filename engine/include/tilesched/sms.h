@@ -21,6 +21,15 @@ struct SmsOptions {
   // else the sequential cap, as every heuristic's II search does
   // (docs/BASELINES.md).
   int64_t ii_cap = 0;
+  // The II search is linear (every II from the lower bound) until this
+  // many IIs in a row failed because the same op found no seat in the
+  // same number of cycles (squeezed between seated neighbours, a window a
+  // larger II does not widen); then it gallops over the rest of the range
+  // (2, 4, 8, ... above the last II that failed) until an II places, and
+  // goes linearly up from the last failure to the first II that places
+  // (docs/BASELINES.md, "II search"). Never below the linear search's II.
+  // 0: linear throughout.
+  int64_t gallop_after = 16;
 };
 
 // Schedule.generator is "sms"; stats carry, in this order: node_sets,
