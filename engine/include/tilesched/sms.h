@@ -36,8 +36,9 @@ struct SmsOptions {
 // recurrence_sets, ii_tried, then per failure reason the number of IIs
 // that failed for it (ii_failed.empty_window, ii_failed.max_depth,
 // ii_failed.no_slot, ii_failed.group_stage, ii_failed.storage), then
-// serial_fallback. The diagnostics give the order used and one line per
-// failed II (the first 16). When no II up to the default cap (the serial
+// serial_fallback. The diagnostics give the order used, one line per
+// failed II (the first 16) and, when the search gallops, one line saying
+// from which II and why. When no II up to the default cap (the serial
 // II) admits a placement, the legal serial schedule is published at its
 // own II with the flag "serial_fallback" (serial_fallback = 1); with an
 // explicit ii_cap there is no fallback.
