@@ -310,7 +310,7 @@ constexpr Preset kPresets[] = {
     {"default", "all", "8-64x2", "1-5", "serial,cost-based,cost-based-seed,ims,sms",
      "first-success,best-cost",
      "what scripts/run sweeps into results/: every family at 8 to 64 ops, 5 seeds; a few "
-     "minutes on 2 cores (best-cost at 128 ops alone would take about 15)"},
+     "minutes on 2 cores (best-cost at 256 ops takes up to minutes per graph)"},
     {"paper", "all", "16-1024x2", "1-100", "serial,cost-based,cost-based-seed,ims,sms,exact",
      "first-success,best-cost",
      "the full study: 700 graphs per family, hours; split it with --shard on a cluster"},

@@ -21,14 +21,24 @@ struct SmsOptions {
   // else the sequential cap, as every heuristic's II search does
   // (docs/BASELINES.md).
   int64_t ii_cap = 0;
+  // The II search is linear (every II from the lower bound) until this
+  // many IIs in a row failed because the same op found no seat in the
+  // same number of cycles (squeezed between seated neighbours, a window a
+  // larger II does not widen); then it gallops over the rest of the range
+  // (2, 4, 8, ... above the last II that failed) until an II places, and
+  // goes linearly up from the last failure to the first II that places
+  // (docs/BASELINES.md, "II search"). Never below the linear search's II.
+  // 0: linear throughout.
+  int64_t gallop_after = 16;
 };
 
 // Schedule.generator is "sms"; stats carry, in this order: node_sets,
 // recurrence_sets, ii_tried, then per failure reason the number of IIs
 // that failed for it (ii_failed.empty_window, ii_failed.max_depth,
 // ii_failed.no_slot, ii_failed.group_stage, ii_failed.storage), then
-// serial_fallback. The diagnostics give the order used and one line per
-// failed II (the first 16). When no II up to the default cap (the serial
+// serial_fallback. The diagnostics give the order used, one line per
+// failed II (the first 16) and, when the search gallops, one line saying
+// from which II and why. When no II up to the default cap (the serial
 // II) admits a placement, the legal serial schedule is published at its
 // own II with the flag "serial_fallback" (serial_fallback = 1); with an
 // explicit ii_cap there is no fallback.

@@ -137,23 +137,6 @@ NodeSets find_node_sets(const Graph& g, const Adjacency& adj) {
   return out;
 }
 
-Timing compute_timing(const DistanceMatrix& dist) {
-  const int n = dist.size();
-  Timing t;
-  t.asap.assign(static_cast<size_t>(n), 0);
-  t.height.assign(static_cast<size_t>(n), 0);
-  for (OpId u = 0; u < n; ++u) {
-    const std::span<const int64_t> row = dist.row(u);
-    for (OpId v = 0; v < n; ++v) {
-      const int64_t d = row[v];
-      if (d == DistanceMatrix::kNoPath) continue;
-      t.asap[v] = std::max(t.asap[v], d);
-      t.height[u] = std::max(t.height[u], d);
-    }
-  }
-  return timing_from(t.asap, t.height);
-}
-
 Timing timing_from(std::span<const int64_t> asap, std::span<const int64_t> height) {
   Timing t;
   t.asap.assign(asap.begin(), asap.end());

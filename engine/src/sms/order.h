@@ -7,7 +7,6 @@
 #include <span>
 #include <vector>
 
-#include "../distance.h"
 #include "tilesched/graph.h"
 
 namespace tilesched::sms {
@@ -25,15 +24,14 @@ struct NodeSets {
 };
 NodeSets find_node_sets(const Graph& g, const Adjacency& adj);
 
-// Per-op timing at the II of `dist` (its closure weighs edges λ − II·δ):
-// asap (the depth) = max(0, longest path into v), height = max(0, longest
-// path out of v), alap = max asap − height, mobility = alap − asap ≥ 0.
+// Per-op timing at an II (edges weigh λ − II·δ): asap (the depth) =
+// max(0, longest path into v), height = max(0, longest path out of v)
+// (paths.h computes both), alap = max asap − height, mobility = alap −
+// asap ≥ 0.
 struct Timing {
   std::vector<int64_t> asap, alap, height;
   int64_t mobility(OpId v) const { return alap[v] - asap[v]; }
 };
-// REQUIRES: dist.valid().
-Timing compute_timing(const DistanceMatrix& dist);
 // The timing from its asap and height (the rest follows from them).
 Timing timing_from(std::span<const int64_t> asap, std::span<const int64_t> height);
 

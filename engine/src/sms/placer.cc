@@ -14,22 +14,21 @@ std::string_view failure_name(Failure f) {
   return kNames[static_cast<int>(f)];
 }
 
-Placer::Placer(const Graph& g, const Adjacency& adj, const std::vector<NodeRrt>& nodes,
-               const Groups& groups)
-    : g_(g), adj_(adj), nodes_(nodes), groups_(groups), rrt_(g.target) {
+Placer::Placer(const Graph& g, const Adjacency& adj, const PathGraph& paths,
+               const std::vector<NodeRrt>& nodes, const Groups& groups)
+    : g_(g), adj_(adj), nodes_(nodes), groups_(groups), rrt_(g.target), bounds_(paths) {
   for (const Edge& e : g.edges) latency_sum_ += std::max<int64_t>(0, e.latency);
   start_.assign(static_cast<size_t>(g.op_count()), 0);
   placed_.assign(static_cast<size_t>(g.op_count()), 0);
 }
 
-bool Placer::place_all(const DistanceMatrix& dist, const Timing& timing,
-                       const std::vector<OpId>& order, AttemptFailure* failure) {
-  assert(dist.valid());
+bool Placer::place_all(int64_t ii, const Timing& timing, const std::vector<OpId>& order,
+                       AttemptFailure* failure) {
   const int n = g_.op_count();
-  dist_ = &dist;
   timing_ = &timing;
-  ii_ = dist.ii();
+  ii_ = ii;
   rrt_.reset(ii_);
+  bounds_.reset(ii_);
   std::fill(placed_.begin(), placed_.end(), 0);
   seated_.clear();
   min_stage_.clear();
@@ -53,21 +52,11 @@ bool Placer::place_all(const DistanceMatrix& dist, const Timing& timing,
 
 Placer::Window Placer::window(OpId v) const {
   Window w;
-  for (OpId u : seated_) {  // cell by cell: the rows may be read off the lines (distance.h)
-    if (u == v) continue;
-    const int64_t d_uv = dist_->value(u, v);
-    if (d_uv != DistanceMatrix::kNoPath) {
-      const int64_t e = start_[u] + d_uv;
-      w.early = w.has_pred ? std::max(w.early, e) : e;
-      w.has_pred = true;
-    }
-    const int64_t d_vu = dist_->value(v, u);
-    if (d_vu != DistanceMatrix::kNoPath) {
-      const int64_t l = start_[u] - d_vu;
-      w.late = w.has_succ ? std::min(w.late, l) : l;
-      w.has_succ = true;
-    }
-  }
+  const int64_t early = bounds_.early(v), late = bounds_.late(v);
+  w.has_pred = early != SeatBounds::kNone;
+  w.has_succ = late != SeatBounds::kNone;
+  if (w.has_pred) w.early = early;
+  if (w.has_succ) w.late = late;
   for (int p = adj_.in_begin[v]; p < adj_.in_begin[v + 1]; ++p) {
     const OpId u = g_.edges[adj_.in_edges[p]].from;
     if (u != v && placed_[u]) w.direct_pred = true;
@@ -107,6 +96,7 @@ bool Placer::place_op(OpId v, AttemptFailure* failure) {
   }
   if (w.has_pred && w.has_succ && w.late < w.early) {
     failure->failure = Failure::kEmptyWindow;
+    failure->op = v;
     failure->why = "op '" + name + "': Early " + std::to_string(w.early - base_) + " > Late " +
                    std::to_string(w.late - base_);
     return false;
@@ -127,6 +117,7 @@ bool Placer::place_op(OpId v, AttemptFailure* failure) {
   }
   if ((!back && from > to) || (back && from < to)) {
     failure->failure = Failure::kMaxDepth;
+    failure->op = v;
     failure->why = "op '" + name + "': max_depth bounds leave no cycle near " +
                    std::to_string((back ? w.late : w.early) - base_);
     return false;
@@ -134,6 +125,8 @@ bool Placer::place_op(OpId v, AttemptFailure* failure) {
   const int64_t t = scan(v, from, to, back);
   if (t < 0) {
     failure->failure = Failure::kNoSlot;
+    failure->op = v;
+    failure->scanned = (back ? from - to : to - from) + 1;
     failure->why = "op '" + name + "': no free RRT seat in cycles " +
                    (back ? cycles(to, from) : cycles(from, to)) +
                    (back ? " (scanned backward from Late)" : " (scanned forward from Early)");
@@ -204,6 +197,7 @@ bool Placer::place_group(int group, AttemptFailure* failure) {
     }
   }
   failure->failure = Failure::kGroupStage;
+  failure->op = members.front();
   failure->why = who + ": no stage in " + std::to_string(k_lo - base_ / ii_) + ".." +
                  (k_hi == kNoBound ? std::string("") : std::to_string(k_hi - base_ / ii_)) +
                  " seats every member";
@@ -239,6 +233,7 @@ bool Placer::try_group_stage(const std::vector<OpId>& members, int64_t k, bool b
 
 void Placer::seat(OpId v, int64_t t) {
   rrt_.commit(nodes_[v], t);
+  bounds_.seat(v, t);
   start_[v] = t;
   placed_[v] = 1;
   const int64_t stage = t / ii_;
@@ -253,6 +248,7 @@ void Placer::seat(OpId v, int64_t t) {
 void Placer::unseat_last() {
   const OpId v = seated_.back();
   rrt_.release(nodes_[v], start_[v]);
+  bounds_.unseat_last();
   placed_[v] = 0;
   seated_.pop_back();
   min_stage_.pop_back();

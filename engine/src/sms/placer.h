@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "../distance.h"
 #include "../graph_algo.h"
 #include "../rrt.h"
 #include "order.h"
+#include "paths.h"
 #include "tilesched/graph.h"
 
 namespace tilesched::sms {
@@ -34,29 +34,32 @@ using Groups = LeaderGroups;
 
 struct AttemptFailure {
   Failure failure = Failure::kNoSlot;
+  OpId op = -1;     // the op that found no seat (a group's first member)
+  int64_t scanned = 0;  // kNoSlot: how many cycles it scanned
   std::string why;  // names the op (or group) and the cycles it tried
 };
 
 class Placer {
  public:
   // Keeps references to its arguments, which must outlive it.
-  Placer(const Graph& g, const Adjacency& adj, const std::vector<NodeRrt>& nodes,
-         const Groups& groups);
+  Placer(const Graph& g, const Adjacency& adj, const PathGraph& paths,
+         const std::vector<NodeRrt>& nodes, const Groups& groups);
 
   // Seats every op, in `order` (a group at its first member, all members
-  // at once), at dist.ii(). True on success, with starts() normalized so
-  // the earliest op is in stage 0; otherwise *failure says why.
-  // REQUIRES: dist.valid(); order is a permutation of the ops.
-  bool place_all(const DistanceMatrix& dist, const Timing& timing,
-                 const std::vector<OpId>& order, AttemptFailure* failure);
+  // at once), at `ii`. True on success, with starts() normalized so the
+  // earliest op is in stage 0; otherwise *failure says why.
+  // REQUIRES: no cycle is positive at ii; order is a permutation of the ops.
+  bool place_all(int64_t ii, const Timing& timing, const std::vector<OpId>& order,
+                 AttemptFailure* failure);
   const std::vector<int64_t>& starts() const { return start_; }
 
  private:
   static constexpr int64_t kNoBound = std::numeric_limits<int64_t>::max() / 4;
 
   // What the placed ops allow for v. Starts are offset by base_ (a
-  // multiple of II) so a bottom-up scan never goes below 0. The bounds come
-  // from the distance closure (every placed op with a path to or from v);
+  // multiple of II) so a bottom-up scan never goes below 0. The bounds are
+  // the distance closure's (every placed op with a path to or from v),
+  // kept by SeatBounds (paths.h) as ops are seated;
   // the scan direction from v's own edges, as in the paper: forward when a
   // direct predecessor is placed, backward when only direct successors are.
   struct Window {
@@ -93,7 +96,7 @@ class Placer {
   const std::vector<NodeRrt>& nodes_;
   const Groups& groups_;
   ModuloRrt rrt_;
-  const DistanceMatrix* dist_ = nullptr;
+  SeatBounds bounds_;
   const Timing* timing_ = nullptr;
   int64_t ii_ = 1;
   int64_t base_ = 0;

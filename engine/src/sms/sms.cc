@@ -1,13 +1,15 @@
 // Swing modulo scheduling as a table of contents (Llosa et al., PACT 1996;
 // docs/BASELINES.md): the serial schedule (L7 and the II cap), the node
 // sets (once per graph), then per II from the lower bound to the cap: the
-// distance closure at that II, the timing, the swing order, one placement
-// without backtracking, and L4 on the finished placement.
+// timing at that II (longest paths, no all-pairs closure), the swing
+// order, one placement without backtracking, and L4 on the finished
+// placement.
 #include "tilesched/sms.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -19,6 +21,7 @@
 #include "../ii_screen.h"
 #include "../storage.h"
 #include "order.h"
+#include "paths.h"
 #include "placer.h"
 #include "tilesched/serial.h"
 
@@ -49,7 +52,7 @@ class Generator {
  public:
   Generator(const Graph& g, const SmsOptions& opts)
       : g_(g), opts_(opts), adj_(Adjacency::build(g)), serial_(generate_serial(g)),
-        groups_(find_leader_groups(g)) {
+        groups_(find_leader_groups(g)), paths_(g, adj_) {
     nodes_.reserve(static_cast<size_t>(g.op_count()));
     for (const Op& op : g.ops) nodes_.push_back(NodeRrt::lower(op, g.target));
   }
@@ -57,18 +60,29 @@ class Generator {
   Schedule run(Clock::time_point t0);
 
  private:
-  // The attempt at one II (ii_driver.h): the closure, the timing, the
-  // swing order, one placement and L4; kPlaced leaves placer_.starts().
+  // The attempt at one II (ii_driver.h): the timing, the swing order, one
+  // placement and L4; kPlaced leaves placer_.starts().
   IiVerdict attempt(int64_t ii);
-  // The closure at ii in dist_; false below RecMII.
-  bool close(int64_t ii) { return (dist_.valid() && dist_.ii() == ii) || dist_.build(g_, adj_, ii); }
+  // After the linear search stopped at gallop_from_ − 1: the rest of the
+  // range by galloping (gallop_from_, then 2, 4, 8, ... above the last II
+  // that failed, the cap last) until an II places, then linearly up from
+  // the last failure to the first II that places; a probe is an attempt
+  // unless the screen rejects its II. placer_ is left with the found II's
+  // placement. Folds its counts into `r`.
+  void gallop(const IiRange& range, IiScreen& screen, IiSearchResult& r);
+  // Counts a failed II and says whether the linear search should stop
+  // and gallop (SmsOptions::gallop_after): the run of IIs at which the
+  // same op found no seat in as many cycles.
+  bool squeezed(int64_t ii, const AttemptFailure& why);
   // The timing at ii into timing_, and the swing order for it into order_
-  // (kept while the timing is unchanged). Like the closure, the timing is
-  // kept as lines across IIs (its asap and height are each a maximum of
-  // closure cells, convex in II): it is computed from the closure only at
-  // the IIs that make or check the lines. Leaves dist_ at ii.
-  // REQUIRES: close(ii) succeeded.
-  void time_and_order(int64_t ii);
+  // (kept while the timing is unchanged); false when a cycle is positive
+  // at ii. The timing is kept as lines across IIs (its asap and height are
+  // each a maximum of path weights λ − II·δ, convex in II; distance.h): it
+  // is computed (paths.h) only at the IIs that make or check the lines.
+  bool time_and_order(int64_t ii);
+  // The timing at ii by longest paths into timing_values_; false when a
+  // cycle is positive at ii.
+  bool fresh_timing(int64_t ii);
   void fail(int64_t ii, Failure f, const std::string& why);
 
   const Graph& g_;
@@ -77,17 +91,69 @@ class Generator {
   Schedule serial_;
   Groups groups_;
   std::vector<NodeRrt> nodes_;
+  PathGraph paths_;
   NodeSets sets_;
-  DistanceMatrix dist_;
   IiLines timing_lines_;           // asap then height, 2n values
   std::vector<int64_t> timing_values_, ordered_for_;  // scratch; the order's timing
+  std::vector<int64_t> asap_, height_;                // scratch
+  int64_t least_timed_ = std::numeric_limits<int64_t>::max();  // least II timed afresh
   Timing timing_;
   std::optional<Placer> placer_;
   std::vector<OpId> order_;
   std::array<int64_t, kFailureCount> failures_{};
   std::vector<std::string> notes_;
   int64_t failed_ = 0;
+  // The linear search's run of failures at one op with one window width
+  // (SmsOptions::gallop_after).
+  OpId squeezed_op_ = -1;
+  int64_t squeezed_width_ = 0, squeezed_for_ = 0;
+  int64_t cap_ = 0;          // the range's top
+  int64_t gallop_from_ = 0;  // > 0 once the linear search stopped to gallop
 };
+
+bool Generator::squeezed(int64_t ii, const AttemptFailure& why) {
+  if (gallop_from_ > 0 || opts_.gallop_after <= 0) return false;  // galloping already, or never
+  const bool same = why.failure == Failure::kNoSlot && why.op == squeezed_op_ &&
+                    why.scanned == squeezed_width_;
+  squeezed_for_ = same ? squeezed_for_ + 1 : why.failure == Failure::kNoSlot ? 1 : 0;
+  squeezed_op_ = why.op;
+  squeezed_width_ = why.scanned;
+  if (squeezed_for_ < opts_.gallop_after || ii >= cap_) return false;
+  gallop_from_ = ii + 1;
+  notes_.push_back("II search: " + std::to_string(squeezed_for_) + " IIs in a row found no seat for op '" +
+                   g_.ops[why.op].name + "' in the same " + std::to_string(why.scanned) +
+                   " cycles (up to II " + std::to_string(ii) + "): galloping from II " +
+                   std::to_string(gallop_from_));
+  return true;
+}
+
+void Generator::gallop(const IiRange& range, IiScreen& screen, IiSearchResult& r) {
+  const auto places = [&](int64_t ii) {
+    if (screen.check(ii) != IiScreen::Verdict::kAdmit) {
+      ++r.screened;
+      return false;
+    }
+    ++r.tried;
+    return attempt(ii) == IiVerdict::kPlaced;
+  };
+  r.end = IiSearchEnd::kCapReached;
+  int64_t failed = gallop_from_ - 1;  // the last II that failed
+  for (int64_t step = 1;; step *= 2) {
+    const int64_t ii = std::min(range.cap, failed + step);
+    if (!places(ii)) {
+      if (ii == range.cap) return;
+      failed = ii;
+      continue;
+    }
+    // Linear from the last failure up: the first II there that places.
+    int64_t found = failed + 1;
+    while (found < ii && !places(found)) ++found;
+    if (found == ii && failed + 1 < ii && !places(ii)) return;  // its placement, again
+    r.end = IiSearchEnd::kFound;
+    r.ii = found;
+    return;
+  }
+}
 
 void Generator::fail(int64_t ii, Failure f, const std::string& why) {
   ++failures_[static_cast<int>(f)];
@@ -98,17 +164,15 @@ void Generator::fail(int64_t ii, Failure f, const std::string& why) {
 }
 
 IiVerdict Generator::attempt(int64_t ii) {
-  // The screen (ii_screen.h) built the closure at ii when it admitted it.
-  if (!close(ii)) {  // II < RecMII: not reached from the MII up
+  if (!time_and_order(ii)) {  // II < RecMII: not reached from the MII up
     fail(ii, Failure::kEmptyWindow, "a dependence cycle is longer than " +
                                         std::to_string(ii) + " cycles per iteration");
     return IiVerdict::kNotPlaced;
   }
-  time_and_order(ii);
   AttemptFailure why;
-  if (!placer_->place_all(dist_, timing_, order_, &why)) {
+  if (!placer_->place_all(ii, timing_, order_, &why)) {
     fail(ii, why.failure, why.why);
-    return IiVerdict::kNotPlaced;
+    return squeezed(ii, why) ? IiVerdict::kStop : IiVerdict::kNotPlaced;
   }
   if (const std::optional<int> pool = g_.target.storage_pool()) {
     const int64_t cap = g_.target.pools[*pool].capacity;
@@ -122,35 +186,43 @@ IiVerdict Generator::attempt(int64_t ii) {
   return IiVerdict::kPlaced;
 }
 
-void Generator::time_and_order(int64_t ii) {
+bool Generator::fresh_timing(int64_t ii) {
+  const size_t n = static_cast<size_t>(g_.op_count());
+  if (!longest_path_timing(paths_, ii, asap_, height_)) return false;
+  std::copy(asap_.begin(), asap_.end(), timing_values_.begin());
+  std::copy(height_.begin(), height_.end(), timing_values_.begin() + static_cast<ptrdiff_t>(n));
+  least_timed_ = std::min(least_timed_, ii);
+  return true;
+}
+
+bool Generator::time_and_order(int64_t ii) {
   const size_t n = static_cast<size_t>(g_.op_count());
   timing_values_.resize(2 * n);
-  auto fresh = [&] {
-    const Timing t = compute_timing(dist_);
-    std::copy(t.asap.begin(), t.asap.end(), timing_values_.begin());
-    std::copy(t.height.begin(), t.height.end(), timing_values_.begin() + static_cast<ptrdiff_t>(n));
-  };
+  // A cycle's weight Σλ − II·Σδ only falls as II grows: every II at or
+  // above one timed without a positive cycle has none either.
   bool done = false;
-  if (timing_lines_.covers(ii)) {
+  if (ii < least_timed_) {
+    if (!fresh_timing(ii)) return false;
+    timing_lines_.offer(ii, timing_values_);
+    done = true;
+  } else if (timing_lines_.covers(ii)) {
     timing_lines_.read(ii, 0, timing_values_);
     done = true;
   } else if (timing_lines_.has_lines()) {
     const int64_t c = timing_lines_.next_check(ii);
-    if (c != ii && close(c)) {  // above ii's RecMII, so above c's when c > ii
-      fresh();
+    if (c > ii && fresh_timing(c)) {
       if (timing_lines_.offer(c, timing_values_)) {
         timing_lines_.read(ii, 0, timing_values_);
         done = true;
       }
-      const bool at_ii = close(ii);
-      assert(at_ii);
-      (void)at_ii;
     } else if (c != ii) {
       timing_lines_.missed();
     }
   }
   if (!done) {
-    fresh();
+    const bool timed = fresh_timing(ii);
+    assert(timed);  // ii >= least_timed_
+    (void)timed;
     timing_lines_.offer(ii, timing_values_);
   }
   const std::span<const int64_t> values = timing_values_;
@@ -159,6 +231,7 @@ void Generator::time_and_order(int64_t ii) {
     order_ = swing_order(g_, adj_, sets_, timing_);
     ordered_for_ = timing_values_;
   }
+  return true;
 }
 
 Schedule Generator::run(Clock::time_point t0) {
@@ -176,12 +249,13 @@ Schedule Generator::run(Clock::time_point t0) {
   const IiRange range =
       heuristic_ii_range(g_, s.mii.max(), group_span_bound(g_, adj_, groups_.members),
                          opts_.ii_cap, serial_);
-  placer_.emplace(g_, adj_, nodes_, groups_);
-  dist_.set_ii_range(range.lower, range.cap);
+  placer_.emplace(g_, adj_, paths_, nodes_, groups_);
   timing_lines_.set_range(range.lower, range.cap);
-  IiScreen screen(g_, adj_, &dist_);
-  const IiSearchResult r = search_ii(
+  IiScreen screen(g_, adj_);  // no closure of SMS's own to share
+  cap_ = range.cap;
+  IiSearchResult r = search_ii(
       g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen);
+  if (r.end == IiSearchEnd::kStopped) gallop(range, screen, r);
   // The serial schedule is legal at the cap (its own II): published rather
   // than nothing, flagged, so a caller can tell it apart.
   const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;

@@ -11,9 +11,12 @@
 
 #include "../test_files.h"
 #include "../test_graphs.h"
+#include "../distance.h"
 #include "order.h"
+#include "paths.h"
 #include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"
+#include "tilesched/mii.h"
 #include "tilesched/rng.h"
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
@@ -40,6 +43,13 @@ Schedule Sms(const Graph& g, SmsOptions opts = {}) {
     }
   }
   return s;
+}
+
+// The timing by longest paths (paths.h) at ii.
+Timing TimingAt(const Graph& g, const Adjacency& adj, int64_t ii) {
+  std::vector<int64_t> asap, height;
+  EXPECT_TRUE(longest_path_timing(PathGraph(g, adj), ii, asap, height));
+  return timing_from(asap, height);
 }
 
 // Two recurrences and the ops around them:
@@ -86,9 +96,7 @@ TEST(Sms, NodeSetsFollowRecurrencesByRecMii) {
 TEST(Sms, TimingAndSwingOrderOnTextbookGraph) {
   const Textbook t = MakeTextbook();
   const Adjacency adj = Adjacency::build(t.g);
-  DistanceMatrix dist;
-  ASSERT_TRUE(dist.build(t.g, adj, 4));
-  const Timing timing = compute_timing(dist);
+  const Timing timing = TimingAt(t.g, adj, 4);
   EXPECT_EQ(timing.asap, (std::vector<int64_t>{0, 1, 3, 4, 5, 6, 7}));
   EXPECT_EQ(timing.height, (std::vector<int64_t>{7, 6, 4, 3, 2, 1, 0}));
   for (OpId v = 0; v < t.g.op_count(); ++v) EXPECT_EQ(timing.mobility(v), 0);
@@ -111,9 +119,7 @@ TEST(Sms, SwingPrefersHeightThenMobilityTopDown) {
   bld.edge(r, src, 1, 1);  // {src, r} is the only recurrence
   const Graph g = Build(bld);
   const Adjacency adj = Adjacency::build(g);
-  DistanceMatrix dist;
-  ASSERT_TRUE(dist.build(g, adj, 2));
-  const std::vector<OpId> order = swing_order(g, adj, find_node_sets(g, adj), compute_timing(dist));
+  const std::vector<OpId> order = swing_order(g, adj, find_node_sets(g, adj), TimingAt(g, adj, 2));
   // {src, r}: bottom-up from r; the rest hangs below r: top-down, x (height
   // 5) first; then z and y, both of height 0: z has no mobility.
   EXPECT_EQ(order, (std::vector<OpId>{r, src, x, z, y}));
@@ -347,6 +353,151 @@ TEST(Sms, RandomGraphsVerifyWhereSerialSchedules) {
   // cannot meet below the serial II.
   EXPECT_GE(at_mii, feasible / 4);
   EXPECT_LE(fallback, feasible / 2);
+}
+
+// The closure's timing (Rau's MinDist, distance.h): the oracle for paths.h.
+void ClosureTiming(const DistanceMatrix& d, std::vector<int64_t>& asap,
+                   std::vector<int64_t>& height) {
+  asap.assign(static_cast<size_t>(d.size()), 0);
+  height.assign(static_cast<size_t>(d.size()), 0);
+  for (OpId u = 0; u < d.size(); ++u) {
+    for (OpId v = 0; v < d.size(); ++v) {
+      if (!d.has_path(u, v)) continue;
+      asap[v] = std::max(asap[v], d.at(u, v));
+      height[u] = std::max(height[u], d.at(u, v));
+    }
+  }
+}
+
+TEST(SmsPaths, TimingEqualsTheClosuresAndFindsPositiveCycles) {
+  SplitMix64 rng(31);
+  int below_rec_mii = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Graph g = RandomGraph(rng, i);
+    SCOPED_TRACE(g.name);
+    const Adjacency adj = Adjacency::build(g);
+    const PathGraph pg(g, adj);
+    const int64_t rec = recurrence_mii(g);
+    for (int64_t ii = std::max<int64_t>(1, rec - 2); ii <= rec + 3; ++ii) {
+      DistanceMatrix d;
+      d.set_across_ii(false);
+      std::vector<int64_t> asap, height, want_asap, want_height;
+      const bool closed = d.build(g, adj, ii);
+      ASSERT_EQ(longest_path_timing(pg, ii, asap, height), closed) << "II " << ii;
+      if (!closed) {
+        ++below_rec_mii;
+        continue;
+      }
+      ClosureTiming(d, want_asap, want_height);
+      EXPECT_EQ(asap, want_asap) << "II " << ii;
+      EXPECT_EQ(height, want_height) << "II " << ii;
+    }
+  }
+  EXPECT_GT(below_rec_mii, 50);  // the positive cycles were exercised
+}
+
+// Early and Late of v from the closure and every seated op (placer.h's
+// definition), kNone where no seated op bounds it.
+std::pair<int64_t, int64_t> ClosureWindow(const DistanceMatrix& d, const std::vector<OpId>& seated,
+                                          const std::vector<int64_t>& start, OpId v) {
+  int64_t early = SeatBounds::kNone, late = SeatBounds::kNone;
+  for (const OpId u : seated) {
+    if (d.has_path(u, v)) {
+      const int64_t e = start[u] + d.at(u, v);
+      early = early == SeatBounds::kNone ? e : std::max(early, e);
+    }
+    if (d.has_path(v, u)) {
+      const int64_t l = start[u] - d.at(v, u);
+      late = late == SeatBounds::kNone ? l : std::min(late, l);
+    }
+  }
+  return {early, late};
+}
+
+TEST(SmsPaths, SeatBoundsEqualTheClosureWindowsThroughSeatsAndUndos) {
+  SplitMix64 rng(57);
+  int64_t compared = 0, undone = 0;
+  for (int i = 0; i < 200; ++i) {
+    const Graph g = RandomGraph(rng, i);
+    SCOPED_TRACE(g.name);
+    const Adjacency adj = Adjacency::build(g);
+    const PathGraph pg(g, adj);
+    const int64_t ii = std::max<int64_t>(1, recurrence_mii(g)) + rng.uniform(0, 3);
+    DistanceMatrix d;
+    ASSERT_TRUE(d.build(g, adj, ii));
+    SeatBounds bounds(pg);
+    bounds.reset(ii);
+    std::vector<OpId> seated;
+    std::vector<int64_t> start(static_cast<size_t>(g.op_count()), 0);
+    std::vector<char> is_seated(static_cast<size_t>(g.op_count()), 0);
+    auto check = [&] {
+      for (OpId v = 0; v < g.op_count(); ++v) {
+        if (is_seated[v]) continue;
+        const auto [early, late] = ClosureWindow(d, seated, start, v);
+        ASSERT_EQ(bounds.early(v), early) << "op " << v;
+        ASSERT_EQ(bounds.late(v), late) << "op " << v;
+        ++compared;
+      }
+    };
+    for (int step = 0; step < 3 * g.op_count(); ++step) {
+      if (!seated.empty() && rng.chance_per_mille(250)) {  // undo the last seat
+        bounds.unseat_last();
+        is_seated[seated.back()] = 0;
+        seated.pop_back();
+        ++undone;
+        check();
+        continue;
+      }
+      const OpId v = static_cast<OpId>(rng.uniform(0, g.op_count() - 1));
+      if (is_seated[v]) continue;
+      const auto [early, late] = ClosureWindow(d, seated, start, v);
+      int64_t lo = early == SeatBounds::kNone ? 1000 : early;
+      int64_t hi = late == SeatBounds::kNone ? lo + 20 : late;
+      if (early == SeatBounds::kNone && late != SeatBounds::kNone) lo = hi - 20;
+      if (lo > hi) continue;  // no seat: as the placer, leave it
+      start[v] = rng.uniform(lo, std::min(hi, lo + 20));
+      bounds.seat(v, start[v]);
+      is_seated[v] = 1;
+      seated.push_back(v);
+      check();
+    }
+  }
+  EXPECT_GT(compared, 20000);
+  EXPECT_GT(undone, 500);
+}
+
+TEST(Sms, GallopingSearchNeverBeatsTheLinearOneAndVerifies) {
+  // gallop_after 2 makes the random graphs gallop often; the linear search
+  // finds the least II at which a placement succeeds (each II's attempt is
+  // the same whatever was tried before), so the gallop's II is never less.
+  SplitMix64 rng(23);
+  int galloped = 0, same = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Graph g = RandomGraph(rng, i);
+    SCOPED_TRACE(g.name);
+    SmsOptions linear_opts, gallop_opts;
+    linear_opts.gallop_after = 0;
+    gallop_opts.gallop_after = 2;
+    const Schedule linear = Sms(g, linear_opts);
+    const Schedule gallop = Sms(g, gallop_opts);
+    ASSERT_EQ(gallop.feasible, linear.feasible);
+    bool said = false;
+    for (const std::string& line : gallop.diagnostics) said |= line.starts_with("II search: ");
+    for (const std::string& line : linear.diagnostics) EXPECT_FALSE(line.starts_with("II search: "));
+    if (!linear.feasible || !said) {
+      EXPECT_EQ(gallop.ii, linear.ii);
+      continue;
+    }
+    ++galloped;
+    EXPECT_GE(gallop.ii, linear.ii);
+    same += gallop.ii == linear.ii;
+    // The default (16 failures at one op) agrees with linear on these.
+    const Schedule by_default = Sms(g);
+    EXPECT_EQ(by_default.ii, linear.ii);
+    EXPECT_EQ(by_default.start, linear.start);
+  }
+  EXPECT_GE(galloped, 10);
+  EXPECT_GE(same, galloped / 2);
 }
 
 TEST(Sms, Deterministic) {
