@@ -106,6 +106,12 @@ void find_sharing(const Context& ctx, Backtracking::Facts& f) {
   }
 }
 
+// The failure line of a run that spent its budget.
+std::string spent_line(int64_t ii, int64_t budget) {
+  return "II " + std::to_string(ii) + ": backtracking spent its budget of " +
+         std::to_string(budget) + " seats";
+}
+
 // Rule L4 for a full placement.
 bool storage_holds(const Context& ctx, const Placement& p) {
   if (ctx.max_storage <= 0) return true;
@@ -286,7 +292,8 @@ bool Backtracker::run() {
       p_.place(f.op, *seat);
       ++out_.seats;
       if (++seats > budget_) {
-        return fail("spent its budget of " + std::to_string(budget_) + " seats");
+        out_.failures.push_back(spent_line(ii_, budget_));
+        return false;
       }
       if (p_.placed_count() == n_) {
         if (storage_holds(ctx_, p_)) return true;
@@ -319,29 +326,27 @@ bool Backtracker::run() {
 class Runs {
  public:
   Runs(const Context& ctx, Placement& p, Gates& gates, const Backtracking::Facts& facts,
-       int restarts, std::optional<Backtracking::Winner>& winner, BacktrackResult& out)
-      : ctx_(ctx), p_(p), gates_(gates), facts_(facts), winner_(winner), out_(out),
-        last_(static_cast<size_t>(restarts) + 1), last_cap_(static_cast<size_t>(restarts) + 1, 0) {}
+       std::vector<Backtracking::Known>& known, std::optional<Backtracking::Winner>& winner,
+       BacktrackResult& out)
+      : ctx_(ctx), p_(p), gates_(gates), facts_(facts), known_(known), winner_(winner), out_(out) {}
 
   // A run in order `r` (0 the priority order, else restart r's shuffle)
   // with `cap` seats, unless a placement or a verdict "tried every seat"
-  // ended the rung. A short run (not `full`) keeps no failure line, and
-  // its verdict counts only in the priority order: a shuffle seats first
-  // an op the priority order would not, and that op's one seat (the shift
-  // rule) can rule out every placement the priority order finds.
-  void attempt(int r, int64_t cap, bool full) {
-    if (out_.placed || out_.searched_all || cap <= 0) return;
+  // ended the rung; its seats (those a run known before took, too), 0
+  // when it did not run. A short run (not `full`) keeps no failure line,
+  // and its verdict counts only in the priority order: a shuffle seats
+  // first an op the priority order would not, and that op's one seat (the
+  // shift rule) can rule out every placement the priority order finds.
+  int64_t attempt(int r, int64_t cap, bool full) {
+    if (out_.placed || out_.searched_all || cap <= 0) return 0;
     BacktrackResult one;
-    const size_t slot = static_cast<size_t>(r);
-    if (slot < last_.size() && last_cap_[slot] == cap) {
-      one = last_[slot];  // runs are deterministic: this one ends the same way
-    } else {
+    if (!recall(r, cap, one)) {
       if (!empty_) p_.clear_seats();
       empty_ = false;
       one.placed = Backtracker(ctx_, p_, gates_, facts_, cap, r, one).run();
       out_.seats += one.seats;
       if (one.placed) winner_ = Backtracking::Winner{r, one.seats};
-      if (slot < last_.size() && !one.placed) last_[slot] = one, last_cap_[slot] = cap;
+      if (!one.placed) remember(r, cap, one);
     }
     out_.placed = one.placed;
     if (full) {
@@ -351,44 +356,75 @@ class Runs {
       out_.searched_all = true;
       out_.stuck = one.stuck;
     }
+    return one.seats;
   }
 
   // The short runs before the long ones (docs/COST_BASED.md, "Beyond the
   // seeds"): the order that placed every op last time (at another II or in
-  // an earlier ladder: the descent's IIs tend to be placed by one order),
-  // the priority order with kQuickSeatsPerOp seats per op (most placements
-  // take fewer), then up to kProbeRuns shuffled orders, seats per op by the
-  // Luby sequence: where one order runs into a long dead subtree, another
-  // often places every op within a few n seats. The shuffles spend at most
-  // budget / kProbeShare seats, a run at least n seats' work (choosing the
-  // first op counts every op's seats).
-  void short_runs(int64_t budget) {
+  // an earlier ladder: the descent's IIs tend to be placed by one order)
+  // and the priority order with kQuickSeatsPerOp seats per op (most
+  // placements take fewer); then shuffles() runs shuffled orders.
+  void short_runs(int64_t probe) {
     using B = Backtracking;
     const int64_t n = ctx_.g.op_count();
     if (winner_) {
-      attempt(winner_->order, std::min(budget, std::max(B::kQuickSeatsPerOp * n, 2 * winner_->seats)),
+      attempt(winner_->order, std::min(probe, std::max(B::kQuickSeatsPerOp * n, 2 * winner_->seats)),
               false);
     }
-    attempt(0, std::min(budget, B::kQuickSeatsPerOp * n), false);
-    int64_t spent = 0;
-    for (int i = 1; i <= B::kProbeRuns && spent < budget / B::kProbeShare; ++i) {
-      const int64_t before = out_.seats;
-      attempt(i, std::min(budget, B::luby(i) * n), false);
-      spent += std::max(n, out_.seats - before);
+    attempt(0, std::min(probe, B::kQuickSeatsPerOp * n), false);
+  }
+  // Shuffled short runs, from the one after the last, seats per op by the
+  // Luby sequence (at most `probe`), until they have spent `share` seats in
+  // all, a run at least n seats' work (choosing the first op counts every
+  // op's seats), or kProbeRuns ran: where one order runs into a long dead
+  // subtree, another often places every op within a few n seats.
+  void shuffles(int64_t probe, int64_t share) {
+    using B = Backtracking;
+    const int64_t n = ctx_.g.op_count();
+    for (; next_ <= B::kProbeRuns && spent_ < share && !over(); ++next_) {
+      spent_ += std::max(n, attempt(next_, std::min(probe, B::luby(next_) * n), false));
+    }
+  }
+  bool over() const { return out_.placed || out_.searched_all; }
+
+ private:
+  // A run of order r with `cap` seats whose end is known (Backtracking::
+  // Known): its result into `one`, nothing seated.
+  bool recall(int r, int64_t cap, BacktrackResult& one) const {
+    if (static_cast<size_t>(r) >= known_.size()) return false;
+    const Backtracking::Known& k = known_[static_cast<size_t>(r)];
+    if (k.proved >= 0 && k.proved <= cap) {
+      one.searched_all = true;
+      one.stuck = k.stuck;
+      one.seats = k.proved;
+      return true;
+    }
+    if (k.ran_out < cap) return false;
+    one.failures.push_back(spent_line(p_.ii(), cap));
+    one.seats = cap + 1;
+    return true;
+  }
+  void remember(int r, int64_t cap, const BacktrackResult& one) {
+    if (static_cast<size_t>(r) >= known_.size()) known_.resize(static_cast<size_t>(r) + 1);
+    Backtracking::Known& k = known_[static_cast<size_t>(r)];
+    if (one.searched_all) {
+      k.proved = one.seats;
+      k.stuck = one.stuck.value_or(0);
+    } else {
+      k.ran_out = std::max(k.ran_out, cap);
     }
   }
 
- private:
   const Context& ctx_;
   Placement& p_;
   Gates& gates_;
   const Backtracking::Facts& facts_;
+  std::vector<Backtracking::Known>& known_;
   std::optional<Backtracking::Winner>& winner_;
   BacktrackResult& out_;
-  // Per order 0..restarts, its last failed run and that run's seat budget.
-  std::vector<BacktrackResult> last_;
-  std::vector<int64_t> last_cap_;
   bool empty_ = true;  // no run has seated anything yet
+  int next_ = 1;         // the next shuffled short run
+  int64_t spent_ = 0;    // the shuffled short runs' seats (at least n a run)
 };
 
 }  // namespace
@@ -425,16 +461,36 @@ int64_t Backtracking::budget(const Context& ctx, int ratio, int64_t work) {
   return std::min(static_cast<int64_t>(ratio) * n, work / (n * n));
 }
 
-BacktrackResult Backtracking::run(Placement& p, Gates& gates, int64_t budget, int restarts) {
+std::vector<Backtracking::Known>& Backtracking::known(const Placement& p,
+                                                      std::vector<Known>& local) {
+  if (!p.constraints().empty()) return local;
+  for (IiKnown& k : known_) {
+    if (k.ii == p.ii()) return k.orders;
+  }
+  known_.push_back(IiKnown{p.ii(), {}});
+  return known_.back().orders;
+}
+
+BacktrackResult Backtracking::run(Placement& p, Gates& gates, const Budgets& b, int restarts) {
   BacktrackResult out;
   p.set_undo_trail(true);  // the search's seats are LIFO
-  Runs runs(ctx_, p, gates, facts(), restarts, winner_, out);
-  if (budget >= kProbeMinSeatsPerOp * ctx_.g.op_count()) runs.short_runs(budget);
+  std::vector<Known> local;
+  Runs runs(ctx_, p, gates, facts(), known(p, local), winner_, out);
+  const bool probes = b.probe >= kProbeMinSeatsPerOp * ctx_.g.op_count();
+  if (probes) {
+    runs.short_runs(b.probe);
+    runs.shuffles(b.probe, b.proof / kProbeShare);
+  }
+  // Where the proof's budget is the smaller (the descent's), the priority
+  // order with it, then the rest of the shuffles: an II whose proof the
+  // search made ends here, before the descent's share of shuffles.
+  if (b.proof < b.seats) runs.attempt(0, b.proof, false);
+  if (probes) runs.shuffles(b.probe, b.probe / kProbeShare);
   // Then the runs as they were: the priority order with the whole budget,
   // the restarts sharing another half of it.
-  runs.attempt(0, budget, true);
+  runs.attempt(0, b.seats, true);
   for (int r = 1; r <= restarts; ++r) {
-    runs.attempt(r, std::max<int64_t>(1, budget / (2 * restarts)), true);
+    runs.attempt(r, std::max<int64_t>(1, b.seats / (2 * restarts)), true);
   }
   p.set_undo_trail(false);
   return out;

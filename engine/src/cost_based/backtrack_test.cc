@@ -113,5 +113,44 @@ TEST(Backtracking, AShuffledOrderThatTriedEverySeatDoesNotEndTheRung) {
   }
 }
 
+TEST(Backtracking, ARunThatEndedBeforeEndsTheSameWayWithoutASeat) {
+  // attention_forward at II 33, one below its proven optimum: the priority
+  // order tries every seat. The same rung again at that II (the descent
+  // repeats the search's IIs) answers every run from what the first showed.
+  WorkedAtII at(33, Example("attention_forward.loop.json"));
+  const int64_t budget = at.d->backtrack_budget(32, Driver::kRungWork);
+  ASSERT_FALSE(at.d->backtrack({budget, budget, budget}, Driver::kRestarts));
+  EXPECT_TRUE(at.d->searched_all());
+  const int64_t first = at.stats.backtrack_seats;
+  EXPECT_GT(first, 0);
+  ASSERT_FALSE(at.d->backtrack({budget, budget, budget}, Driver::kRestarts));
+  EXPECT_TRUE(at.d->searched_all());
+  EXPECT_EQ(at.stats.backtrack_seats, first);
+  // A fresh search ends the same way, seating again.
+  WorkedAtII fresh(33, Example("attention_forward.loop.json"));
+  ASSERT_FALSE(fresh.d->backtrack({budget, budget, budget}, Driver::kRestarts));
+  EXPECT_TRUE(fresh.d->searched_all());
+  EXPECT_EQ(fresh.stats.backtrack_seats, first);
+  // With a builder constraint in force nothing is remembered.
+  BuilderConstraint loose;  // a stage bound no placement here reaches
+  loose.shape = BuilderConstraint::Shape::kMaxStage;
+  loose.limit = 100;
+  at.p->constraints().add(loose);
+  at.p->clear_seats();
+  at.d->backtrack({budget, budget, budget}, Driver::kRestarts);
+  EXPECT_GT(at.stats.backtrack_seats, first);
+}
+
+TEST(Backtracking, FailingIisCostTheirProofNotTheShortRunsShare) {
+  // attention_forward's search fails at IIs 31-33 (the backtracking rung's
+  // priority order tries every seat there in 55-105 seats) and its descent
+  // tries 33 again. 343 seats before the short runs; 4,209 when the
+  // descent's 1000 seats per op went to shuffled orders ahead of a proof
+  // the search had already made (2026-11-26-cost-based-speed-3.md).
+  const CostBasedResult r = generate_cost_based(Example("attention_forward.loop.json"), {});
+  EXPECT_EQ(r.schedule.ii, 34);
+  EXPECT_LE(r.stats.backtrack_seats, 700);
+}
+
 }  // namespace
 }  // namespace tilesched::cost_based

@@ -69,7 +69,9 @@ TEST(CostEvaluators, CostVectorIsLexicographic) {
 }
 
 // Windows from the incremental bounds equal windows recomputed from the
-// placed ops, through commits, evictions (any order), undoing the last
+// placed ops (their ends, whether a predecessor is placed and the earliest
+// predecessor bound), through commits, evictions (any order: the evicted
+// op's bounds taken back out where they did not bind), undoing the last
 // seat (with the undo trail on in half the rounds) and journaled trials;
 // the register rows the placement keeps equal a walk over the placed ops.
 TEST(Placement, IncrementalBoundsMatchARecomputation) {
@@ -96,17 +98,24 @@ TEST(Placement, IncrementalBoundsMatchARecomputation) {
             << "round " << round << " row " << row;
       }
       for (OpId v = 0; v < n; ++v) {
-        int64_t lo = 0, hi = kUnbounded;
+        int64_t lo = 0, hi = kUnbounded, earliest = INT64_MAX;
         for (OpId u = 0; u < n; ++u) lo = std::max(lo, u != v && w.p->dist().has_path(u, v)
                                                            ? w.p->dist().at(u, v) : 0);
         for (OpId u : w.p->placed_ops()) {
           if (u == v) continue;
-          if (w.p->dist().has_path(u, v)) lo = std::max(lo, w.p->start(u) + w.p->dist().at(u, v));
+          if (w.p->dist().has_path(u, v)) {
+            lo = std::max(lo, w.p->start(u) + w.p->dist().at(u, v));
+            earliest = std::min(earliest, w.p->start(u) + w.p->dist().at(u, v));
+          }
           if (w.p->dist().has_path(v, u)) hi = std::min(hi, w.p->start(u) - w.p->dist().at(v, u));
         }
         const Window got = w.p->window(v);
         ASSERT_EQ(got.lo, lo) << "round " << round << " op " << v;
         ASSERT_EQ(got.hi, hi) << "round " << round << " op " << v;
+        ASSERT_EQ(got.has_pred, earliest != INT64_MAX) << "round " << round << " op " << v;
+        if (got.has_pred) {
+          ASSERT_EQ(got.earliest_pred_bound, earliest) << "round " << round << " op " << v;
+        }
       }
     };
     for (int step = 0; step < 60; ++step) {

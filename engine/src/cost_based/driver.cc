@@ -453,11 +453,11 @@ bool Driver::run(Rung rung, ArmPolicy policy) {
   return true;
 }
 
-bool Driver::backtrack(int64_t budget, int restarts) {
-  if (budget <= 0 || ctx_.g.op_count() == 0) return false;
+bool Driver::backtrack(const Backtracking::Budgets& b, int restarts) {
+  if (b.seats <= 0 || ctx_.g.op_count() == 0) return false;
   ++stats_.rung_attempts[static_cast<int>(Rung::kBacktrack)];
   // The earlier rungs' reasons stay: this rung's failure adds its lines.
-  const BacktrackResult r = backtracking_.run(p_, *this, budget, restarts);
+  const BacktrackResult r = backtracking_.run(p_, *this, b, restarts);
   stats_.backtrack_seats += r.seats;
   searched_all_ = r.searched_all;
   for (const std::string& line : r.failures) failure_.push_back(line);

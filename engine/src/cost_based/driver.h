@@ -31,12 +31,14 @@ class Driver : public Gates {
   // is spent, then kRestarts shuffled tie-breaks. True when every op is
   // placed.
   bool backtrack() {
-    return backtrack(backtrack_budget(ctx_.opts.backtrack_budget_ratio, kRungWork), kRestarts);
+    const int64_t b = backtrack_budget(ctx_.opts.backtrack_budget_ratio, kRungWork);
+    return backtrack({b, b, b}, kRestarts);
   }
-  // REQUIRES: budget >= 0 seats. After a run in the priority order that
-  // spends `budget`, `restarts` runs with seeded tie-break shuffles share
-  // another half of it.
-  bool backtrack(int64_t budget, int restarts);
+  // REQUIRES: 0 <= b.proof <= b.seats. After a run in the priority order
+  // that spends `b.seats`, `restarts` runs with seeded tie-break shuffles
+  // share another half of it; the short runs before them spend `b.probe`
+  // and `b.proof` (Backtracking::run).
+  bool backtrack(const Backtracking::Budgets& b, int restarts);
   // The last backtracking run failed having tried every seat it allows
   // (not for want of budget).
   bool searched_all() const { return searched_all_; }
@@ -45,8 +47,10 @@ class Driver : public Gates {
   }
   // The rung's work in the ladder: a 64-op graph's at 32 seats per op.
   static constexpr int64_t kRungWork = int64_t{32} * 64 * 64 * 64;
-  // The descent's work at one II.
+  // The descent's work at one II: its short runs' (their shuffles are
+  // where its placements come from), its long runs'.
   static constexpr int64_t kDescentWork = int64_t{1} << 26;
+  static constexpr int64_t kDescentLongWork = int64_t{1} << 24;
   // Restarts with shuffled tie-breaks after a run in the priority order.
   static constexpr int kRestarts = 4;
   // Restarts the permute arm's sampling stream for an II attempt, so an

@@ -127,6 +127,19 @@ void Placement::fold(DepBounds& b, int64_t d_from, int64_t d_to, int64_t t) {
   if (d_to != DistanceMatrix::kNoPath) b.hi = std::min(b.hi, t - d_to);
 }
 
+bool Placement::unfold(DepBounds& b, int64_t d_from, int64_t d_to, int64_t t) {
+  if (d_to != DistanceMatrix::kNoPath && t - d_to <= b.hi) return false;
+  if (d_from == DistanceMatrix::kNoPath) return true;
+  const int64_t bound = t + d_from;
+  if (b.preds == 1) {
+    b = DepBounds{0, 0, b.hi, 0};
+    return true;
+  }
+  if (bound >= b.lo || bound <= b.earliest) return false;
+  --b.preds;
+  return true;
+}
+
 const Placement::DepBounds& Placement::bounds(OpId v) const {
   if (dep_dirty_[v]) {
     DepBounds b;
@@ -269,7 +282,14 @@ void Placement::unplace(OpId v) {
     return;
   }
   clear_trail();  // later seats' entries hold bounds that counted v
-  for (OpId u : related(v)) dep_dirty_[u] = 1;
+  // Where v's bounds were not the binding ones, the others' fold is what
+  // remains; elsewhere the bounds are recomputed from every placed op.
+  const size_t n = static_cast<size_t>(ctx_.g.op_count());
+  const std::span<const int64_t> row = dist_.row(v);                 // D[v][*]
+  const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+  for (OpId u : related(v)) {
+    if (!dep_dirty_[u] && !unfold(dep_[u], row[u], col[u], t)) dep_dirty_[u] = 1;
+  }
 }
 
 int64_t Placement::live_end(OpId u) const {

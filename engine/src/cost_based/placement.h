@@ -160,6 +160,10 @@ class Placement {
   };
   // Folds a placed op at t into b, given D[placed][op] and D[op][placed].
   static void fold(DepBounds& b, int64_t d_from, int64_t d_to, int64_t t);
+  // Takes the op at t back out of b where its bounds were not the binding
+  // ones (then b is what folding the others gives); false where one was,
+  // and b must be recomputed.
+  static bool unfold(DepBounds& b, int64_t d_from, int64_t d_to, int64_t t);
   const DepBounds& bounds(OpId v) const;
   void find_related();
   // v was seated (sign +1) or is being unseated (-1): its own live range

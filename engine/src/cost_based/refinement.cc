@@ -1,6 +1,7 @@
 // The constraint refinement loop (see refinement.h).
 #include "refinement.h"
 
+#include <algorithm>
 #include <string>
 
 #include "../storage.h"
@@ -43,8 +44,17 @@ bool Refinement::descend(int64_t ii, int budget_ratio) {
     return false;
   }
   placement_.constraints().clear();
-  if (!driver_.backtrack(driver_.backtrack_budget(budget_ratio, Driver::kDescentWork),
-                         Driver::kRestarts)) {
+  // The short runs get the descent's budget, the long runs less of it
+  // above about 25 ops; amid the short runs a run in the priority order
+  // with the rung's budget, which ends the try where the search's rung
+  // tried every seat at this II, before the descent's share of shuffles.
+  Backtracking::Budgets b;
+  b.probe = driver_.backtrack_budget(budget_ratio, Driver::kDescentWork);
+  b.seats = driver_.backtrack_budget(budget_ratio, Driver::kDescentLongWork);
+  const int64_t rung =
+      driver_.backtrack_budget(ctx_.opts.backtrack_budget_ratio, Driver::kRungWork);
+  b.proof = rung > 0 ? std::min(rung, b.seats) : b.seats;
+  if (!driver_.backtrack(b, Driver::kRestarts)) {
     if (!driver_.failure().empty()) notes_.add(driver_.failure().back());  // the rung's own line
     status_ = found_status;
     return false;
