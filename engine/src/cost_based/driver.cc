@@ -307,7 +307,9 @@ bool Driver::cheapest_seat(OpId v, const Window& w, SeatSearch first,
     if (!best || c < best->cost) best = Proposal{Arm::kCostBased, {{v, s.t}}, c};
     // With a placed predecessor the pipe-slot component grows with t and
     // the resource component is already 0: no later seat of v can win.
-    if (basis.has_pred) break;
+    // Every component is at least 0, so nothing beats an all-zero best
+    // (ties keep the earlier seat), and v has a seat: it stays live.
+    if (basis.has_pred || best->cost == CostVector{}) break;
   }
   return any;
 }

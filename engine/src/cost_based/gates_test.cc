@@ -147,6 +147,57 @@ TEST(Arms, CostBasedArmTakesTheGlobalMinimum) {
   }
 }
 
+// The cost-based arm stops looking once it holds an all-zero cost (and at
+// an op's first seat after a placed predecessor); its proposal must still
+// be the least seat over every ready op and every cycle of its window
+// within one II, the first in (op, cycle) order among equals.
+TEST(Arms, CostBasedArmAgreesWithEverySeat) {
+  int compared = 0, zero = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Graph g = RandomLoop(seed, 12);
+    WorkedAtII w(compute_mii(g).max() + static_cast<int64_t>(seed % 3), g);
+    for (OpId v = 0; v < static_cast<OpId>(seed % 5); ++v) {
+      const SeatSearch s = w.d->earliest_seat(v);
+      if (s.outcome == SeatOutcome::kSeat) w.p->place(v, s.t);
+    }
+    std::vector<OpId> ready;
+    for (OpId v = g.op_count() - 1; v >= 0 && ready.size() < 5; --v) {
+      if (!w.p->placed(v)) ready.push_back(v);
+    }
+    const std::optional<Proposal> p = w.d->try_cost_based(ready);
+    std::optional<CostVector> best;
+    Seat at{};
+    for (OpId v : ready) {  // the surcharges the arm added stay: read after it
+      const Window win = w.p->window(v);
+      for (int64_t t = win.lo; t <= std::min(win.hi, win.lo + w.p->ii() - 1); ++t) {
+        const CostVector c = evaluate_seat(*w.p, *w.ctx, v, t);
+        if (c.feasible() && (!best || c < *best)) best = c, at = {v, t};
+      }
+    }
+    ASSERT_EQ(p.has_value(), best.has_value()) << g.name;
+    if (!p) continue;
+    ++compared;
+    zero += *best == CostVector{} ? 1 : 0;
+    EXPECT_EQ(p->cost, *best) << g.name;
+    EXPECT_EQ(p->seats[0].op, at.op) << g.name;
+    EXPECT_EQ(p->seats[0].t, at.t) << g.name;
+  }
+  EXPECT_GT(compared, 30);
+  EXPECT_GT(zero, 0);  // the early stop ran
+  // An op with no placed predecessor whose first seats invert program
+  // order: its least seat is a later one.
+  GraphBuilder b(blackwell_target());
+  for (int i = 0; i < 4; ++i) b.generic("n" + std::to_string(i), 1);
+  WorkedAtII w(20, Build(b));
+  w.p->place(0, 5);
+  w.p->place(1, 6);
+  const std::optional<Proposal> p = w.d->try_cost_based({2, 3});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->cost, CostVector{});
+  EXPECT_EQ(p->seats[0].op, 2);
+  EXPECT_EQ(p->seats[0].t, 6);
+}
+
 TEST(Arms, PermuteExploresEveryOrderOfASmallReadySet) {
   WorkedAtII w(15, Example("seed_worked_example.loop.json"));
   // Priority order mma, write, load: seating the load last costs structural
