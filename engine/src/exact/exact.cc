@@ -61,14 +61,16 @@ int64_t elapsed_us(Clock::time_point since) {
 // The wall-clock budget and its split between checks. Work stops 1/32 of
 // the limit early: verifying the answer and tearing down the Z3 context
 // after the last check must fit in the 5 % the limit allows beyond itself.
+// It also stops as early again as the longest the oracle has seen a solver
+// run on without looking at the clock, or a model take to free (the
+// reserve): the last check may stop that late, and its model is freed
+// before the call returns (docs/EXACT.md, "The time limit").
 class Budget {
  public:
   Budget(Clock::time_point t0, const ExactOptions& opts)
-      : t0_(t0), opts_(opts), limit_ms_(opts.time_limit_ms - opts.time_limit_ms / 32) {}
+      : t0_(t0), opts_(opts), limit_us_(1000 * (opts.time_limit_ms - opts.time_limit_ms / 32)) {}
   int64_t remaining_ms() const {
-    const int64_t used =
-        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0_).count();
-    return std::max<int64_t>(0, limit_ms_ - used);
+    return std::max<int64_t>(0, (limit_us_ - reserve_us_ - elapsed_us(t0_)) / 1000);
   }
   // The limit of the next check; 0 means none is left.
   int64_t next_check_ms() const {
@@ -78,12 +80,18 @@ class Budget {
                                                      : std::max<int64_t>(1, left / 2);
     return std::min(left, cap);
   }
-  Clock::time_point deadline() const { return t0_ + std::chrono::milliseconds(limit_ms_); }
+  Clock::time_point deadline() const {
+    return t0_ + std::chrono::microseconds(limit_us_ - reserve_us_);
+  }
+  // Raises the reserve to `us` when that is more.
+  void reserve(int64_t us) { reserve_us_ = std::max(reserve_us_, us); }
+  int64_t reserve_us() const { return reserve_us_; }
 
  private:
   Clock::time_point t0_;
   const ExactOptions& opts_;
-  int64_t limit_ms_;
+  int64_t limit_us_;
+  int64_t reserve_us_ = 0;
 };
 
 int64_t max_stage(const std::vector<int64_t>& start, int64_t ii) {
@@ -207,6 +215,8 @@ class Oracle {
   // `limit_ms` (and the oracle's deadline) and `units` of the backend's
   // deterministic work (0: none).
   Answer run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, int64_t units = 0);
+  // Frees a model, keeping the time it took in the budget's reserve.
+  void free_timed(std::unique_ptr<IiProblem>& problem);
   // The model at ii with stage bound k into model_ (kept when it is
   // already that II's and takes stage limits up to k); false (model_
   // empty) when the deadline passed while building it, or when the
@@ -260,6 +270,7 @@ class Oracle {
   std::optional<int64_t> proof_us_;  // when the lower bound met the II
   bool descent_cut_ = false;        // by the time limit: may differ run to run
   bool descent_rlimit_hit_ = false;  // by the descent budget: the same on every run
+  std::optional<int64_t> build_cut_ii_;  // the II whose model the time limit cut
   int64_t proven_below_ = 0;  // every II in [lower, proven_below_) is infeasible
   int counts_[4] = {0, 0, 0, 0};  // decided IIs by IiOutcome
 };
@@ -300,9 +311,12 @@ bool Oracle::component_infeasible(int64_t ii) {
     try {
       problem = backend().build(sub, spec);
     } catch (const exact_internal::ModelDeadline&) {
+      if (Clock::now() >= budget_.deadline()) build_cut_ii_ = ii;  // not the components' share
       return false;
     }
-    if (problem && run_check(*problem, spec.stage_bound, left) == Answer::kUnsat) {
+    const bool unsat = problem && run_check(*problem, spec.stage_bound, left) == Answer::kUnsat;
+    free_timed(problem);
+    if (unsat) {
       ++component_proofs_;
       return true;
     }
@@ -316,13 +330,20 @@ Answer Oracle::run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, i
                budget_.deadline());
   const Answer answer = problem.check(stages, until, units);
   if (exact_internal::between_checks_for_tests != nullptr) exact_internal::between_checks_for_tests();
+  budget_.reserve(std::max(problem.longest_unpolled_us(), elapsed_us(until)));
   return answer;
+}
+
+void Oracle::free_timed(std::unique_ptr<IiProblem>& problem) {
+  const Clock::time_point t = Clock::now();
+  problem.reset();
+  budget_.reserve(elapsed_us(t));
 }
 
 bool Oracle::build(int64_t ii, int64_t k, const std::vector<int64_t>& asap) {
   too_large_ = false;
   if (model_ && model_ii_ == ii && model_->limits_stages() && model_k_ >= k) return true;
-  model_.reset();
+  free_timed(model_);
   exact_internal::ModelSpec spec;
   spec.ii = ii;
   spec.stage_bound = k;
@@ -333,6 +354,7 @@ bool Oracle::build(int64_t ii, int64_t k, const std::vector<int64_t>& asap) {
     model_ = backend().build(g_, spec);
   } catch (const exact_internal::ModelDeadline&) {
     model_.reset();
+    build_cut_ii_ = ii;
     return false;
   }
   if (!model_) {
@@ -450,7 +472,7 @@ Answer Oracle::descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& a
     descent_cut_ = true;
     return Answer::kUnknown;
   }
-  if (sum_limit) model_.reset();  // the sum bound stays in the model: a fresh one
+  if (sum_limit) free_timed(model_);  // the sum bound stays in the model: a fresh one
   const bool incremental = opts_.backend == ExactBackend::kSat;
   if (!build(ii, incremental && !sum_limit ? std::max(k, descent_from_) : k, asap)) {
     descent_cut_ = descent_cut_ || !too_large_;
@@ -462,7 +484,7 @@ Answer Oracle::descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& a
   model_->hint(near);
   const Answer r = ask(k);
   if (r == Answer::kSat) next = model_->starts();
-  if (sum_limit) model_.reset();
+  if (sum_limit) free_timed(model_);
   return r;
 }
 
@@ -618,6 +640,10 @@ void Oracle::note_descent() {
     s.diagnostics.push_back("exact: the time limit cut the stage/start descent short; the "
                             "starts may differ from run to run (the II and bounds do not)");
   }
+  if (build_cut_ii_) {
+    s.diagnostics.push_back("exact: the time limit ended while the model at II " +
+                            std::to_string(*build_cut_ii_) + " was built");
+  }
 }
 
 ExactResult Oracle::finish(const std::optional<Schedule>& heuristic) {
@@ -706,7 +732,8 @@ void Oracle::record_stats(const std::optional<Schedule>& heuristic) {
              {"exact.component_proofs", component_proofs_},
              {"exact.descent_checks", descent_checks_},
              {"exact.descent_units", descent_units_},
-             {"exact.solver_us", solver_us_}};
+             {"exact.solver_us", solver_us_},
+             {"exact.reserve_us", budget_.reserve_us()}};
   if (s.proven_optimal && proof_us_) s.stats.emplace_back("exact.proof_us", *proof_us_);
 }
 

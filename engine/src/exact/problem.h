@@ -61,6 +61,11 @@ inline void (*between_checks_for_tests)() = nullptr;
 // graph's constraints can take seconds); the half-built model is discarded.
 struct ModelDeadline {};
 
+// A test seam: when set, the SAT models call it at every deadline poll
+// of their build with the phase that polls (exact_test.cc checks that
+// every phase polls inside its loop). Null outside the tests.
+inline void (*build_poll_for_tests)(const char* phase) = nullptr;
+
 // Thrown by a backend whose solver failed (out of memory, ...): the oracle
 // turns it into an InvalidInput status.
 struct BackendFailure {
@@ -101,6 +106,11 @@ class IiProblem {
   // it changes where the search begins, never the answer); a backend may
   // ignore it.
   virtual void hint(const std::vector<int64_t>& starts) { (void)starts; }
+  // The longest stretch, in microseconds, that this model's solver has
+  // run without looking at the clock: a check may end that late after
+  // its `until` (0: the backend does not know). The oracle keeps that
+  // much of its time in reserve (docs/EXACT.md, "The time limit").
+  virtual int64_t longest_unpolled_us() const { return 0; }
 };
 
 // One op's hold of a slot or pool: `amount` units for `duration` cycles

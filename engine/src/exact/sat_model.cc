@@ -23,8 +23,13 @@ SatModel::~SatModel() {
   solver_.disconnect_learner();
 }
 
-void SatModel::check_deadline() const {
+void SatModel::check_deadline(const char* phase) const {
+  if (build_poll_for_tests != nullptr) build_poll_for_tests(phase);
   if (Clock::now() >= deadline_) throw ModelDeadline{};
+}
+
+int64_t SatModel::longest_unpolled_us() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(until_.longest_gap).count();
 }
 
 const std::vector<int>& SatModel::rows(OpId v) {
@@ -73,7 +78,7 @@ void SatModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capac
     std::vector<Cnf::Term> terms;
     for (size_t i = 0; i < arcs.size(); ++i) terms.push_back({arcs[i].amount, occ[i][q]});
     cnf_.at_most(std::move(terms), capacity - base);
-    if (q % 64 == 0) check_deadline();
+    if (q % 64 == 0) check_deadline("resources");
   }
 }
 
@@ -90,7 +95,9 @@ Answer SatModel::check(int64_t stages, Clock::time_point until, int64_t units) {
   if (cnf_.inconsistent()) return Answer::kUnsat;
   if (units > 0) solver_.limit("conflicts", static_cast<int>(std::min<int64_t>(units, INT_MAX)));
   until_.until = until;
+  until_.last_poll = Clock::now();
   const int r = solver_.solve();
+  until_.terminate();  // the stretch from the last poll to the return
   if (r == 10) return Answer::kSat;
   if (r == 20) return Answer::kUnsat;
   return Answer::kUnknown;

@@ -56,7 +56,6 @@ RowStageModel::RowStageModel(const Graph& g, const ModelSpec& spec) : SatModel(g
   add_variables(spec);
   if (empty_) return;
   add_dependences();
-  check_deadline();
   add_symmetry();
   add_groups();
   add_storage();
@@ -72,6 +71,7 @@ void RowStageModel::add_variables(const ModelSpec& spec) {
   row_first_.assign(n, 0);
   stage_first_.assign(n, 0);
   for (OpId v = 0; v < n; ++v) {
+    if (v % 64 == 0) check_deadline("variables");
     hi_[v] = latest_start(g_, spec, v);
     empty_ = empty_ || hi_[v] < lo_[v];
     kmin_[v] = lo_[v] / ii_;
@@ -79,6 +79,7 @@ void RowStageModel::add_variables(const ModelSpec& spec) {
   }
   if (empty_) return;
   for (OpId v = 0; v < n; ++v) {
+    if (v % 64 == 0) check_deadline("variables");
     row_first_[v] = cnf_.vars() + 1;
     for (int64_t r = 0; r + 1 < ii_; ++r) cnf_.new_var();
     stage_first_[v] = cnf_.vars() + 1;
@@ -140,6 +141,7 @@ void RowStageModel::stages_apart(OpId a, OpId b, int64_t c, int guard) {
 // (-II, 2 * II).
 void RowStageModel::add_dependences() {
   for (const Edge& e : g_.edges) {
+    check_deadline("dependences");
     if (e.from == e.to) continue;  // II >= RecMII: a self-loop holds
     const int64_t q = e.latency / ii_, p = e.latency % ii_;
     const int64_t c = q - e.distance;
@@ -163,6 +165,7 @@ void RowStageModel::add_symmetry() {
     cnf_.clause(at_zero);
   }
   for (const auto& [u, v] : interchangeable_pairs(g_)) {  // s_u <= s_v
+    check_deadline("symmetry");
     const int64_t first = std::min(kmin_[u], kmin_[v]), last = std::max(kmax_[u], kmax_[v]);
     for (int64_t k = first; k <= last; ++k) cnf_.clause({-kle(v, k), kle(u, k)});
     const int rows_ordered = cnf_.new_var();  // r_u <= r_v
@@ -255,7 +258,7 @@ void RowStageModel::add_storage() {
     for (const Edge& e : g_.edges) {
       if (e.from == v && e.kind == EdgeKind::kData) add_storage_edge(v, e, at_least);
     }
-    check_deadline();
+    check_deadline("storage");
   }
   cnf_.at_most(std::move(terms), g_.target.pools[*pool].capacity - fixed);
 }

@@ -40,6 +40,7 @@ TimeIndexedModel::TimeIndexedModel(const Graph& g, const ModelSpec& spec) : SatM
   hi_.assign(n, 0);
   first_.assign(n, 0);
   for (OpId v = 0; v < n; ++v) {
+    if (v % 64 == 0) check_deadline("variables");
     hi_[v] = latest_start(g, spec, v);
     empty_ = empty_ || hi_[v] < lo_[v];
   }
@@ -65,9 +66,9 @@ int TimeIndexedModel::le(OpId v, int64_t t) const {
 // t implies s_to >= t + latency - distance * II.
 void TimeIndexedModel::add_chains_and_dependences() {
   for (OpId v = 0; v < g_.op_count(); ++v) {
+    if (v % 64 == 0) check_deadline("variables");
     for (int64_t t = lo_[v]; t + 1 < hi_[v]; ++t) cnf_.clause({-le(v, t), le(v, t + 1)});
   }
-  check_deadline();
   for (const Edge& e : g_.edges) {
     if (e.from == e.to) continue;  // II >= RecMII: a self-loop holds
     const int64_t c = e.latency - e.distance * ii_;
@@ -79,7 +80,7 @@ void TimeIndexedModel::add_chains_and_dependences() {
       if (t + c - 1 < lo_[e.to]) continue;  // implied by to's window
       cnf_.clause({le(e.from, t - 1), -le(e.to, t + c - 1)});
     }
-    check_deadline();
+    check_deadline("dependences");
   }
 }
 
@@ -92,6 +93,7 @@ void TimeIndexedModel::add_symmetry() {
     cnf_.clause(at_zero);
   }
   for (const auto& [u, v] : interchangeable_pairs(g_)) {  // s_u <= s_v
+    check_deadline("symmetry");
     for (int64_t t = lo_[v]; t < hi_[v]; ++t) cnf_.clause({-le(v, t), le(u, t)});
   }
 }
@@ -145,7 +147,7 @@ void TimeIndexedModel::add_storage_copies(OpId v, std::vector<Cnf::Term>& terms)
         cnf_.clause({-le(v, t), le(e.to, need - 1), at_least});
       }
     }
-    check_deadline();
+    check_deadline("storage");
   }
 }
 

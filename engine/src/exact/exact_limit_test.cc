@@ -1,0 +1,147 @@
+// Tests that the exact oracle keeps its time limit (docs/EXACT.md, "The
+// time limit"): every phase of a SAT model's build polls its deadline
+// inside its loop, a build the deadline passes stops at its next poll and
+// the diagnostics say so, and a check that stops late is kept in the
+// budget's reserve. None of them times anything: the test seams of
+// problem.h stand in for a slow machine.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "../test_graphs.h"
+#include "problem.h"
+#include "tilesched/exact.h"
+#include "tilesched/graph_builder.h"
+#include "tilesched/mii.h"
+#include "tilesched/verify.h"
+
+namespace tilesched {
+namespace {
+
+using exact_internal::Clock;
+
+// 70 ops in a chain, each holding the one singleton slot for a cycle:
+// MII 70, and enough ops, edges and rows for every loop of a build that
+// polls every 64 to poll twice.
+Graph LongChain() {
+  GraphBuilder b(make_generic_target("t", {{"x", 1, false}}, {}));
+  OpId prev = b.generic("v0", 1, {{1, 1, 1}});
+  for (int i = 1; i < 70; ++i) {
+    const OpId v = b.generic("v" + std::to_string(i), 1, {{1, 1, 1}});
+    b.edge(prev, v, 1);
+    prev = v;
+  }
+  return b.build().value();
+}
+
+exact_internal::ModelSpec SpecAtMii(const Graph& g, Clock::time_point deadline) {
+  exact_internal::ModelSpec spec;
+  spec.ii = compute_mii(g).max();
+  spec.stage_bound = exact_internal::stage_bound(g, spec.ii);
+  spec.asap = *exact_internal::longest_paths(g, spec.ii, false);
+  spec.tail = *exact_internal::longest_paths(g, spec.ii, true);
+  spec.deadline = deadline;
+  return spec;
+}
+
+std::map<std::string, int>& polls() {
+  static std::map<std::string, int> counts;
+  return counts;
+}
+
+int64_t Stat(const Schedule& s, const std::string& name) {
+  for (const auto& [key, value] : s.stats) {
+    if (key == name) return value;
+  }
+  return -1;
+}
+
+// A phase that built its part of the CNF without polling could run on
+// for seconds past the deadline on a large graph (md_grid graph7's
+// dependences took 1.3 s of the clock under load between two polls).
+TEST(ExactLimit, EveryPhaseOfASatModelsBuildPollsInsideItsLoop) {
+  const Graph g = LongChain();
+  exact_internal::build_poll_for_tests = [](const char* phase) { ++polls()[phase]; };
+  for (SatEncoding encoding : {SatEncoding::kRowStage, SatEncoding::kTimeIndexed}) {
+    SCOPED_TRACE(static_cast<int>(encoding));
+    polls().clear();
+    const auto backend = exact_internal::make_sat_backend(encoding);
+    const auto model = backend->build(g, SpecAtMii(g, Clock::now() + std::chrono::hours(1)));
+    ASSERT_NE(model, nullptr);
+    EXPECT_GE(polls()["variables"], 2);     // every 64 ops: 0, 64
+    EXPECT_GE(polls()["dependences"], 69);  // every edge
+    EXPECT_GE(polls()["resources"], 2);     // every 64 rows of the 70
+
+    // Once the deadline has passed, the first poll ends the build.
+    polls().clear();
+    EXPECT_THROW(backend->build(g, SpecAtMii(g, Clock::now() - std::chrono::seconds(1))),
+                 exact_internal::ModelDeadline);
+    int total = 0;
+    for (const auto& [phase, n] : polls()) total += n;
+    EXPECT_EQ(total, 1);
+  }
+  exact_internal::build_poll_for_tests = nullptr;
+}
+
+// The deadline passing while a model is built (here: the first poll
+// sleeps past the whole limit) ends the call with the heuristic's
+// schedule, and the diagnostics name the build that was cut.
+TEST(ExactLimit, ADeadlinePassingDuringABuildEndsTheCallAndSaysSo) {
+  const Graph g = Example("attention_forward.loop.json");  // MII 27, cost-based 34
+  static int total;
+  total = 0;
+  exact_internal::build_poll_for_tests = [](const char*) {
+    if (++total == 1) std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  };
+  ExactOptions opts;
+  opts.time_limit_ms = 1000;
+  StatusOr<ExactResult> r = generate_exact(g, opts);
+  exact_internal::build_poll_for_tests = nullptr;
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // The sleeping poll and at most one more (a component's model, then
+  // the graph's): each found the deadline passed and threw.
+  EXPECT_GE(total, 1);
+  EXPECT_LE(total, 2);
+  const Schedule& s = r->schedule;
+  ASSERT_TRUE(s.feasible);
+  EXPECT_TRUE(verify_schedule(g, s).legal());
+  EXPECT_FALSE(s.proven_optimal);
+  bool named = false;
+  for (const std::string& d : s.diagnostics) {
+    named = named || d.find("the time limit ended while the model at II") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+}
+
+// A check that stops after its own limit (here the seam sleeps 200 ms
+// after the first check, whose limit is 1 ms) may stop as late again in
+// the last check: the oracle keeps that much in reserve, both backends.
+TEST(ExactLimit, ACheckThatStopsLateIsKeptInReserve) {
+  const Graph g = Example("attention_forward.loop.json");
+  for (ExactBackend backend : {ExactBackend::kSat, ExactBackend::kSmt}) {
+    SCOPED_TRACE(exact_backend_name(backend));
+    static int checks;
+    checks = 0;
+    exact_internal::between_checks_for_tests = [] {
+      if (++checks == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    };
+    ExactOptions opts;
+    opts.backend = backend;
+    opts.per_check_limit_ms = 1;
+    opts.time_limit_ms = 60'000;
+    StatusOr<ExactResult> r = generate_exact(g, opts);
+    exact_internal::between_checks_for_tests = nullptr;
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_GE(checks, 1);
+    EXPECT_GE(Stat(r->schedule, "exact.reserve_us"), 199'000);
+    ASSERT_TRUE(r->schedule.feasible);
+    EXPECT_TRUE(verify_schedule(g, r->schedule).legal());
+  }
+}
+
+}  // namespace
+}  // namespace tilesched
