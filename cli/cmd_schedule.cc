@@ -58,7 +58,8 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
        "cost-based: seats per op the backtracking rung may spend at one II; 0 = the seeds' "
        "ladder only (docs/COST_BASED.md)")
       ("policy-fallback", po::value(&f.policy_fallback)->default_value("on"),
-       "cost-based best-cost: on = first-success's rungs run when best-cost's fail at an II; "
+       "cost-based best-cost: on = first-success's rungs run when best-cost's fail at an II, "
+       "and its whole attempt when best-cost's placement misses the SMEM budget; "
        "off = seed 001's policy alone")
       ("descent-budget-ratio",
        po::value(&opts.cost_based.descent_budget_ratio)->default_value(1000),

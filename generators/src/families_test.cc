@@ -309,6 +309,29 @@ TEST(Families, SmemScaledIntoTheBudgetWhenManyTilesAreUnrolled) {
   EXPECT_GT(g.ops[0].store_bytes, 0);
 }
 
+// gemm_mainloop at 256 ops, seed 2: at its MII (1020) best-cost's seats
+// spread over more stages than the SMEM budget (rule L4) allows and its
+// refinement loop runs out of iterations, where first-success's seats hold.
+// With the II capped at the MII, the policy fallback's whole attempt under
+// first-success places it; best-cost alone (the fallback off) does not, and
+// without the cap it had walked hundreds of IIs up before its descent came back.
+TEST(Families, BestCostFallsBackToFirstSuccessWhereItsSeatsMissTheSmemBudget) {
+  const Graph g = make("gemm_mainloop", 256, 2);
+  GenerateOptions opts;
+  opts.generator = GeneratorKind::kCostBased;
+  opts.cost_based.arm_policy = ArmPolicy::kBestCost;
+  opts.cost_based.ii_cap = 1020;
+  StatusOr<Schedule> s = generate_schedule(g, opts);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_TRUE(s->feasible) << failure_reason_name(s->failure);
+  EXPECT_EQ(s->ii, 1020);
+  EXPECT_TRUE(verify_schedule(g, *s).legal());
+  opts.cost_based.policy_fallback = false;
+  s = generate_schedule(g, opts);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_FALSE(s->feasible);
+}
+
 TEST(Families, GroupedGemmDealsTilesBySeed) {
   std::set<std::string> shapes;
   for (uint64_t seed = 0; seed < 6; ++seed) shapes.insert(make("grouped_gemm", 80, seed).name);

@@ -49,7 +49,9 @@ struct CostBasedOptions {
   // per op, until one fails (docs/COST_BASED.md); 0 keeps the found II.
   int descent_budget_ratio = 1000;
   // best-cost only: when its rungs fail at an II, first-success's rungs run
-  // before the II is given up (docs/COST_BASED.md); false: seed 001 as written.
+  // before the II is given up, and first-success's whole attempt where
+  // best-cost's placement fails the refinement loop (docs/COST_BASED.md);
+  // false: seed 001 as written.
   bool policy_fallback = true;
   uint64_t seed = 1;              // seeds permutation sampling
 };

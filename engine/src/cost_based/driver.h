@@ -47,10 +47,10 @@ class Driver : public Gates {
   }
   // The rung's work in the ladder: a 64-op graph's at 32 seats per op.
   static constexpr int64_t kRungWork = int64_t{32} * 64 * 64 * 64;
-  // The descent's work at one II: its short runs' (their shuffles are
-  // where its placements come from), its long runs'.
+  // The descent's work at one II, its short and its long runs alike (2^24
+  // for the long runs raised fa3_forward and fa4_forward at 256 ops:
+  // results/records/2026-11-26-best-cost-fallback-3.md).
   static constexpr int64_t kDescentWork = int64_t{1} << 26;
-  static constexpr int64_t kDescentLongWork = int64_t{1} << 24;
   // Restarts with shuffled tie-breaks after a run in the priority order.
   static constexpr int kRestarts = 4;
   // Restarts the permute arm's sampling stream for an II attempt, so an

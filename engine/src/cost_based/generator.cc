@@ -131,6 +131,8 @@ class Generator {
   // lowest II it places, or `found`.
   int64_t descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
                   bool& serial_fallback);
+  // The policy fallback for a whole attempt (docs/COST_BASED.md).
+  bool first_success_attempt(int64_t ii);
   Schedule publish(const IiSearchResult& r, const std::vector<int64_t>& seats,
                    bool serial_fallback, const IiRange& range);
 
@@ -160,7 +162,8 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   IiSearchResult r = search_ii(
       ctx_.g, range, ctx_.opts.ii_search,
       [&](int64_t ii) {
-        return refinement_.attempt(ii) ? IiVerdict::kPlaced : IiVerdict::kNotPlaced;
+        return refinement_.attempt(ii) || first_success_attempt(ii) ? IiVerdict::kPlaced
+                                                                     : IiVerdict::kNotPlaced;
       },
       &screen_);
   stats_.ii_screened = screen_.rejected();
@@ -175,6 +178,22 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   result.stats = stats_;
   result.refinement_status = refinement_.status();
   return result;
+}
+
+// Best-cost's ladder placed every op at `ii`, but the refinement loop found
+// no placement that meets the builder constraints and rule L4 (best-cost's
+// seats spread over more stages): first-success's whole attempt at the same
+// II, so that best-cost never gives up an II that first-success places.
+// Where the ladder itself failed, it already ran first-success's rungs.
+bool Generator::first_success_attempt(int64_t ii) {
+  if (ladder_.policy() != ArmPolicy::kBestCost || !ctx_.opts.policy_fallback ||
+      !refinement_.ladder_placed()) {
+    return false;
+  }
+  ladder_.set_policy(ArmPolicy::kFirstSuccess);
+  const bool placed = refinement_.attempt(ii);
+  ladder_.set_policy(ArmPolicy::kBestCost);
+  return placed;
 }
 
 int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,

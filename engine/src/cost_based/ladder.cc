@@ -5,14 +5,19 @@ namespace tilesched::cost_based {
 
 Ladder::Ladder(Placement& placement, Driver& driver, CostBasedStats& stats,
                const Schedule& serial, Notes& notes)
-    : placement_(placement), driver_(driver), stats_(stats), serial_(serial), notes_(notes) {}
+    : placement_(placement),
+      driver_(driver),
+      stats_(stats),
+      serial_(serial),
+      notes_(notes),
+      policy_(driver.ctx().opts.arm_policy) {}
 
 std::optional<Rung> Ladder::run() {
   const CostBasedOptions& opts = driver_.ctx().opts;
-  if (seed_rungs(opts.arm_policy)) return winner_;
+  if (seed_rungs(policy_)) return winner_;
   // The policy fallback: best-cost's rungs failed; first-success's run too,
   // so best-cost never gives up an II first-success would place.
-  if (opts.arm_policy == ArmPolicy::kBestCost && opts.policy_fallback &&
+  if (policy_ == ArmPolicy::kBestCost && opts.policy_fallback &&
       seed_rungs(ArmPolicy::kFirstSuccess)) {
     return winner_;
   }
@@ -65,7 +70,7 @@ bool Ladder::rerun_winner() {
   if (!winner_ || *winner_ == Rung::kSerialFallback) return false;
   placement_.clear_seats();
   if (*winner_ == Rung::kBacktrack) return driver_.backtrack();
-  return driver_.run(*winner_, driver_.ctx().opts.arm_policy);
+  return driver_.run(*winner_, policy_);
 }
 
 bool Ladder::serial_rung() {

@@ -31,6 +31,10 @@ class Ladder {
   // fails and the depth family has nothing left: every builder constraint
   // lifted, the backtracking rung, which takes only placements that meet L4.
   bool storage_search();
+  // The policy run() and rerun_winner() use (the options' by default): the
+  // search's whole-attempt fallback runs an II again under first-success.
+  void set_policy(ArmPolicy policy) { policy_ = policy; }
+  ArmPolicy policy() const { return policy_; }
 
  private:
   // The seeds' rungs (Rau refinement through cost-based after the clear),
@@ -45,6 +49,7 @@ class Ladder {
   const Schedule& serial_;
   Notes& notes_;
   std::optional<Rung> winner_;
+  ArmPolicy policy_;
 };
 
 }  // namespace tilesched::cost_based

@@ -31,6 +31,7 @@ bool Refinement::attempt(int64_t ii) {
       placed = true;
       if (*winner == Rung::kSerialFallback) serial_fallback_ = true;
     }
+    ladder_placed_ = ladder_placed_ || placed;
     const Next next = placed ? after_placement(st, ii) : after_failed_ladder(st);
     if (next != Next::kIterate) return next == Next::kSucceeded;
   }
@@ -44,13 +45,13 @@ bool Refinement::descend(int64_t ii, int budget_ratio) {
     return false;
   }
   placement_.constraints().clear();
-  // The short runs get the descent's budget, the long runs less of it
-  // above about 25 ops; amid the short runs a run in the priority order
+  // The short and the long runs get the descent's budget; amid the short
+  // runs a run in the priority order
   // with the rung's budget, which ends the try where the search's rung
   // tried every seat at this II, before the descent's share of shuffles.
   Backtracking::Budgets b;
   b.probe = driver_.backtrack_budget(budget_ratio, Driver::kDescentWork);
-  b.seats = driver_.backtrack_budget(budget_ratio, Driver::kDescentLongWork);
+  b.seats = b.probe;
   const int64_t rung =
       driver_.backtrack_budget(ctx_.opts.backtrack_budget_ratio, Driver::kRungWork);
   b.proof = rung > 0 ? std::min(rung, b.seats) : b.seats;
@@ -76,6 +77,7 @@ bool Refinement::start(int64_t ii) {
   placement_.constraints().clear();
   driver_.reseed(ii);
   serial_fallback_ = false;
+  ladder_placed_ = false;
   status_ = 0;
   builder_.start();
   return true;

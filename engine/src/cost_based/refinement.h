@@ -35,6 +35,9 @@ class Refinement {
   uint8_t status() const { return status_; }  // the last attempt's
   bool truncated() const { return truncated_; }  // some attempt ran out of iterations
   bool serial_fallback() const { return serial_fallback_; }  // the seats are the serial ones
+  // The last attempt's ladder placed every op at least once (what failed
+  // was a builder constraint or rule L4, not the placement).
+  bool ladder_placed() const { return ladder_placed_; }
 
  private:
   // What the loop knows at this II. A placement that meets every hard rule
@@ -69,6 +72,7 @@ class Refinement {
   uint8_t status_ = 0;
   bool truncated_ = false;
   bool serial_fallback_ = false;
+  bool ladder_placed_ = false;
 };
 
 }  // namespace tilesched::cost_based
