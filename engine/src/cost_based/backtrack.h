@@ -65,7 +65,7 @@ class Backtracking {
   // kQuickSeatsPerOp seats per op, then at most kProbeRuns shuffled orders
   // spending at most budget / kProbeShare seats.
   // None below a budget of kProbeMinSeatsPerOp seats per op: there the
-  // priority order's long run is all the budget allows (as before them).
+  // priority order's long run is all the budget allows.
   static constexpr int64_t kQuickSeatsPerOp = 4;
   static constexpr int kProbeRuns = 256;
   static constexpr int64_t kProbeShare = 2;

@@ -27,12 +27,20 @@ TEST(Gates, G1HoldsGroupMembersUntilTheAnchorIsPlaced) {
   EXPECT_EQ(w.d->earliest_seat(m).outcome, SeatOutcome::kSeat);
 }
 
-TEST(Gates, G2MarksAnOpDeadPastItsMaxDepth) {
+// A load and an ALU op 20 cycles after it whose max_depth is 0: at II 8
+// the ALU op cannot start in stage 0 once the load is placed.
+Graph LoadThenShallowAlu(OpId& x, OpId& y) {
   GraphBuilder b(blackwell_target());
-  const OpId x = b.op("x", "tiled_tma_load"), y = b.op("y", "alu");
+  x = b.op("x", "tiled_tma_load");
+  y = b.op("y", "alu");
   b.edge(x, y, 20);
   b.at(y).max_depth = 0;
-  WorkedAtII w(8, Build(b));
+  return Build(b);
+}
+
+TEST(Gates, G2MarksAnOpDeadPastItsMaxDepth) {
+  OpId x, y;
+  WorkedAtII w(8, LoadThenShallowAlu(x, y));
   EXPECT_EQ(w.d->earliest_seat(y).outcome, SeatOutcome::kDead);
   EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG2MaxDepth)], 1);
 }
@@ -97,11 +105,8 @@ TEST(Gates, TheFuseArmCountsItsRejects) {
 }
 
 TEST(Gates, TheForcedPlacementCountsItsRejects) {
-  GraphBuilder b(blackwell_target());
-  const OpId x = b.op("x", "tiled_tma_load"), y = b.op("y", "alu");
-  b.edge(x, y, 20);
-  b.at(y).max_depth = 0;
-  WorkedAtII w(8, Build(b));
+  OpId x, y;
+  WorkedAtII w(8, LoadThenShallowAlu(x, y));
   w.p->place(x, 0);
   EXPECT_FALSE(w.d->force_place(y));  // y cannot start before 20: stage 2
   EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG2MaxDepth)], 1);

@@ -106,8 +106,9 @@ std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& 
 namespace cost_based {
 namespace {
 
-// The descent's tries that may run out of budget before it stops (3 until
-// 2026-11-26-cost-based-speed-3: 2 keeps every region of the reference run).
+// The descent's tries that may run out of budget before it stops (2 keeps
+// every region of the reference run that 3 gives:
+// results/records/2026-11-26-cost-based-speed-3.md).
 constexpr int kDescentMisses = 2;
 
 class Generator {
