@@ -293,7 +293,9 @@ bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
   if (!prepared_ || g.op_count() != n_ || g.edges != edges_) {
     prepare(g, adj);
     lines_.forget();
+    lines_pending_ = false;
   }
+  if (lines_pending_) make_pending_lines();
   from_lines_ = false;
   const bool across = across_ii_ && n_ <= kAcrossIiMaxOps;
   if (across && lines_.covers(ii)) {
@@ -317,10 +319,19 @@ bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
     lines_.missed();
   }
   if (!close_all(ii)) return false;
-  if (across && !lines_.offer(ii, dist_) && !lines_.has_lines() && walk_slopes(ii)) {
-    lines_.set_lines(ii, dist_, walk_slope_);
-  }
+  lines_pending_ = across;
   return true;
+}
+
+// The closure of the last build (at ii_, still in dist_) offered to the
+// lines, or lines through it from its best paths' δ (walk_slopes). Made
+// when the next build comes, so a caller that builds at one II only (a
+// search whose first II places) never pays for them.
+void DistanceMatrix::make_pending_lines() {
+  lines_pending_ = false;
+  if (!lines_.offer(ii_, dist_) && !lines_.has_lines() && walk_slopes(ii_)) {
+    lines_.set_lines(ii_, dist_, walk_slope_);
+  }
 }
 
 bool DistanceMatrix::walk_slopes(int64_t ii) {

@@ -47,7 +47,8 @@
 // from the MII then runs one closure when nothing breaks in its range, and a
 // matrix read off the lines writes each row when it is first read; an II
 // search in either direction gets the same matrices as fresh builds, bit
-// for bit (distance_test.cc).
+// for bit (distance_test.cc). A closure's lines are made when the next
+// build comes, so a caller that builds at one II only pays for none.
 //
 // Memory: 8·n² bytes for the matrix, plus 8·k² (and 8·h·k) of scratch for
 // the largest component closed by a dense method; across IIs, 16·n² more
@@ -214,6 +215,7 @@ class DistanceMatrix {
   void set_across_ii(bool on) {
     across_ii_ = on;
     lines_.forget();
+    lines_pending_ = false;
   }
   // The IIs the caller's search will ask for (IiLines::set_range).
   void set_ii_range(int64_t lo, int64_t hi) { lines_.set_range(lo, hi); }
@@ -272,6 +274,9 @@ class DistanceMatrix {
   // different δ tie at ii, it may not hold, and a second closure follows.
   // Into walk_slope_; false when a δ is out of the magnitude bound.
   bool walk_slopes(int64_t ii);
+  // The lines from the last closure, deferred to the next build
+  // (lines_pending_).
+  void make_pending_lines();
   // The matrix at ii from the lines, its rows written as they are read.
   void read_lines(int64_t ii);
   void fill_row(OpId u) const {
@@ -354,6 +359,9 @@ class DistanceMatrix {
   bool across_ii_ = true;
   IiLines lines_;
   bool from_lines_ = false;
+  // dist_ holds a closure (at ii_) not yet offered to the lines: done at
+  // the next build, so a single build costs no lines.
+  bool lines_pending_ = false;
   mutable std::vector<uint32_t> row_stamp_;
   uint32_t stamp_ = 0;
   std::vector<int64_t> check_row_;  // lines_hold's scratch

@@ -95,6 +95,19 @@ std::optional<int> find_zero_distance_positive_cycle(const Graph& g, const Adjac
   return std::nullopt;
 }
 
+ComponentMembers component_members(const Components& c) {
+  ComponentMembers out;
+  out.begin.assign(static_cast<size_t>(c.count) + 1, 0);
+  for (int comp : c.component) ++out.begin[comp + 1];
+  for (int k = 0; k < c.count; ++k) out.begin[k + 1] += out.begin[k];
+  out.members.resize(c.component.size());
+  std::vector<int> fill(out.begin.begin(), out.begin.end() - 1);
+  for (OpId v = 0; v < static_cast<OpId>(c.component.size()); ++v) {
+    out.members[fill[c.component[v]]++] = v;
+  }
+  return out;
+}
+
 std::vector<int64_t> longest_zero_distance_paths(const Graph& g, const Adjacency& adj) {
   const int n = g.op_count();
   const Components c = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
@@ -154,8 +167,7 @@ int64_t group_span_bound(const Graph& g, const Adjacency& adj,
     return bound;
   }
   const Components zero = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
-  std::vector<std::vector<OpId>> members_of(zero.count);
-  for (OpId v = 0; v < g.op_count(); ++v) members_of[zero.component[v]].push_back(v);
+  const ComponentMembers members_of = component_members(zero);
   constexpr int64_t kUnreached = INT64_MIN;
   std::vector<int64_t> reach(zero.count);
   for (const std::vector<OpId>& group : members) {
@@ -165,7 +177,7 @@ int64_t group_span_bound(const Graph& g, const Adjacency& adj,
       reach[zero.component[source]] = 0;
       for (int c = zero.component[source]; c >= 0; --c) {  // topological: ids descend
         if (reach[c] == kUnreached) continue;
-        for (OpId u : members_of[c]) {
+        for (OpId u : members_of.of(c)) {
           for (int p = adj.out_begin[u]; p < adj.out_begin[u + 1]; ++p) {
             const Edge& e = g.edges[adj.out_edges[p]];
             const int d = zero.component[e.to];
@@ -232,16 +244,16 @@ std::string forced_conflict_message(const Graph& g, const SharedLoad& load,
 
 std::optional<std::string> forced_together_conflict(const Graph& g, const Adjacency& adj) {
   const Components c = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
-  std::vector<std::vector<OpId>> members(c.count);
-  for (OpId v = 0; v < g.op_count(); ++v) members[c.component[v]].push_back(v);
+  if (c.count == g.op_count()) return std::nullopt;  // every component a lone op
+  const ComponentMembers members = component_members(c);
   // Per component, the load of every slot and rate pool at the common
   // start; a component of one op cannot conflict with itself.
   const int slots = g.target.slot_count();
   std::vector<SharedLoad> load(static_cast<size_t>(slots) + g.target.pools.size());
   for (int k = c.count - 1; k >= 0; --k) {
-    if (members[k].size() < 2) continue;
+    if (members.of(k).size() < 2) continue;
     for (SharedLoad& l : load) l = SharedLoad{};
-    for (OpId v : members[k]) {
+    for (OpId v : members.of(k)) {
       const Op& op = g.ops[v];
       for (const Triple& tr : op.resources) {
         if (tr.duration <= 0) continue;

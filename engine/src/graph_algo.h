@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <queue>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +63,17 @@ struct Components {
   std::vector<int> component;  // per op
 };
 Components strongly_connected(const Graph& g, const Adjacency& adj, EdgeFilter filter);
+
+// Each component's ops in id order, in one flat list (no list per
+// component): members[begin[c] .. begin[c + 1]).
+struct ComponentMembers {
+  std::vector<int> begin;  // count + 1 entries
+  std::vector<OpId> members;
+  std::span<const OpId> of(int c) const {
+    return {members.data() + begin[c], static_cast<size_t>(begin[c + 1] - begin[c])};
+  }
+};
+ComponentMembers component_members(const Components& c);
 
 // For every op, the longest path over distance-0 edges ending at it (sum of
 // edge latencies; 0 for a root). REQUIRES: no zero-distance positive cycle.

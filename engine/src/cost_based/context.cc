@@ -38,14 +38,11 @@ void Context::rank_topologically() {
   const int n = g.op_count();
   const Components zero = strongly_connected(g, adj, EdgeFilter::kZeroDistance);
   zero_scc = zero.component;
-  std::vector<int> comp_min(zero.count, n);
-  std::vector<std::vector<OpId>> comp_members(zero.count);
-  for (OpId v = 0; v < n; ++v) {
-    comp_min[zero_scc[v]] = std::min(comp_min[zero_scc[v]], v);
-    comp_members[zero_scc[v]].push_back(v);
-  }
+  const ComponentMembers comp_members = component_members(zero);
+  std::vector<int> comp_min(zero.count);
+  for (int c = 0; c < zero.count; ++c) comp_min[c] = comp_members.of(c).front();
   const std::vector<int> comp_walk = kahn_walk(zero.count, comp_min, [&](int c, auto&& visit) {
-    for (OpId v : comp_members[c]) {
+    for (OpId v : comp_members.of(c)) {
       for (int p = adj.out_begin[v]; p < adj.out_begin[v + 1]; ++p) {
         const Edge& e = g.edges[adj.out_edges[p]];
         if (e.distance == 0 && zero_scc[e.to] != c) visit(zero_scc[e.to]);
@@ -55,7 +52,7 @@ void Context::rank_topologically() {
   topo_rank.assign(n, 0);
   int rank = 0;
   for (int c : comp_walk) {
-    for (OpId v : comp_members[c]) topo_rank[v] = rank++;
+    for (OpId v : comp_members.of(c)) topo_rank[v] = rank++;
   }
 }
 

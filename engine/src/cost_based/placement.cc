@@ -38,22 +38,24 @@ bool Placement::reset(int64_t ii) {
   const int n = ctx_.g.op_count();
   const size_t un = static_cast<size_t>(n);
   dist_t_.resize(un * un);
+  // ASAP: every start is >= 0, so s_v >= max(0, max_u D[u][v]); kNoPath is
+  // below 0 and D[v][v] is 0, so neither needs a test.
+  static_assert(DistanceMatrix::kNoPath < 0);
+  std::fill(asap_.begin(), asap_.end(), 0);
   constexpr size_t kBlock = 64;  // blocked transpose: both sides stay in cache
   for (size_t u0 = 0; u0 < un; u0 += kBlock) {
+    const size_t u1 = std::min(un, u0 + kBlock);
     for (size_t v0 = 0; v0 < un; v0 += kBlock) {
-      for (size_t u = u0; u < std::min(un, u0 + kBlock); ++u) {
+      const size_t v1 = std::min(un, v0 + kBlock);
+      for (size_t u = u0; u < u1; ++u) {
         const int64_t* row = dist_.row(static_cast<OpId>(u)).data();
-        for (size_t v = v0; v < std::min(un, v0 + kBlock); ++v) dist_t_[v * un + u] = row[v];
+        int64_t* col = dist_t_.data() + u;
+        for (size_t v = v0; v < v1; ++v) {
+          col[v * un] = row[v];
+          asap_[v] = std::max(asap_[v], row[v]);
+        }
       }
     }
-  }
-  for (OpId v = 0; v < n; ++v) {
-    int64_t lo = 0;  // every start is >= 0, so s_v >= D[u][v] for every u
-    const int64_t* to_v = dist_t_.data() + static_cast<size_t>(v) * un;
-    for (OpId u = 0; u < n; ++u) {
-      if (u != v && to_v[u] != DistanceMatrix::kNoPath) lo = std::max(lo, to_v[u]);
-    }
-    asap_[v] = lo;
   }
   if (related_begin_.empty()) find_related();
   clear_seats();
@@ -67,13 +69,18 @@ void Placement::find_related() {
   related_begin_.assign(un + 1, 0);
   related_.clear();
   for (OpId v = 0; v < n; ++v) {
-    const std::span<const int64_t> row = dist_.row(v);
+    const int64_t* row = dist_.row(v).data();
     const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * un;
-    for (OpId u = 0; u < n; ++u) {
-      if (u != v && (row[u] != DistanceMatrix::kNoPath || col[u] != DistanceMatrix::kNoPath)) {
-        related_.push_back(u);
-      }
+    const size_t first = related_.size();
+    related_.resize(first + un);  // room for every op; cut to those related
+    OpId* out = related_.data() + first;
+    size_t count = 0;
+    for (OpId u = 0; u < n; ++u) {  // branch-free: most tests go either way
+      out[count] = u;
+      count += static_cast<size_t>((u != v) & ((row[u] != DistanceMatrix::kNoPath) |
+                                               (col[u] != DistanceMatrix::kNoPath)));
     }
+    related_.resize(first + count);
     related_begin_[v + 1] = static_cast<int>(related_.size());
   }
 }
