@@ -64,42 +64,64 @@ CostBasedOptions as_the_seeds_write_it(CostBasedOptions opts) {
   return opts;
 }
 
-std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& s) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  auto add = [&](std::string key, int64_t value) { out.emplace_back(std::move(key), value); };
-  add("ii_tried", s.ii_tried);
-  add("ii_screened", s.ii_screened);
+namespace {
+
+// Every statistic in the order stats_fields lists them: add(prefix, name,
+// value), its key prefix + name.
+template <class Add>
+void each_stat(const CostBasedStats& s, Add&& add) {
+  add("", "ii_tried", s.ii_tried);
+  add("", "ii_screened", s.ii_screened);
   for (int a = 0; a < kArmCount; ++a) {
-    add("arm_proposals." + std::string(arm_name(static_cast<Arm>(a))), s.arm_proposals[a]);
+    add("arm_proposals.", arm_name(static_cast<Arm>(a)), s.arm_proposals[a]);
   }
   for (int a = 0; a < kArmCount; ++a) {
-    add("arm_wins." + std::string(arm_name(static_cast<Arm>(a))), s.arm_wins[a]);
+    add("arm_wins.", arm_name(static_cast<Arm>(a)), s.arm_wins[a]);
   }
   for (int g = 0; g < kGateCount; ++g) {
-    add("gate_rejects." + std::string(gate_name(static_cast<Gate>(g))), s.gate_rejects[g]);
+    add("gate_rejects.", gate_name(static_cast<Gate>(g)), s.gate_rejects[g]);
   }
   for (int r = 0; r < kRungCount; ++r) {
-    add("rung_attempts." + std::string(rung_name(static_cast<Rung>(r))), s.rung_attempts[r]);
+    add("rung_attempts.", rung_name(static_cast<Rung>(r)), s.rung_attempts[r]);
   }
   for (int r = 0; r < kRungCount; ++r) {
-    add("rung_successes." + std::string(rung_name(static_cast<Rung>(r))), s.rung_successes[r]);
+    add("rung_successes.", rung_name(static_cast<Rung>(r)), s.rung_successes[r]);
   }
   for (int g = 0; g < kGiveUpCount; ++g) {
-    add("give_ups." + std::string(give_up_name(static_cast<GiveUp>(g))), s.give_ups[g]);
+    add("give_ups.", give_up_name(static_cast<GiveUp>(g)), s.give_ups[g]);
   }
-  add("evictions", s.evictions);
-  add("backtrack_seats", s.backtrack_seats);
-  add("descent_successes", s.descent_successes);
-  add("group_reorders", s.group_reorders);
-  add("refinement_iterations", s.refinement_iterations);
-  add("constraints_added", s.constraints_added);
-  add("constraints_lifted", s.constraints_lifted);
+  add("", "evictions", s.evictions);
+  add("", "backtrack_seats", s.backtrack_seats);
+  add("", "descent_successes", s.descent_successes);
+  add("", "group_reorders", s.group_reorders);
+  add("", "refinement_iterations", s.refinement_iterations);
+  add("", "constraints_added", s.constraints_added);
+  add("", "constraints_lifted", s.constraints_lifted);
   for (int f = 0; f < kConstraintFamilyCount; ++f) {
-    const std::string name(constraint_family_name(static_cast<ConstraintFamily>(f)));
-    add("constraints_added." + name, s.family_added[f]);
-    add("constraints_lifted." + name, s.family_lifted[f]);
+    const std::string_view name = constraint_family_name(static_cast<ConstraintFamily>(f));
+    add("constraints_added.", name, s.family_added[f]);
+    add("constraints_lifted.", name, s.family_lifted[f]);
   }
-  add("spill_surcharges", s.spill_surcharges);
+  add("", "spill_surcharges", s.spill_surcharges);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& s) {
+  // The keys are the same for every schedule: spelled out once.
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    each_stat(CostBasedStats{}, [&](std::string_view prefix, std::string_view name, int64_t) {
+      k.push_back(std::string(prefix) + std::string(name));
+    });
+    return k;
+  }();
+  std::vector<std::pair<std::string, int64_t>> out;
+  out.reserve(keys.size());
+  size_t i = 0;
+  each_stat(s, [&](std::string_view, std::string_view, int64_t value) {
+    out.emplace_back(keys[i++], value);
+  });
   return out;
 }
 

@@ -193,7 +193,7 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
   }
   m.region = rebuild_region(g, s, m.pipes, m.mutexes);
 
-  const std::vector<std::string> violations = check_materialization(g, s, m);
+  const std::vector<std::string> violations = check_materialization_with(g, s, m, maps);
   if (!violations.empty()) {
     std::string message = "materialize: postcondition violated: " + violations.front();
     if (violations.size() > 1) {

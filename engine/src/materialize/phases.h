@@ -2,6 +2,7 @@
 // exposed for the tests; tilesched/materialize.h is the public entry.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "solve.h"
@@ -47,6 +48,13 @@ std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDra
 // pair, in walker order (what Schedule::solve did for it).
 StatusOr<Materialization> materialize_traced(const Graph& g, const Schedule& s,
                                              std::vector<PairSolve>& solves);
+
+// check_materialization for the pass driver, which has checked the stage
+// order and built `maps` (build_value_maps(g, s): a function of g and s
+// alone, so the same maps the checker would build again).
+std::vector<std::string> check_materialization_with(const Graph& g, const Schedule& s,
+                                                    const Materialization& m,
+                                                    const ValueMaps& maps);
 
 // The ops in (stage, order), with the values spliced in (RegionStep).
 std::vector<RegionStep> rebuild_region(const Graph& g, const Schedule& s,

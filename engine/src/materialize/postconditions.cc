@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "phases.h"
 #include "stage_order.h"
 #include "tilesched/materialize.h"
 #include "value_rule.h"
@@ -27,7 +28,9 @@ std::string str(int64_t x) { return std::to_string(x); }
 class Checker {
  public:
   Checker(const Graph& g, const Schedule& s, const Materialization& m) : g_(g), s_(s), m_(m) {}
-  std::vector<std::string> run() &&;
+  // Every check; with `maps`, the stage order is taken as checked and the
+  // value maps as built.
+  std::vector<std::string> run(const ValueMaps* maps = nullptr) &&;
 
  private:
   bool in_range(OpId v) const { return v >= 0 && v < g_.op_count(); }
@@ -63,7 +66,8 @@ class Checker {
   const Graph& g_;
   const Schedule& s_;
   const Materialization& m_;
-  ValueMaps maps_;
+  ValueMaps own_maps_;
+  const ValueMaps* maps_ = &own_maps_;
   std::vector<std::vector<int>> carried_;  // per pipe: pipe_edges
   std::vector<std::string> out_;
 };
@@ -184,7 +188,7 @@ void Checker::check_pipe_depth(size_t p, const std::string& who) {
   int64_t expected = 1;
   if (!pipe.producers.empty()) {
     expected = 0;
-    for (int e : carried) expected = std::max(expected, maps_.depth[e]);
+    for (int e : carried) expected = std::max(expected, maps_->depth[e]);
   }
   const bool known = pipe.producers.empty() || !carried.empty();
   if (known && pipe.depth != expected) {
@@ -204,7 +208,7 @@ void Checker::check_pipe_producers(size_t p, const std::string& who) {
   std::vector<OpId> feeding, arriving;  // sources of carried edges; of arrivals among them
   for (int e : carried) {
     feeding.push_back(g_.edges[e].from);
-    if (maps_.needs[e] && maps_.raw[e].kind == RawValue::Kind::kArrival) {
+    if (maps_->needs[e] && maps_->raw[e].kind == RawValue::Kind::kArrival) {
       arriving.push_back(g_.edges[e].from);
     }
   }
@@ -215,7 +219,7 @@ void Checker::check_pipe_producers(size_t p, const std::string& who) {
       add(who + ": producer " + name(u) + " has no live data edge to " + name(pipe.consumer));
     }
   }
-  if (std::none_of(carried.begin(), carried.end(), [&](int e) { return maps_.needs[e] != 0; })) {
+  if (std::none_of(carried.begin(), carried.end(), [&](int e) { return maps_->needs[e] != 0; })) {
     add(who + ": carries no edge that needs a pipe");
   }
   if (pipe.producers.size() < 2) return;
@@ -236,7 +240,7 @@ void Checker::check_coverage() {
   }
   for (int e = 0; e < g_.edge_count(); ++e) {
     const std::vector<size_t>& pipes = by_edge[e];
-    if (maps_.needs[e] && pipes.empty()) {
+    if (maps_->needs[e] && pipes.empty()) {
       add(edge_text(e) + " needs a pipe and no pipe carries it");
     } else if (pipes.size() > 1) {
       add(edge_text(e) + " is carried by " + str(static_cast<int64_t>(pipes.size())) + " pipes (" +
@@ -247,14 +251,14 @@ void Checker::check_coverage() {
   // its barrier: one pipe for all of them.
   for (OpId c = 0; c < g_.op_count(); ++c) {
     std::map<int, std::set<size_t>> pipes;  // producer agent -> pipes
-    for (int e : maps_.needed_in[c]) {
-      if (maps_.raw[e].kind == RawValue::Kind::kArrival && by_edge[e].size() == 1) {
-        pipes[maps_.agents.of_op[g_.edges[e].from]].insert(by_edge[e].front());
+    for (int e : maps_->needed_in[c]) {
+      if (maps_->raw[e].kind == RawValue::Kind::kArrival && by_edge[e].size() == 1) {
+        pipes[maps_->agents.of_op[g_.edges[e].from]].insert(by_edge[e].front());
       }
     }
     for (const auto& [agent, split] : pipes) {
       if (split.size() > 1) {
-        add("the asynchronous producers of agent " + maps_.agents.names[agent] +
+        add("the asynchronous producers of agent " + maps_->agents.names[agent] +
             " arriving at " + name(c) + " are split across " + id_list(m_.pipes, split) +
             " (they share one origin value)");
       }
@@ -263,11 +267,11 @@ void Checker::check_coverage() {
   // Nothing crosses agents but through a pipe.
   for (int e = 0; e < g_.edge_count(); ++e) {
     const Edge& edge = g_.edges[e];
-    const int from = maps_.agents.of_op[edge.from];
-    const int to = maps_.agents.of_op[edge.to];
+    const int from = maps_->agents.of_op[edge.from];
+    const int to = maps_->agents.of_op[edge.to];
     if (edge.kind == EdgeKind::kData && from != to && by_edge[e].empty()) {
-      add(edge_text(e) + " crosses from agent " + maps_.agents.names[from] + " to " +
-          maps_.agents.names[to] + " and no pipe carries it");
+      add(edge_text(e) + " crosses from agent " + maps_->agents.names[from] + " to " +
+          maps_->agents.names[to] + " and no pipe carries it");
     }
   }
   std::map<std::pair<OpId, std::set<OpId>>, size_t> groups;
@@ -303,7 +307,7 @@ void Checker::check_mutexes() {
     check_recorded_edges(who, mx.edges, carried);
     check_owner(who, mx.owner, before(s_, mx.acquirer, mx.releaser) ? mx.acquirer : mx.releaser);
     int64_t expected = 0;
-    for (int e : carried) expected = std::max(expected, maps_.depth[e]);
+    for (int e : carried) expected = std::max(expected, maps_->depth[e]);
     if (mx.depth < 1) add(who + ": depth " + str(mx.depth) + " is below 1");
     if (mx.depth != expected) {
       add(who + ": depth " + str(mx.depth) + ", expected " + str(expected) +
@@ -324,7 +328,7 @@ void Checker::check_mutexes() {
 // producers' one agent and its consumer's (the fallback: the consumer's on
 // both sides).
 void Checker::check_agents() {
-  const AgentAssignment& a = maps_.agents;
+  const AgentAssignment& a = maps_->agents;
   if (m_.agents.size() != g_.ops.size()) {
     add("the materialization names the agents of " + str(static_cast<int64_t>(m_.agents.size())) +
         " ops, not of all " + str(g_.op_count()));
@@ -483,15 +487,21 @@ void Checker::check_flag() {
   }
 }
 
-std::vector<std::string> Checker::run() && {
-  if (std::optional<std::string> problem = materialize_internal::stage_order_problem(g_, s_)) {
-    add(*problem);
-    return std::move(out_);
+std::vector<std::string> Checker::run(const ValueMaps* maps) && {
+  if (maps == nullptr) {
+    if (std::optional<std::string> problem = materialize_internal::stage_order_problem(g_, s_)) {
+      add(*problem);
+      return std::move(out_);
+    }
   }
   if (!check_references()) return std::move(out_);
-  maps_ = materialize_internal::build_value_maps(g_, s_);
+  if (maps != nullptr) {
+    maps_ = maps;
+  } else {
+    own_maps_ = materialize_internal::build_value_maps(g_, s_);
+  }
   for (const Pipe& p : m_.pipes)
-    carried_.push_back(materialize_internal::pipe_edges_in(maps_, g_, p));
+    carried_.push_back(materialize_internal::pipe_edges_in(*maps_, g_, p));
   for (size_t p = 0; p < m_.pipes.size(); ++p) check_pipe(p);
   check_coverage();
   check_mutexes();
@@ -506,6 +516,11 @@ std::vector<std::string> Checker::run() && {
 std::vector<std::string> check_materialization(const Graph& g, const Schedule& s,
                                                const Materialization& m) {
   return Checker(g, s, m).run();
+}
+
+std::vector<std::string> materialize_internal::check_materialization_with(
+    const Graph& g, const Schedule& s, const Materialization& m, const ValueMaps& maps) {
+  return Checker(g, s, m).run(&maps);
 }
 
 }  // namespace tilesched
