@@ -412,8 +412,7 @@ bool DistanceMatrix::close_all(int64_t ii) {
   ii_ = ii;
   valid_ = false;
   const size_t cells = static_cast<size_t>(n_) * static_cast<size_t>(n_);
-  dist_.resize(cells);  // no allocation when n is unchanged
-  std::fill(dist_.begin(), dist_.end(), kNoPath);
+  dist_.assign(cells, kNoPath);  // no allocation when n is unchanged
   first_.resize(static_cast<size_t>(n_));
   last_.resize(static_cast<size_t>(n_));
   stats_ = {};

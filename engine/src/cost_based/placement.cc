@@ -37,7 +37,10 @@ bool Placement::reset(int64_t ii) {
   if (!built && !dist_.build(ctx_.g, ctx_.adj, ii)) return false;
   const int n = ctx_.g.op_count();
   const size_t un = static_cast<size_t>(n);
-  dist_t_.resize(un * un);
+  if (dist_t_cells_ != un * un) {
+    dist_t_ = std::make_unique_for_overwrite<int64_t[]>(un * un);
+    dist_t_cells_ = un * un;
+  }
   // ASAP: every start is >= 0, so s_v >= max(0, max_u D[u][v]); kNoPath is
   // below 0 and D[v][v] is 0, so neither needs a test.
   static_assert(DistanceMatrix::kNoPath < 0);
@@ -49,7 +52,7 @@ bool Placement::reset(int64_t ii) {
       const size_t v1 = std::min(un, v0 + kBlock);
       for (size_t u = u0; u < u1; ++u) {
         const int64_t* row = dist_.row(static_cast<OpId>(u)).data();
-        int64_t* col = dist_t_.data() + u;
+        int64_t* col = dist_t_.get() + u;
         for (size_t v = v0; v < v1; ++v) {
           col[v * un] = row[v];
           asap_[v] = std::max(asap_[v], row[v]);
@@ -68,19 +71,17 @@ void Placement::find_related() {
   const size_t un = static_cast<size_t>(n);
   related_begin_.assign(un + 1, 0);
   related_.clear();
+  std::vector<OpId> found(un);
   for (OpId v = 0; v < n; ++v) {
     const int64_t* row = dist_.row(v).data();
-    const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * un;
-    const size_t first = related_.size();
-    related_.resize(first + un);  // room for every op; cut to those related
-    OpId* out = related_.data() + first;
+    const int64_t* col = dist_t_.get() + static_cast<size_t>(v) * un;
     size_t count = 0;
     for (OpId u = 0; u < n; ++u) {  // branch-free: most tests go either way
-      out[count] = u;
+      found[count] = u;
       count += static_cast<size_t>((u != v) & ((row[u] != DistanceMatrix::kNoPath) |
                                                (col[u] != DistanceMatrix::kNoPath)));
     }
-    related_.resize(first + count);
+    related_.insert(related_.end(), found.data(), found.data() + count);
     related_begin_[v + 1] = static_cast<int>(related_.size());
   }
 }
@@ -151,7 +152,7 @@ const Placement::DepBounds& Placement::bounds(OpId v) const {
   if (dep_dirty_[v]) {
     DepBounds b;
     const size_t n = static_cast<size_t>(ctx_.g.op_count());
-    const int64_t* to_v = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+    const int64_t* to_v = dist_t_.get() + static_cast<size_t>(v) * n;  // D[*][v]
     const std::span<const int64_t> from_v = dist_.row(v);               // D[v][*]
     for (OpId u : placed_list_) {
       if (u != v && !in_trial_[u]) fold(b, to_v[u], from_v[u], start_[u]);
@@ -167,7 +168,7 @@ Window Placement::window(OpId v) const {
   DepBounds b = bounds(v);
   if (!trial_ops_.empty()) {
     const size_t n = static_cast<size_t>(ctx_.g.op_count());
-    const int64_t* to_v = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+    const int64_t* to_v = dist_t_.get() + static_cast<size_t>(v) * n;  // D[*][v]
     const std::span<const int64_t> from_v = dist_.row(v);               // D[v][*]
     for (OpId u : trial_ops_) {
       if (u != v) fold(b, to_v[u], from_v[u], start_[u]);
@@ -235,7 +236,7 @@ void Placement::place(OpId v, int64_t t) {
   update_live_ranges(v, +1);  // not for trial seats: no one reads the rows in a trial
   const size_t n = static_cast<size_t>(ctx_.g.op_count());
   const std::span<const int64_t> row = dist_.row(v);  // D[v][*]
-  const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+  const int64_t* col = dist_t_.get() + static_cast<size_t>(v) * n;  // D[*][v]
   const std::span<const OpId> touched = related(v);
   if (!trail_on_ && touched.size() * 4 > n) {
     // Most ops are related: a straight scan of the row and column beats
@@ -293,7 +294,7 @@ void Placement::unplace(OpId v) {
   // remains; elsewhere the bounds are recomputed from every placed op.
   const size_t n = static_cast<size_t>(ctx_.g.op_count());
   const std::span<const int64_t> row = dist_.row(v);                 // D[v][*]
-  const int64_t* col = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+  const int64_t* col = dist_t_.get() + static_cast<size_t>(v) * n;  // D[*][v]
   for (OpId u : related(v)) {
     if (!dep_dirty_[u] && !unfold(dep_[u], row[u], col[u], t)) dep_dirty_[u] = 1;
   }
@@ -362,7 +363,7 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   const std::optional<int64_t> gstage = group_stage(ctx_.group_of[v]);
   const size_t n = static_cast<size_t>(ctx_.g.op_count());
   const std::span<const int64_t> from_v = dist_.row(v);               // D[v][*]
-  const int64_t* to_v = dist_t_.data() + static_cast<size_t>(v) * n;  // D[*][v]
+  const int64_t* to_v = dist_t_.get() + static_cast<size_t>(v) * n;  // D[*][v]
   for (OpId u : placed_list_) {
     bool hit = false;
     if (from_v[u] != DistanceMatrix::kNoPath && start_[u] < t + from_v[u]) hit = true;

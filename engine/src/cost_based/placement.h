@@ -9,6 +9,7 @@
 
 #include <cassert>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -201,7 +202,10 @@ class Placement {
   Pressure pressure_;
   std::vector<char> dead_;
   std::vector<int64_t> last_forced_;
-  std::vector<int64_t> dist_t_;        // the closure transposed: [v * n + u] = D[u][v]
+  // The closure transposed: [v * n + u] = D[u][v]. Every cell is written
+  // at each reset, so the storage is not zeroed first.
+  std::unique_ptr<int64_t[]> dist_t_;
+  size_t dist_t_cells_ = 0;
   mutable std::vector<DepBounds> dep_;
   mutable std::vector<char> dep_dirty_;
   RegisterRows register_rows_;
