@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <utility>
 
 #include "ii_driver.h"
 #include "tilesched/ims.h"
@@ -118,7 +119,7 @@ Schedule materialized(const Graph& g, Schedule s) {
   if (!s.feasible) return s;
   StatusOr<Materialization> m = materialize(g, s);
   if (m.ok()) {
-    attach_materialization(s, *m);
+    attach_materialization(s, std::move(*m));
   } else {
     s.diagnostics.push_back(m.status().message());
   }

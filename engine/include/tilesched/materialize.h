@@ -56,8 +56,9 @@ struct Materialization {
 StatusOr<Materialization> materialize(const Graph& g, const Schedule& s);
 
 // Stores m's pipes and mutexes in s, and kTrivialFallbackFlag in s.flags
-// when m used the fallback (once).
-void attach_materialization(Schedule& s, const Materialization& m);
+// when m used the fallback (once). Pass an rvalue where m is not needed
+// after: its values move.
+void attach_materialization(Schedule& s, Materialization m);
 
 // The materialization a schedule carries (its pipes, mutexes and flags),
 // with the region rebuilt from them; no solve records. What

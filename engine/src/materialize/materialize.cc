@@ -204,10 +204,10 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
   return m;
 }
 
-void attach_materialization(Schedule& s, const Materialization& m) {
-  s.pipes = m.pipes;
-  s.mutexes = m.mutexes;
-  s.agents = m.agents;
+void attach_materialization(Schedule& s, Materialization m) {
+  s.pipes = std::move(m.pipes);
+  s.mutexes = std::move(m.mutexes);
+  s.agents = std::move(m.agents);
   const bool flagged =
       std::find(s.flags.begin(), s.flags.end(), kTrivialFallbackFlag) != s.flags.end();
   if (m.trivial_fallback && !flagged) s.flags.emplace_back(kTrivialFallbackFlag);
