@@ -71,17 +71,14 @@ void Placement::find_related() {
   const size_t un = static_cast<size_t>(n);
   related_begin_.assign(un + 1, 0);
   related_.clear();
-  std::vector<OpId> found(un);
   for (OpId v = 0; v < n; ++v) {
     const int64_t* row = dist_.row(v).data();
     const int64_t* col = dist_t_.get() + static_cast<size_t>(v) * un;
-    size_t count = 0;
-    for (OpId u = 0; u < n; ++u) {  // branch-free: most tests go either way
-      found[count] = u;
-      count += static_cast<size_t>((u != v) & ((row[u] != DistanceMatrix::kNoPath) |
-                                               (col[u] != DistanceMatrix::kNoPath)));
+    for (OpId u = 0; u < n; ++u) {
+      if (u != v && (row[u] != DistanceMatrix::kNoPath || col[u] != DistanceMatrix::kNoPath)) {
+        related_.push_back(u);
+      }
     }
-    related_.insert(related_.end(), found.data(), found.data() + count);
     related_begin_[v + 1] = static_cast<int>(related_.size());
   }
 }
