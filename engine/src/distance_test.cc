@@ -491,15 +491,21 @@ TEST(DistanceAcrossIi, OneObjectAcrossGraphsAndMethods) {
   }
 }
 
-TEST(DistanceAcrossIi, LinearSearchClosesOnce) {
-  // A recurrence (λ 10, δ 1) and a chain hanging off it: above RecMII every
-  // pair is linear in II, so 200 IIs in a row cost one closure.
+// A recurrence (λ 10, δ 1) through ops 0 and 1, and op 2 hanging off it:
+// above RecMII (10) every pair is linear in II.
+Graph recurrence_and_chain() {
   GraphBuilder b(blackwell_target());
   const OpId a = b.generic("a", 2), c = b.generic("c", 2), x = b.generic("x", 1);
   b.edge(a, c, 4);
   b.edge(c, a, 6, 1);
   b.edge(c, x, 3);
-  const Graph g = build(b);
+  return build(b);
+}
+
+TEST(DistanceAcrossIi, LinearSearchClosesOnce) {
+  // 200 IIs in a row above RecMII cost one closure.
+  const OpId a = 0, c = 1, x = 2;
+  const Graph g = recurrence_and_chain();
   const Adjacency adj = Adjacency::build(g);
   DistanceMatrix m;
   for (int64_t ii = 10; ii < 210; ++ii) {
@@ -566,6 +572,25 @@ TEST(IiLines, ReadsEqualTheValuesAtEveryIi) {
   }
   EXPECT_GT(read, 10000);
   EXPECT_GT(broken, 100);
+}
+
+TEST(DistanceAcrossIi, LinesOfAClosureOutliveAFailedBuild) {
+  // A closure's lines are made when the next build comes; a build below
+  // RecMII, whose closure fails part way, comes first and must not spoil
+  // them: the build after it reads the lines, equal to a fresh closure.
+  const Graph g = recurrence_and_chain();
+  const Adjacency adj = Adjacency::build(g);
+  DistanceMatrix m, fresh;
+  fresh.set_across_ii(false);
+  ASSERT_TRUE(m.build(g, adj, 20));
+  EXPECT_FALSE(m.build(g, adj, 9));
+  ASSERT_TRUE(m.build(g, adj, 21));
+  EXPECT_TRUE(m.stats().from_lines);
+  EXPECT_EQ(m.totals().closures, 2);  // at 20, and the failed one at 9
+  ASSERT_TRUE(fresh.build(g, adj, 21));
+  for (OpId u = 0; u < g.op_count(); ++u) {
+    for (OpId v = 0; v < g.op_count(); ++v) EXPECT_EQ(m.value(u, v), fresh.value(u, v));
+  }
 }
 
 }  // namespace

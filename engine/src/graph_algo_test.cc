@@ -29,6 +29,26 @@ TEST(GraphAlgo, ComponentsAreReverseTopological) {
   EXPECT_EQ(strongly_connected(g, adj, EdgeFilter::kZeroDistance).count, 4);
 }
 
+TEST(GraphAlgo, ComponentMembersListEachComponentInIdOrder) {
+  // 0 -> 1 <-> 2 -> 3, 4 <-> 0 across iterations, 5 alone.
+  Graph g = raw_graph(6, {{0, 1, 1, 0}, {1, 2, 1, 0}, {2, 1, 1, 1}, {2, 3, 1, 0},
+                          {4, 0, 1, 0}, {0, 4, 1, 2}});
+  const Adjacency adj = Adjacency::build(g);
+  for (EdgeFilter filter : {EdgeFilter::kAll, EdgeFilter::kZeroDistance}) {
+    const Components c = strongly_connected(g, adj, filter);
+    const ComponentMembers m = component_members(c);
+    ASSERT_EQ(m.begin.size(), static_cast<size_t>(c.count) + 1);
+    EXPECT_EQ(m.begin.back(), g.op_count());
+    for (int k = 0; k < c.count; ++k) {
+      std::vector<OpId> want;
+      for (OpId v = 0; v < g.op_count(); ++v) {
+        if (c.component[v] == k) want.push_back(v);
+      }
+      EXPECT_EQ(std::vector<OpId>(m.of(k).begin(), m.of(k).end()), want) << "component " << k;
+    }
+  }
+}
+
 TEST(GraphAlgo, DeepChainDoesNotRecurse) {
   const int n = 8000;
   std::vector<Edge> edges;

@@ -189,6 +189,31 @@ TEST(CostBased, SpillModelSurchargesSeatsOverTheRegisterBudget) {
   EXPECT_EQ(quiet.stats.spill_surcharges, 0);
 }
 
+TEST(CostBased, StatsFieldsNameEveryCounterInOrder) {
+  CostBasedStats s;
+  s.ii_tried = 3;
+  s.gate_rejects[static_cast<int>(Gate::kG3Rrt)] = 7;
+  s.family_lifted[static_cast<int>(ConstraintFamily::kDepth)] = 2;
+  s.spill_surcharges = 5;
+  const std::vector<std::pair<std::string, int64_t>> f = stats_fields(s);
+  ASSERT_EQ(f.size(), 2u + 2 * kArmCount + kGateCount + 2 * kRungCount + kGiveUpCount + 7 +
+                          2 * kConstraintFamilyCount + 1);
+  EXPECT_EQ(f.front(), (std::pair<std::string, int64_t>{"ii_tried", 3}));
+  EXPECT_EQ(f[2].first, "arm_proposals.permute");
+  EXPECT_EQ(f.back(), (std::pair<std::string, int64_t>{"spill_surcharges", 5}));
+  auto value = [&](const std::string& key) {
+    for (const auto& [k, v] : f) {
+      if (k == key) return v;
+    }
+    ADD_FAILURE() << "no " << key;
+    return int64_t{-1};
+  };
+  EXPECT_EQ(value("gate_rejects.g3_rrt"), 7);
+  EXPECT_EQ(value("constraints_lifted.depth"), 2);
+  EXPECT_EQ(value("constraints_added.depth"), 0);
+  EXPECT_EQ(stats_fields(s), f);  // the keys are built once, the values each call
+}
+
 TEST(CostBased, ForceSerialKeepsTheSerialSchedule) {
   const Graph g = Example("force_serial.loop.json");
   const Schedule s = Schedule_(g);

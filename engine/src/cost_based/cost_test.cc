@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../search.h"
+#include "tilesched/mii.h"
 #include "cost.h"
 #include "registers.h"
 
@@ -66,6 +67,35 @@ TEST(CostEvaluators, CostVectorIsLexicographic) {
   CostVector sum = a;
   sum += CostVector::infinite();
   EXPECT_FALSE(sum.feasible());
+}
+
+// ASAP is max(0, max over u != v with a path of D[u][v]), at RecMII (where
+// a critical cycle's ops reach themselves with exactly 0) and above.
+TEST(Placement, AsapIsTheLongestPathIntoTheOp) {
+  SplitMix64 rng(4);
+  for (int round = 0; round < 60; ++round) {
+    GraphBuilder b(blackwell_target());
+    const int n = static_cast<int>(rng.uniform(2, 12));
+    for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), rng.uniform(0, 5));
+    for (int e = 0; e < 2 * n; ++e) {
+      const OpId x = static_cast<OpId>(rng.uniform(0, n - 1));
+      const OpId y = static_cast<OpId>(rng.uniform(0, n - 1));
+      if (x < y) b.edge(x, y, rng.uniform(0, 6));
+      if (x > y) b.edge(x, y, rng.uniform(0, 6), 1);
+    }
+    const Graph g = Build(b);
+    const int64_t rec = recurrence_mii(g);
+    for (int64_t ii : {rec, rec + 2}) {
+      WorkedAtII w(ii, g);
+      for (OpId v = 0; v < n; ++v) {
+        int64_t want = 0;
+        for (OpId u = 0; u < n; ++u) {
+          if (u != v && w.p->dist().has_path(u, v)) want = std::max(want, w.p->dist().at(u, v));
+        }
+        ASSERT_EQ(w.p->asap(v), want) << "round " << round << " II " << ii << " op " << v;
+      }
+    }
+  }
 }
 
 // Windows from the incremental bounds equal windows recomputed from the
