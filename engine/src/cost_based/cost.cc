@@ -78,12 +78,9 @@ int64_t try_add_constraint_to_avoid_reg_spilling(Placement& p, const Context& ct
 int64_t structural_distance(const Placement& p, OpId v, int64_t t) {
   int64_t inversions = 0;
   for (OpId u : p.placed_ops()) {
-    // In the schedule u precedes v when (s_u, u) < (t, v). Branch-free:
-    // which way each test goes is a coin flip.
-    const int64_t s = p.start(u);
-    const int before = u < v;
-    const int u_first = (s < t) | ((s == t) & before);
-    inversions += u_first ^ before;
+    // In the schedule u precedes v when (s_u, u) < (t, v).
+    const bool u_first = p.start(u) < t || (p.start(u) == t && u < v);
+    if (u_first != (u < v)) ++inversions;
   }
   return inversions;
 }
