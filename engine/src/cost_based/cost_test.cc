@@ -69,21 +69,28 @@ TEST(CostEvaluators, CostVectorIsLexicographic) {
   EXPECT_FALSE(sum.feasible());
 }
 
+// A random loop of lo..hi ops: edges forward in op order within an
+// iteration, backward ones carried 1..max_distance iterations.
+Graph RandomLoop(SplitMix64& rng, int lo, int hi, int64_t max_distance) {
+  GraphBuilder b(blackwell_target());
+  const int n = static_cast<int>(rng.uniform(lo, hi));
+  for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), rng.uniform(0, 5));
+  for (int e = 0; e < 2 * n; ++e) {
+    const OpId x = static_cast<OpId>(rng.uniform(0, n - 1));
+    const OpId y = static_cast<OpId>(rng.uniform(0, n - 1));
+    if (x < y) b.edge(x, y, rng.uniform(0, 6));
+    if (x > y) b.edge(x, y, rng.uniform(0, 6), rng.uniform(1, max_distance));
+  }
+  return Build(b);
+}
+
 // ASAP is max(0, max over u != v with a path of D[u][v]), at RecMII (where
 // a critical cycle's ops reach themselves with exactly 0) and above.
 TEST(Placement, AsapIsTheLongestPathIntoTheOp) {
   SplitMix64 rng(4);
   for (int round = 0; round < 60; ++round) {
-    GraphBuilder b(blackwell_target());
-    const int n = static_cast<int>(rng.uniform(2, 12));
-    for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), rng.uniform(0, 5));
-    for (int e = 0; e < 2 * n; ++e) {
-      const OpId x = static_cast<OpId>(rng.uniform(0, n - 1));
-      const OpId y = static_cast<OpId>(rng.uniform(0, n - 1));
-      if (x < y) b.edge(x, y, rng.uniform(0, 6));
-      if (x > y) b.edge(x, y, rng.uniform(0, 6), 1);
-    }
-    const Graph g = Build(b);
+    const Graph g = RandomLoop(rng, 2, 12, 1);
+    const int n = g.op_count();
     const int64_t rec = recurrence_mii(g);
     for (int64_t ii : {rec, rec + 2}) {
       WorkedAtII w(ii, g);
@@ -107,16 +114,8 @@ TEST(Placement, AsapIsTheLongestPathIntoTheOp) {
 TEST(Placement, IncrementalBoundsMatchARecomputation) {
   SplitMix64 rng(3);
   for (int round = 0; round < 150; ++round) {
-    GraphBuilder b(blackwell_target());
-    const int n = static_cast<int>(rng.uniform(3, 14));
-    for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), rng.uniform(0, 5));
-    for (int e = 0; e < 2 * n; ++e) {
-      const OpId x = static_cast<OpId>(rng.uniform(0, n - 1));
-      const OpId y = static_cast<OpId>(rng.uniform(0, n - 1));
-      if (x < y) b.edge(x, y, rng.uniform(0, 6));
-      if (x > y) b.edge(x, y, rng.uniform(0, 6), rng.uniform(1, 2));
-    }
-    Graph g = Build(b);
+    Graph g = RandomLoop(rng, 3, 14, 2);
+    const int n = g.op_count();
     for (Op& op : g.ops) op.registers = rng.uniform(0, 3) * 8;
     WorkedAtII w(40, std::move(g));  // II 40 is above any recurrence here
     w.p->set_undo_trail(round % 2 == 0);
