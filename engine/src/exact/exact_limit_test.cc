@@ -153,7 +153,7 @@ TEST(ExactLimit, ASatModelEstimatesItsUnpolledStretchFromItsSize) {
   const Graph small = LongChain();
   GraphBuilder b(make_generic_target("t", {{"x", 1, false}}, {}));
   OpId prev = b.generic("v0", 1, {{1, 1, 1}});
-  for (int i = 1; i < 140; ++i) {
+  for (int i = 1; i < 100; ++i) {
     const OpId v = b.generic("v" + std::to_string(i), 1, {{1, 1, 1}});
     b.edge(prev, v, 1);
     prev = v;
