@@ -29,6 +29,7 @@ void Cnf::add(const Lits& lits) {
   for (int l : lits) {
     if (l == kFalse) continue;
     solver_.add(l);
+    ++literals_;
     any = true;
   }
   if (!any) {

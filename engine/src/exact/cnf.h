@@ -33,6 +33,7 @@ class Cnf {
   bool inconsistent() const { return inconsistent_; }
   int vars() const { return vars_; }
   int64_t clauses() const { return clauses_; }
+  int64_t literals() const { return literals_; }  // over the clauses given the solver
 
   void clause(std::initializer_list<int> lits);
   void clause(const std::vector<int>& lits);
@@ -61,6 +62,7 @@ class Cnf {
   CaDiCaL::Solver& solver_;
   int vars_ = 1;
   int64_t clauses_ = 0;
+  int64_t literals_ = 0;
   bool inconsistent_ = false;
   // The BDD under construction: its terms, their suffix sums, and the
   // nodes made so far per level.

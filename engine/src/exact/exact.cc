@@ -13,6 +13,7 @@
 #include <numeric>
 #include <string>
 
+#include "../elapsed.h"
 #include "../graph_algo.h"
 #include "../ii_driver.h"
 #include "../search.h"
@@ -61,16 +62,27 @@ int64_t elapsed_us(Clock::time_point since) {
 // The wall-clock budget and its split between checks. Work stops 1/32 of
 // the limit early: verifying the answer and tearing down the Z3 context
 // after the last check must fit in the 5 % the limit allows beyond itself.
-// It also stops as early again as the longest the oracle has seen a solver
-// run on without looking at the clock, or a model take to free (the
-// reserve): the last check may stop that late, and its model is freed
-// before the call returns (docs/EXACT.md, "The time limit").
+// It also stops as early again as the reserve: the last check may stop
+// that late, and its model is freed before the call returns (docs/EXACT.md,
+// "The time limit"). The reserve is the larger of what was measured on the
+// clock (how late a check stopped after its limit, how long a model took to
+// free) and what was measured in this thread's CPU time (the longest a
+// solver ran without looking at the clock, or a model's estimate of it
+// before its first check; a free's CPU time) stretched by the CPU share the
+// thread gets: on a loaded machine a stretch of 0.3 s of CPU took 2.3 s of
+// the clock, and the first check of a model has no stretch of its own to
+// learn from.
 class Budget {
  public:
   Budget(Clock::time_point t0, const ExactOptions& opts)
-      : t0_(t0), opts_(opts), limit_us_(1000 * (opts.time_limit_ms - opts.time_limit_ms / 32)) {}
+      : t0_(t0),
+        opts_(opts),
+        limit_us_(1000 * (opts.time_limit_ms - opts.time_limit_ms / 32)),
+        cpu0_us_(thread_cpu_us()),
+        mark_(t0),
+        mark_cpu_us_(cpu0_us_) {}
   int64_t remaining_ms() const {
-    return std::max<int64_t>(0, (limit_us_ - reserve_us_ - elapsed_us(t0_)) / 1000);
+    return std::max<int64_t>(0, (limit_us_ - reserve_us() - elapsed_us(t0_)) / 1000);
   }
   // The limit of the next check; 0 means none is left.
   int64_t next_check_ms() const {
@@ -81,17 +93,50 @@ class Budget {
     return std::min(left, cap);
   }
   Clock::time_point deadline() const {
-    return t0_ + std::chrono::microseconds(limit_us_ - reserve_us_);
+    return t0_ + std::chrono::microseconds(limit_us_ - reserve_us());
   }
-  // Raises the reserve to `us` when that is more.
-  void reserve(int64_t us) { reserve_us_ = std::max(reserve_us_, us); }
-  int64_t reserve_us() const { return reserve_us_; }
+  // Raise the reserve measured on the clock, or in CPU time, to `us` when
+  // that is more.
+  void reserve_clock(int64_t us) { clock_us_ = std::max(clock_us_, us); }
+  void reserve_cpu(int64_t us) { cpu_us_ = std::max(cpu_us_, us); }
+  int64_t reserve_us() const {
+    return std::max(clock_us_, static_cast<int64_t>(static_cast<double>(cpu_us_) / share_));
+  }
+  int64_t reserve_cpu_us() const { return cpu_us_; }
+  // Measures the CPU share: the lower of the whole call's so far and the
+  // last stretch's of at least kShareWindow (so that a load that rose lately
+  // counts at once, and one that fell counts only as it shows over the call).
+  void sample() {
+    const Clock::time_point now = Clock::now();
+    if (now - mark_ < kShareWindow) return;
+    const int64_t cpu = thread_cpu_us();
+    const double recent = ratio(cpu - mark_cpu_us_, now - mark_);
+    const double whole = ratio(cpu - cpu0_us_, now - t0_);
+    share_ = std::clamp(std::min(recent, whole), kMinShare, 1.0);
+    mark_ = now;
+    mark_cpu_us_ = cpu;
+  }
+  double share() const { return share_; }
 
  private:
+  static constexpr Clock::duration kShareWindow = std::chrono::milliseconds(20);
+  // Below this the reserve is over 50 times the CPU reserve: at that share
+  // a CPU stretch of 20 ms already takes a second of the clock.
+  static constexpr double kMinShare = 0.02;
+  static double ratio(int64_t cpu_us, Clock::duration clock) {
+    const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(clock).count();
+    return us > 0 ? static_cast<double>(cpu_us) / static_cast<double>(us) : 1.0;
+  }
+
   Clock::time_point t0_;
   const ExactOptions& opts_;
   int64_t limit_us_;
-  int64_t reserve_us_ = 0;
+  int64_t clock_us_ = 0;
+  int64_t cpu_us_ = 0;
+  double share_ = 1.0;
+  int64_t cpu0_us_;
+  Clock::time_point mark_;  // the last sample's clock and CPU time
+  int64_t mark_cpu_us_;
 };
 
 int64_t max_stage(const std::vector<int64_t>& start, int64_t ii) {
@@ -325,25 +370,32 @@ bool Oracle::component_infeasible(int64_t ii) {
 }
 
 Answer Oracle::run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, int64_t units) {
+  // Before a model's first check: its estimate of the stretch.
+  budget_.reserve_cpu(problem.unpolled_cpu_us());
+  budget_.sample();
   const Clock::time_point until =
       std::min(Clock::now() + std::chrono::milliseconds(std::max<int64_t>(1, limit_ms)),
                budget_.deadline());
   const Answer answer = problem.check(stages, until, units);
   if (exact_internal::between_checks_for_tests != nullptr) exact_internal::between_checks_for_tests();
-  budget_.reserve(std::max(problem.longest_unpolled_us(), elapsed_us(until)));
+  budget_.reserve_clock(elapsed_us(until));
+  budget_.reserve_cpu(problem.unpolled_cpu_us());
   return answer;
 }
 
 void Oracle::free_timed(std::unique_ptr<IiProblem>& problem) {
   const Clock::time_point t = Clock::now();
+  const int64_t cpu = thread_cpu_us();
   problem.reset();
-  budget_.reserve(elapsed_us(t));
+  budget_.reserve_clock(elapsed_us(t));
+  budget_.reserve_cpu(thread_cpu_us() - cpu);
 }
 
 bool Oracle::build(int64_t ii, int64_t k, const std::vector<int64_t>& asap) {
   too_large_ = false;
   if (model_ && model_ii_ == ii && model_->limits_stages() && model_k_ >= k) return true;
   free_timed(model_);
+  budget_.sample();
   exact_internal::ModelSpec spec;
   spec.ii = ii;
   spec.stage_bound = k;
@@ -733,7 +785,9 @@ void Oracle::record_stats(const std::optional<Schedule>& heuristic) {
              {"exact.descent_checks", descent_checks_},
              {"exact.descent_units", descent_units_},
              {"exact.solver_us", solver_us_},
-             {"exact.reserve_us", budget_.reserve_us()}};
+             {"exact.reserve_us", budget_.reserve_us()},
+             {"exact.reserve_cpu_us", budget_.reserve_cpu_us()},
+             {"exact.cpu_share_pct", static_cast<int64_t>(100 * budget_.share())}};
   if (s.proven_optimal && proof_us_) s.stats.emplace_back("exact.proof_us", *proof_us_);
 }
 

@@ -1,9 +1,12 @@
 // Tests that the exact oracle keeps its time limit (docs/EXACT.md, "The
 // time limit"): every phase of a SAT model's build polls its deadline
 // inside its loop, a build the deadline passes stops at its next poll and
-// the diagnostics say so, and a check that stops late is kept in the
-// budget's reserve. None of them times anything: the test seams of
+// the diagnostics say so, a check that stops late is kept in the budget's
+// reserve, a model's size stands for its solver's stretches before its
+// first check, and a thread that gets little of the CPU keeps more of the
+// clock in reserve. None of them times anything: the test seams of
 // problem.h stand in for a slow machine.
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -141,6 +144,60 @@ TEST(ExactLimit, ACheckThatStopsLateIsKeptInReserve) {
     ASSERT_TRUE(r->schedule.feasible);
     EXPECT_TRUE(verify_schedule(g, r->schedule).legal());
   }
+}
+
+// Before its first check a SAT model's solver has shown no stretch
+// without a poll: the model estimates one from its size, larger for a
+// larger CNF, and a check never lowers it.
+TEST(ExactLimit, ASatModelEstimatesItsUnpolledStretchFromItsSize) {
+  const Graph small = LongChain();
+  GraphBuilder b(make_generic_target("t", {{"x", 1, false}}, {}));
+  OpId prev = b.generic("v0", 1, {{1, 1, 1}});
+  for (int i = 1; i < 100; ++i) {
+    const OpId v = b.generic("v" + std::to_string(i), 1, {{1, 1, 1}});
+    b.edge(prev, v, 1);
+    prev = v;
+  }
+  const Graph large = b.build().value();
+  const Clock::time_point far = Clock::now() + std::chrono::hours(1);
+  for (SatEncoding encoding : {SatEncoding::kRowStage, SatEncoding::kTimeIndexed}) {
+    const std::unique_ptr<exact_internal::Backend> backend = exact_internal::make_sat_backend(encoding);
+    const exact_internal::ModelSpec small_spec = SpecAtMii(small, far);
+    const std::unique_ptr<exact_internal::IiProblem> a = backend->build(small, small_spec);
+    const std::unique_ptr<exact_internal::IiProblem> z = backend->build(large, SpecAtMii(large, far));
+    ASSERT_TRUE(a && z);
+    const int64_t before = a->unpolled_cpu_us();
+    EXPECT_GT(before, 0);
+    EXPECT_GT(z->unpolled_cpu_us(), before);
+    a->check(small_spec.stage_bound, far, 0);
+    EXPECT_GE(a->unpolled_cpu_us(), before);
+  }
+}
+
+// Sleeping at every poll of the builds (a thread the machine leaves
+// waiting) lowers the CPU share the oracle measures, and its reserve on the
+// clock is the CPU reserve stretched by that share.
+TEST(ExactLimit, ALowCpuShareStretchesTheReserve) {
+  const Graph g = Example("attention_forward.loop.json");
+  exact_internal::build_poll_for_tests = [](const char*) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  };
+  ExactOptions opts;
+  opts.backend = ExactBackend::kSat;
+  opts.per_check_limit_ms = 1;
+  opts.time_limit_ms = 60'000;
+  StatusOr<ExactResult> r = generate_exact(g, opts);
+  exact_internal::build_poll_for_tests = nullptr;
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const int64_t share = Stat(r->schedule, "exact.cpu_share_pct");
+  const int64_t cpu = Stat(r->schedule, "exact.reserve_cpu_us");
+  ASSERT_GT(cpu, 0);  // a model was built and checked
+  EXPECT_LE(share, 50);
+  // The stat rounds the share down to a whole percent.
+  EXPECT_GE(Stat(r->schedule, "exact.reserve_us"), cpu * 100 / (share + 1));
+  EXPECT_GT(Stat(r->schedule, "exact.reserve_us"), 2 * cpu);
+  ASSERT_TRUE(r->schedule.feasible);
+  EXPECT_TRUE(verify_schedule(g, r->schedule).legal());
 }
 
 }  // namespace

@@ -106,11 +106,13 @@ class IiProblem {
   // it changes where the search begins, never the answer); a backend may
   // ignore it.
   virtual void hint(const std::vector<int64_t>& starts) { (void)starts; }
-  // The longest stretch, in microseconds, that this model's solver has
-  // run without looking at the clock: a check may end that late after
-  // its `until` (0: the backend does not know). The oracle keeps that
-  // much of its time in reserve (docs/EXACT.md, "The time limit").
-  virtual int64_t longest_unpolled_us() const { return 0; }
+  // The longest stretch, in microseconds of this thread's CPU time, that
+  // this model's solver has run without looking at the clock: a check may
+  // end that late after its `until`, stretched by the CPU share the
+  // thread gets (0: the backend does not know). Before the model's first
+  // check, an estimate from its size. The oracle keeps that much of its
+  // time in reserve (docs/EXACT.md, "The time limit").
+  virtual int64_t unpolled_cpu_us() const { return 0; }
 };
 
 // One op's hold of a slot or pool: `amount` units for `duration` cycles

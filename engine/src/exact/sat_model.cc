@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "../elapsed.h"
+
 namespace tilesched::exact_internal {
 
 SatModel::SatModel(const Graph& g, const ModelSpec& spec)
@@ -28,8 +30,32 @@ void SatModel::check_deadline(const char* phase) const {
   if (Clock::now() >= deadline_) throw ModelDeadline{};
 }
 
-int64_t SatModel::longest_unpolled_us() const {
-  return std::chrono::duration_cast<std::chrono::microseconds>(until_.longest_gap).count();
+void SolveUntil::start(Clock::time_point stop_at) {
+  until = stop_at;
+  last_poll_ = mark_ = Clock::now();
+  mark_cpu_us_ = thread_cpu_us();
+}
+
+bool SolveUntil::terminate() {
+  constexpr Clock::duration kCpuReadEvery = std::chrono::milliseconds(1);
+  const Clock::time_point now = Clock::now();
+  if (now - mark_ >= kCpuReadEvery) {
+    const int64_t cpu = thread_cpu_us();
+    if (now - last_poll_ >= kCpuReadEvery) {
+      longest_gap_cpu_us = std::max(longest_gap_cpu_us, cpu - mark_cpu_us_);
+    }
+    mark_ = now;
+    mark_cpu_us_ = cpu;
+  }
+  last_poll_ = now;
+  return now >= until;
+}
+
+// Before the first check, an estimate from the CNF's size: the longest
+// stretch measured on the HLS and structured sets, per literal, with a
+// margin (docs/EXACT.md, "The time limit").
+int64_t SatModel::unpolled_cpu_us() const {
+  return std::max(until_.longest_gap_cpu_us, cnf_.literals() / kLiteralsPerUnpolledCpuUs);
 }
 
 const std::vector<int>& SatModel::rows(OpId v) {
@@ -94,8 +120,7 @@ Answer SatModel::check(int64_t stages, Clock::time_point until, int64_t units) {
   if (stages < k_ && !assume_stages(stages)) return Answer::kUnsat;
   if (cnf_.inconsistent()) return Answer::kUnsat;
   if (units > 0) solver_.limit("conflicts", static_cast<int>(std::min<int64_t>(units, INT_MAX)));
-  until_.until = until;
-  until_.last_poll = Clock::now();
+  until_.start(until);
   const int r = solver_.solve();
   until_.terminate();  // the stretch from the last poll to the return
   if (r == 10) return Answer::kSat;

@@ -27,18 +27,23 @@ namespace tilesched::exact_internal {
 // goes without polling: on a large CNF a run of conflicts or a lucky
 // phase without a decision lasted 0.3 s of CPU (2.3 s of the clock under
 // load, md_grid graph7's 630,000 variables). The longest such stretch is
-// kept for the oracle's reserve.
+// kept, in thread CPU time, for the oracle's reserve. The CPU clock is a
+// system call, so it is read only at polls a millisecond or more of the
+// clock after its last reading: a stretch's CPU time is then read from a
+// mark less than a millisecond of the clock before the stretch began.
 class SolveUntil : public CaDiCaL::Terminator {
  public:
   Clock::time_point until;
-  Clock::time_point last_poll;     // or the solve's start
-  Clock::duration longest_gap{0};  // between polls, over every solve
-  bool terminate() override {
-    const Clock::time_point now = Clock::now();
-    longest_gap = std::max(longest_gap, now - last_poll);
-    last_poll = now;
-    return now >= until;
-  }
+  int64_t longest_gap_cpu_us = 0;  // between polls, over every solve
+
+  // At a solve's start: its first stretch begins here.
+  void start(Clock::time_point stop_at);
+  bool terminate() override;
+
+ private:
+  Clock::time_point last_poll_;  // or the solve's start
+  Clock::time_point mark_;       // when the CPU clock was last read
+  int64_t mark_cpu_us_ = 0;      // what it read
 };
 
 // Counts learned clauses: the backend's deterministic work units.
@@ -61,7 +66,7 @@ class SatModel : public IiProblem {
   Answer check(int64_t stages, Clock::time_point until, int64_t units) override;
   int64_t units_used() const override { return learned_.count; }
   bool limit_start_sum(int64_t) override { return false; }
-  int64_t longest_unpolled_us() const override;
+  int64_t unpolled_cpu_us() const override;
 
  protected:
   // The row literals of op v: one per row, kFalse where v cannot start.
@@ -78,6 +83,10 @@ class SatModel : public IiProblem {
   // Throws ModelDeadline once the build's deadline has passed; every
   // phase of a build polls it inside its loops, naming itself.
   void check_deadline(const char* phase) const;
+
+  // The prior estimate of unpolled_cpu_us: one microsecond per this many
+  // literals of the CNF.
+  static constexpr int64_t kLiteralsPerUnpolledCpuUs = 2;
 
   const Graph& g_;
   int64_t ii_;
