@@ -27,13 +27,13 @@ namespace {
 
 using exact_internal::Clock;
 
-// 70 ops in a chain, each holding the one singleton slot for a cycle:
-// MII 70, and enough ops, edges and rows for every loop of a build that
-// polls every 64 to poll twice.
-Graph LongChain() {
+// `ops` ops in a chain, each holding the one singleton slot for a cycle:
+// MII `ops`; at 70, enough ops, edges and rows for every loop of a build
+// that polls every 64 to poll twice.
+Graph LongChain(int ops = 70) {
   GraphBuilder b(make_generic_target("t", {{"x", 1, false}}, {}));
   OpId prev = b.generic("v0", 1, {{1, 1, 1}});
-  for (int i = 1; i < 70; ++i) {
+  for (int i = 1; i < ops; ++i) {
     const OpId v = b.generic("v" + std::to_string(i), 1, {{1, 1, 1}});
     b.edge(prev, v, 1);
     prev = v;
@@ -151,14 +151,7 @@ TEST(ExactLimit, ACheckThatStopsLateIsKeptInReserve) {
 // larger CNF, and a check never lowers it.
 TEST(ExactLimit, ASatModelEstimatesItsUnpolledStretchFromItsSize) {
   const Graph small = LongChain();
-  GraphBuilder b(make_generic_target("t", {{"x", 1, false}}, {}));
-  OpId prev = b.generic("v0", 1, {{1, 1, 1}});
-  for (int i = 1; i < 100; ++i) {
-    const OpId v = b.generic("v" + std::to_string(i), 1, {{1, 1, 1}});
-    b.edge(prev, v, 1);
-    prev = v;
-  }
-  const Graph large = b.build().value();
+  const Graph large = LongChain(100);
   const Clock::time_point far = Clock::now() + std::chrono::hours(1);
   for (SatEncoding encoding : {SatEncoding::kRowStage, SatEncoding::kTimeIndexed}) {
     const std::unique_ptr<exact_internal::Backend> backend = exact_internal::make_sat_backend(encoding);
