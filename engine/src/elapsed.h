@@ -1,6 +1,6 @@
 // Generator time (Schedule::time_ns): nanoseconds on the steady clock; and
 // the calling thread's CPU time, which the exact oracle's time limit
-// compares with the clock (docs/EXACT.md, "The time limit").
+// compares with the clock (docs/EXACT.md, "Time limit").
 #pragma once
 
 #include <time.h>

@@ -111,7 +111,7 @@ class IiProblem {
   // end that late after its `until`, stretched by the CPU share the
   // thread gets (0: the backend does not know). Before the model's first
   // check, an estimate from its size. The oracle keeps that much of its
-  // time in reserve (docs/EXACT.md, "The time limit").
+  // time in reserve (docs/EXACT.md, "Time limit").
   virtual int64_t unpolled_cpu_us() const { return 0; }
 };
 

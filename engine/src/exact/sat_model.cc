@@ -53,7 +53,7 @@ bool SolveUntil::terminate() {
 
 // Before the first check, an estimate from the CNF's size: the longest
 // stretch measured on the HLS and structured sets, per literal, with a
-// margin (docs/EXACT.md, "The time limit").
+// margin (docs/EXACT.md, "Time limit").
 int64_t SatModel::unpolled_cpu_us() const {
   return std::max(until_.longest_gap_cpu_us, cnf_.literals() / kLiteralsPerUnpolledCpuUs);
 }
