@@ -30,10 +30,11 @@ constexpr std::string_view kTargetFields[] = {"name", "slots", "pools", "registe
 constexpr std::string_view kSlotFields[] = {"name", "capacity"};
 constexpr std::string_view kPoolFields[] = {"name", "kind", "capacity"};
 constexpr std::string_view kAttrFields[] = {"force_serial_execution", "triton_num_stages",
-                                            "resident_smem_bytes"};
+                                            "resident_smem_bytes", "num_warps"};
 constexpr std::string_view kOpFields[] = {
     "id",        "kind",      "latency", "resources", "pools",        "store_bytes",   "gid",
-    "leader_gid", "max_depth", "registers", "agent",   "source_op", "triton_stage", "triton_cluster"};
+    "leader_gid", "max_depth", "registers", "agent",   "source_op", "source_index", "triton_stage",
+    "triton_cluster"};
 constexpr std::string_view kTripleFields[] = {"slot", "duration", "occupancy"};
 constexpr std::string_view kEdgeFields[] = {"from", "to", "latency", "distance", "kind"};
 
@@ -163,6 +164,7 @@ StatusOr<Graph> GraphReader::read(const Cursor& root) {
                         attrs.optional_integer("triton_num_stages", 0, limits::kMaxMaxDepth));
     TS_ASSIGN_OR_RETURN(g_.attrs.resident_smem_bytes,
                         attrs.optional_integer("resident_smem_bytes", 0, limits::kMaxPoolCapacity));
+    TS_ASSIGN_OR_RETURN(g_.attrs.num_warps, attrs.optional_integer("num_warps", 1, limits::kMaxWarps));
   }
 
   TS_ASSIGN_OR_RETURN(Cursor ops_c, top.required("ops"));
@@ -237,12 +239,15 @@ Status GraphReader::read_op(const Cursor& c) {
   return Status::Ok();
 }
 
-// source_op, triton_stage, triton_cluster: where an imported op came from.
+// source_op, source_index, triton_stage, triton_cluster: where an imported
+// op came from.
 Status GraphReader::read_source_fields(const Fields& f, Op& op) {
   if (std::optional<Cursor> s = f.optional("source_op")) {
     TS_ASSIGN_OR_RETURN(std::string name, s->string(1, kMaxName));
     op.source_op = std::move(name);
   }
+  TS_ASSIGN_OR_RETURN(op.source_index,
+                      f.optional_integer("source_index", 0, limits::kMaxSourceIndex));
   TS_ASSIGN_OR_RETURN(op.triton_stage, f.optional_integer("triton_stage", 0, limits::kMaxMaxDepth));
   TS_ASSIGN_OR_RETURN(op.triton_cluster,
                       f.optional_integer("triton_cluster", 0, limits::kMaxMaxDepth));
@@ -406,6 +411,7 @@ Json op_json(const Target& t, const Op& op) {
   if (kind == nullptr || op.registers != kind->registers) o["registers"] = op.registers;
   if (op.agent) o["agent"] = *op.agent;
   if (op.source_op) o["source_op"] = *op.source_op;
+  if (op.source_index) o["source_index"] = *op.source_index;
   if (op.triton_stage) o["triton_stage"] = *op.triton_stage;
   if (op.triton_cluster) o["triton_cluster"] = *op.triton_cluster;
   return o;
@@ -445,6 +451,7 @@ std::string write_graph_json(const Graph& g) {
     if (g.attrs.force_serial_execution) attrs["force_serial_execution"] = true;
     if (g.attrs.triton_num_stages) attrs["triton_num_stages"] = *g.attrs.triton_num_stages;
     if (g.attrs.resident_smem_bytes) attrs["resident_smem_bytes"] = *g.attrs.resident_smem_bytes;
+    if (g.attrs.num_warps) attrs["num_warps"] = *g.attrs.num_warps;
     doc["attrs"] = std::move(attrs);
   }
   Json ops = Json::array();

@@ -271,7 +271,7 @@ TEST(GraphJson, MessagesNameTheProblem) {
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latncy": 3}])"), "$.ops[0].latncy",
                      "unknown field (expected one of: id, kind, latency, resources, pools, "
                      "store_bytes, gid, leader_gid, max_depth, registers, agent, source_op, "
-                     "triton_stage, triton_cluster)");
+                     "source_index, triton_stage, triton_cluster)");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latency": 70000}])"), "$.ops[0].latency",
                      "70000 is out of range 0..65535");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "pools": {"weird key": 1}}])"),
@@ -384,7 +384,7 @@ const std::map<std::string, BadCase>& BadCorpus() {
       {"unknown_attr",
        {"$.attrs.force_serial",
         "unknown field (expected one of: force_serial_execution, triton_num_stages, "
-        "resident_smem_bytes)"}},
+        "resident_smem_bytes, num_warps)"}},
       {"unknown_endpoint", {"$.edges[1].to", "unknown op id \"nope\""}},
       {"unknown_field", {"$.ops[0].latncy", "unknown field"}},
       {"unknown_kind",
@@ -573,6 +573,8 @@ Graph RandomGraph(uint64_t seed) {
   g.target = r.coin(50) ? blackwell_target() : RandomGenericTarget(r);
   const Target& t = g.target;
   g.attrs.force_serial_execution = r.coin(25);
+  if (r.coin(30)) g.attrs.num_warps = r.range(1, limits::kMaxWarps);
+  if (r.coin(30)) g.attrs.resident_smem_bytes = r.range(0, 1 << 20);
   const int64_t n = r.range(1, 14);
   for (int64_t v = 0; v < n; ++v) {
     Op op;
@@ -601,6 +603,9 @@ Graph RandomGraph(uint64_t seed) {
     if (r.coin(30)) op.gid = r.range(0, limits::kMaxGroupId);
     if (r.coin(30)) op.leader_gid = r.range(0, 5);
     if (r.coin(30)) op.max_depth = r.range(0, 4);
+    if (r.coin(30)) op.source_op = "tt.op" + std::to_string(v);
+    if (r.coin(30)) op.source_index = r.range(0, limits::kMaxSourceIndex);
+    if (r.coin(30)) op.triton_stage = r.range(0, 4);
     g.ops.push_back(std::move(op));
   }
   const int64_t m = r.range(0, 2 * n);
@@ -725,6 +730,41 @@ TEST(GraphJson, RegisterFootprintsDefaultByKindAndOverride) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().rfind("bad.json: $.ops[0].registers:", 0), 0u)
       << bad.status().message();
+}
+
+TEST(GraphJson, ImportedProvenanceIsReadWrittenAndBounded) {
+  const std::string text = R"({"format": "tilesched.loop/1", "target": "hopper",
+    "attrs": {"triton_num_stages": 3, "num_warps": 8},
+    "ops": [{"id": "a", "kind": "alu", "source_op": "arith.addf", "source_index": 7}]})";
+  StatusOr<Graph> g = parse_graph_json(text, "p.json");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->attrs.num_warps, 8);
+  EXPECT_EQ(g->ops[0].source_index, 7);
+  const std::string out = write_graph_json(*g);
+  EXPECT_NE(out.find("\"num_warps\": 8"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"source_op\": \"arith.addf\", \"source_index\": 7"), std::string::npos) << out;
+  for (const auto& [bad, path] :
+       {std::pair{R"("attrs": {"num_warps": 0}, "ops": [{"id": "a", "kind": "alu"}])",
+                  "$.attrs.num_warps"},
+        std::pair{R"("attrs": {"num_warps": 1025}, "ops": [{"id": "a", "kind": "alu"}])",
+                  "$.attrs.num_warps"},
+        std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_index": -1}])",
+                  "$.ops[0].source_index"},
+        std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_index": 2147483648}])",
+                  "$.ops[0].source_index"}}) {
+    const std::string doc =
+        std::string(R"({"format": "tilesched.loop/1", "target": "hopper", )") + bad + "}";
+    StatusOr<Graph> refused = parse_graph_json(doc, "b.json");
+    ASSERT_FALSE(refused.ok()) << doc;
+    EXPECT_EQ(refused.status().message().rfind(std::string("b.json: ") + path + ":", 0), 0u)
+        << refused.status().message();
+  }
+  Graph direct = *g;
+  direct.attrs.num_warps = 0;
+  EXPECT_EQ(validate_graph(direct).message().rfind("$.attrs.num_warps:", 0), 0u);
+  direct = *g;
+  direct.ops[0].source_index = -2;
+  EXPECT_EQ(validate_graph(direct).message().rfind("$.ops[0].source_index:", 0), 0u);
 }
 
 TEST(GraphJson, GenericTargetRegisterBudgetRoundTrips) {

@@ -162,7 +162,8 @@ Status validate_optional(const std::string& path, const char* field,
 }
 
 // Where an imported op came from: a source op name of 1..256 UTF-8 bytes,
-// Triton's stage and cluster in 0..kMaxMaxDepth.
+// its position in 0..kMaxSourceIndex, Triton's stage and cluster in
+// 0..kMaxMaxDepth.
 Status validate_source_fields(const Op& op, const std::string& path) {
   if (op.source_op) {
     if (op.source_op->empty() ||
@@ -174,6 +175,10 @@ Status validate_source_fields(const Op& op, const std::string& path) {
       return Status::InvalidInput(path + ".source_op: " + text::quote(*op.source_op) +
                                   " is not UTF-8 text");
     }
+  }
+  if (Status s = validate_optional(path, "source_index", op.source_index, limits::kMaxSourceIndex);
+      !s.ok()) {
+    return s;
   }
   if (Status s = validate_optional(path, "triton_stage", op.triton_stage, limits::kMaxMaxDepth);
       !s.ok()) {
@@ -231,6 +236,9 @@ Status validate_graph(const Graph& g) {
                                    limits::kMaxPoolCapacity);
       !s.ok()) {
     return s;
+  }
+  if (g.attrs.num_warps && (*g.attrs.num_warps < 1 || *g.attrs.num_warps > limits::kMaxWarps)) {
+    return range_error("$.attrs.num_warps", "num_warps", *g.attrs.num_warps, 1, limits::kMaxWarps);
   }
   if (g.ops.empty() || g.op_count() > limits::kMaxOps) {
     return Status::InvalidInput("$.ops: a graph needs 1.." + std::to_string(limits::kMaxOps) +

@@ -86,7 +86,7 @@ class BodyBuilder {
   Status error(int line, std::string_view what) const { return error_at(source_, line, what); }
   Status read_header();
   Status walk_body();
-  Status add_op(const Operation& op, const std::vector<std::string>& operands);
+  Status add_op(const Operation& op, const std::vector<std::string>& operands, int64_t position);
   Status cost_op(const Operation& op, std::string_view kind, OpId id);
   Status triton_attrs(const Operation& op, Op& out) const;
   Status note(const std::string& value, Producers list);
@@ -104,6 +104,7 @@ class BodyBuilder {
   bool strict_;
   GraphBuilder b_;
   int64_t threads_ = 128;
+  std::optional<int64_t> num_warps_;  // the module's ttg.num-warps
   std::vector<std::string> iter_args_, yielded_;
   // Per graph op: the values it reads, and the buffers it touches.
   std::vector<std::vector<std::string>> reads_;
@@ -129,6 +130,7 @@ StatusOr<TtgirImport> BodyBuilder::build(std::string name) {
   if (!g.ok()) return error(loop_.op->line, g.status().message());
   g->name = std::move(name);
   TtgirImport out{std::move(*g), 0, std::move(unknown_)};
+  out.graph.attrs.num_warps = num_warps_;
   if (const std::optional<int64_t> n = int_attr(*loop_.op, "tt.num_stages")) {
     if (*n < 0 || *n > limits::kMaxMaxDepth) return error(loop_.op->line, "tt.num_stages is out of range");
     out.graph.attrs.triton_num_stages = *n;
@@ -164,7 +166,13 @@ Status BodyBuilder::read_header() {
                                 " values to " + std::to_string(iter_args_.size()) + " iter_args");
   }
   const Operation& top = doc_.ops[loop_.top_index];
-  const int64_t warps = int_attr(top, "ttg.num-warps").value_or(4);
+  const std::optional<int64_t> num_warps = int_attr(top, "ttg.num-warps");
+  if (num_warps && (*num_warps < 1 || *num_warps > limits::kMaxWarps)) {
+    return error(top.line, "ttg.num-warps = " + std::to_string(*num_warps) +
+                               " is out of range 1.." + std::to_string(limits::kMaxWarps));
+  }
+  num_warps_ = num_warps;
+  const int64_t warps = num_warps.value_or(4);
   const int64_t lanes = int_attr(top, "ttg.threads-per-warp").value_or(32);
   threads_ = std::clamp<int64_t>(warps, 1, 1024) * std::clamp<int64_t>(lanes, 1, 1024);
   iter_arg_producers_.resize(iter_args_.size());
@@ -175,6 +183,7 @@ Status BodyBuilder::walk_body() {
   const std::vector<Operation>& ops = loop_.op->regions.front().blocks.front().ops;
   for (const Operation& op : ops) {
     if (&op == &ops.back() && op.name == "scf.yield") break;
+    const int64_t position = &op - ops.data();
     const std::vector<std::string> operands = operands_of(op);
     const OpRule rule = rule_of(op.name);
     if (rule.role == Role::kFold) {
@@ -186,12 +195,13 @@ Status BodyBuilder::walk_body() {
       note_view(op, operands);
       continue;
     }
-    if (Status s = add_op(op, operands); !s.ok()) return s;
+    if (Status s = add_op(op, operands, position); !s.ok()) return s;
   }
   return Status::Ok();
 }
 
-Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& operands) {
+Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& operands,
+                           int64_t position) {
   const OpRule rule = rule_of(op.name);
   if (rule.role == Role::kUnknown) {
     if (strict_) {
@@ -209,6 +219,7 @@ Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& 
   const OpId id = b_.op(unique_id(op), rule.role == Role::kCost ? std::string(rule.kind) : "generic");
   Op& out = b_.at(id);
   out.source_op = op.name;
+  out.source_index = position;
   if (Status s = triton_attrs(op, out); !s.ok()) return s;
   if (rule.role == Role::kCost) {
     if (Status s = cost_op(op, rule.kind, id); !s.ok()) return s;

@@ -191,6 +191,37 @@ TEST(TtgirImport, KeepsTritonsScheduleOnOpsAndLoop) {
   EXPECT_EQ(*back, r->graph);
 }
 
+TEST(TtgirImport, KeepsEachOpsPositionInTheBodyAndTheModulesWarps) {
+  // A folded op ahead of the load shifts every position by one: positions
+  // count the body's operations as written, folded ones included.
+  std::string loop(kLoop);
+  const std::string load = "      %x = tt.load";
+  loop.insert(loop.find(load), "      %z = arith.constant 0 : i32\n");
+  StatusOr<TtgirImport> r = import(module_with(loop));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Graph& g = r->graph;
+  EXPECT_EQ(op_named(g, "x").source_index, 1);
+  EXPECT_EQ(op_named(g, "s").source_index, 2);
+  EXPECT_EQ(op_named(g, "d").source_index, 3);
+  EXPECT_EQ(op_named(g, "q").source_index, 4);
+  EXPECT_EQ(g.attrs.num_warps, 4);
+  auto warps = [](std::string_view attr) {
+    std::string text = module_with(kLoop);
+    const std::string_view four = "\"ttg.num-warps\" = 4 : i32";
+    return text.replace(text.find(four), four.size(), attr);
+  };
+  StatusOr<TtgirImport> r8 = import(warps("\"ttg.num-warps\" = 8 : i32"));
+  ASSERT_TRUE(r8.ok()) << r8.status().message();
+  EXPECT_EQ(r8->graph.attrs.num_warps, 8);
+  // 8 warps: the 64x64 fp32 accumulator spreads over twice the threads.
+  EXPECT_EQ(op_named(r8->graph, "d").registers * 2, op_named(r->graph, "d").registers);
+  StatusOr<TtgirImport> r0 = import(warps("\"ttg.shared\" = 0 : i32"));
+  ASSERT_TRUE(r0.ok()) << r0.status().message();
+  EXPECT_FALSE(r0->graph.attrs.num_warps.has_value());
+  const std::string zero = warps("\"ttg.num-warps\" = 0 : i32");
+  expect_refused(zero, 7, "ttg.num-warps = 0 is out of range 1..1024");
+}
+
 TEST(TtgirImport, LargerDotTileHasLargerLatencyAndTensorTime) {
   auto dot_loop = [](int m, int n, int k) {
     const std::string a = std::to_string(m) + "x" + std::to_string(k) + "xf16";

@@ -29,9 +29,11 @@ struct Op {
   std::optional<int64_t> max_depth;   // stage bound (L6)
   std::optional<std::string> agent;   // warp role overriding the default (tilesched/agents.h)
   // Where the op came from, for imported graphs; no rule reads them
-  // (docs/FORMATS.md): the source IR's op name ("ttng.warp_group_dot"), and
-  // the stage and cluster Triton's own pipeliner gave it (docs/TTGIR.md).
+  // (docs/FORMATS.md): the source IR's op name ("ttng.warp_group_dot"), its
+  // position among the loop body's operations as written (docs/TTGIR.md,
+  // "Positions"), and the stage and cluster Triton's own pipeliner gave it.
   std::optional<std::string> source_op;
+  std::optional<int64_t> source_index;
   std::optional<int64_t> triton_stage;
   std::optional<int64_t> triton_cluster;
   friend bool operator==(const Op&, const Op&) = default;
@@ -56,6 +58,9 @@ struct GraphAttrs {
   // uses (attention's Q tile; a lowered loop's multi-buffered tiles and
   // barriers), when imported; no rule reads it (docs/TTGIR.md).
   std::optional<int64_t> resident_smem_bytes;
+  // The module's `ttg.num-warps` when imported from Triton: the warps of one
+  // CTA; no rule reads it (docs/TTGIR.md).
+  std::optional<int64_t> num_warps;
   friend bool operator==(const GraphAttrs&, const GraphAttrs&) = default;
 };
 
