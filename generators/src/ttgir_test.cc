@@ -331,7 +331,7 @@ TEST(TtgirImport, MalformedInputIsOneLineWithFileAndLine) {
   expect_refused("module {\n  %x = arith.addi (%a : i32\n", 2, "unbalanced brackets in 'arith.addi'");
   expect_refused("\n\n%x = arith.addi \x01\n", 3, "unexpected character '\\x01'");
   expect_refused("%x = \"unterminated\n", 1, "unterminated string");
-  expect_refused("module {\n}\n", 1, "no scf.for loop");
+  expect_refused("module {\n}\n", 1, "no scf.for or scf.while loop");
   std::string bad_shape = module_with(kLoop);  // in the tt.addptr of line 19
   bad_shape.replace(bad_shape.rfind("tensor<64x64xi32"), 16, "tensor<64x0xi32");
   expect_refused(bad_shape, 19, "tensor dimension '0' is out of range");
@@ -367,10 +367,9 @@ TEST(TtgirLoops, ListsLoopsAndPicksTheInnermostWithADot) {
   StatusOr<TtgirImport> r = import(module_with(nested));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->loop, 2);
-  // Loop 0 holds a loop: it imports as one generic op, with a warning.
-  StatusOr<TtgirImport> outer = import(module_with(nested), TtgirOptions{0, false});
-  ASSERT_TRUE(outer.ok()) << outer.status().message();
-  EXPECT_EQ(outer->unknown_ops, (std::vector<std::string>{"scf.for"}));
+  // Loop 0 holds a loop: only innermost loops are imported.
+  expect_refused(module_with(nested), 15, "loop 0 holds another loop; only innermost loops",
+                 TtgirOptions{0, false});
 }
 
 // ---- Triton's own dumps ---------------------------------------------------
