@@ -16,6 +16,7 @@
 #include "tilesched/graph_builder.h"
 #include "tilesched/graphgen/ttgir.h"
 #include "tilesched/hopper.h"
+#include "tilesched/hopper_predict.h"
 #include "tilesched/limits.h"
 #include "ttgir_loop.h"
 #include "ttgir_ops.h"
@@ -74,7 +75,7 @@ class BodyBuilder {
   bool strict_;
   GraphBuilder b_;
   int64_t threads_ = 128;
-  std::optional<int64_t> num_warps_;  // the module's ttg.num-warps
+  int64_t num_warps_ = 4;  // the module's ttg.num-warps
   LoopShape shape_;
   // Per graph op: the values it reads, the buffers it touches, the bytes
   // of the buffer its load needs when its value stays in registers (0: none).
@@ -114,6 +115,9 @@ StatusOr<TtgirImport> BodyBuilder::build(std::string name) {
   if (!resident.ok()) return resident.status();
   const int64_t bytes = std::min(*resident + staging_bytes_, limits::kMaxPoolCapacity);
   if (bytes > 0) out.graph.attrs.resident_smem_bytes = bytes;
+  // The latency a schedule must hide is the loaded SM's (one memory
+  // latency model for the target and the prediction, docs/TARGETS.md).
+  out.graph = hopper::with_loaded_memory_latency(out.graph);
   return out;
 }
 
@@ -129,8 +133,8 @@ Status BodyBuilder::read_header() {
     return error(top.line, "ttg.num-warps = " + std::to_string(*num_warps) +
                                " is out of range 1.." + std::to_string(limits::kMaxWarps));
   }
-  num_warps_ = num_warps;
-  const int64_t warps = num_warps.value_or(4);
+  const int64_t warps = num_warps.value_or(4);  // Triton's default
+  num_warps_ = warps;
   const int64_t lanes = int_attr(top, "ttg.threads-per-warp").value_or(32);
   threads_ = std::clamp<int64_t>(warps, 1, 1024) * std::clamp<int64_t>(lanes, 1, 1024);
   iter_arg_producers_.resize(shape_.iter_args.size());

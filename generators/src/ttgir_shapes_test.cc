@@ -16,6 +16,7 @@
 #include "schedule_expect.h"
 #include "tilesched/graphgen/ttgir.h"
 #include "tilesched/hopper.h"
+#include "tilesched/hopper_predict.h"
 #include "tilesched/json_io.h"
 
 namespace tilesched::graphgen {
