@@ -106,7 +106,8 @@ check_reimport() {  # SCHEDULE EXPORT REIMPORTED_GRAPH
   "$py" - "$@" <<'PY'
 import json, sys
 s, e, g = (json.load(open(p)) for p in sys.argv[1:])
-stage = {o["id"]: o["start"] // s["ii"] for o in s["ops"]}
+first = min(o["start"] for o in s["ops"]) // s["ii"]
+stage = {o["id"]: o["start"] // s["ii"] - first for o in s["ops"]}
 cluster = {o["id"]: o["cluster"] for o in e["ops"]}
 bad = [o["id"] for o in g["ops"]
        if o.get("triton_stage") != stage[o["id"]] or o.get("triton_cluster") != cluster[o["id"]]]

@@ -68,16 +68,18 @@ StatusOr<TritonSchedule> triton_schedule_from(const Graph& g, const Schedule& s)
     return Status::InvalidInput("the schedule of " + in_quotes(g.name) +
                                 " is infeasible: there is nothing to export");
   }
+  // Stages from the first that holds an op (a schedule shifted by whole
+  // IIs is the same schedule); the kernel runs the oldest stage first.
+  const int64_t first = *std::min_element(s.start.begin(), s.start.end()) / s.ii;
   int64_t max_stage = 0;
-  for (const int64_t t : s.start) max_stage = std::max(max_stage, t / s.ii);
-  // Kernel order: the oldest stage (the largest) first, then by start.
+  for (const int64_t t : s.start) max_stage = std::max(max_stage, t / s.ii - first);
   std::vector<std::pair<int64_t, int64_t>> keys;
-  for (const int64_t t : s.start) keys.emplace_back(max_stage - t / s.ii, t);
+  for (const int64_t t : s.start) keys.emplace_back(max_stage - (t / s.ii - first), t);
   std::vector<std::pair<int64_t, int64_t>> distinct = keys;
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   for (size_t v = 0; v < ops->size(); ++v) {
-    (*ops)[v].stage = s.start[v] / s.ii;
+    (*ops)[v].stage = s.start[v] / s.ii - first;
     (*ops)[v].cluster = std::lower_bound(distinct.begin(), distinct.end(), keys[v]) -
                         distinct.begin();
   }

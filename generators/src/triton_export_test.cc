@@ -203,5 +203,18 @@ TEST(TritonExport, WritesOneOpPerLine) {
   EXPECT_EQ(triton_schedule_json(*triton_schedule_own(g)).find("\"ii\""), std::string::npos);
 }
 
+TEST(TritonExport, StagesCountFromTheFirstThatHoldsAnOp) {
+  const Graph g = imported(kMatmul);
+  // The same schedule two IIs later: the same stages and clusters.
+  std::vector<std::pair<std::string, int64_t>> later = matmul_starts(12, 12, 13);
+  for (auto& [id, t] : later) t += 20;
+  StatusOr<TritonSchedule> a = triton_schedule_from(g, schedule_of(g, 10, matmul_starts(12, 12, 13)));
+  StatusOr<TritonSchedule> b = triton_schedule_from(g, schedule_of(g, 10, later));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->ops, b->ops);
+  EXPECT_EQ(b->max_stage, 1);
+  EXPECT_EQ(placed(*b, "x").stage, 0);
+}
+
 }  // namespace
 }  // namespace tilesched::graphgen

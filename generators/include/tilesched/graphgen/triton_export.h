@@ -44,7 +44,8 @@ struct TritonSchedule {
 };
 
 // The assignment of a feasible schedule of `g`: stage floor(start / II),
-// clusters numbered from the oldest stage's earliest start. Refuses a graph
+// counted from the first stage that holds an op; clusters numbered from the
+// oldest stage's earliest start. Refuses a graph
 // not imported from TTGIR (an op without source_position) and an
 // infeasible schedule or one of another graph.
 StatusOr<TritonSchedule> triton_schedule_from(const Graph& g, const Schedule& s);
