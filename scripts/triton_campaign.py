@@ -161,7 +161,13 @@ def run(args):
             if args.control:
                 cmd.append("--control")
             print("+ " + " ".join(cmd), flush=True)
-            r = subprocess.run(cmd)
+            try:
+                r = subprocess.run(cmd, timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                with open(args.csv, "a", newline="") as f:
+                    csv.writer(f).writerow([kernel, s, "all", "", f"timed-out after {args.timeout} s"])
+                status = 1
+                continue
             if r.returncode != 0:
                 status = r.returncode
                 if r.returncode == 2:
@@ -186,6 +192,7 @@ def main(argv):
     ap.add_argument("--only", nargs="*", choices=list(CONFIGS))
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--control", action="store_true")
+    ap.add_argument("--timeout", type=int, default=240, help="seconds for one (kernel, S)")
     args = ap.parse_args(argv)
     if args.step == "prepare":
         prepare(args)

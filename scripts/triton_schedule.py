@@ -114,16 +114,18 @@ def run_make_ttgir(backend, mod, metadata, options, capability, phase):
 def make_hook(export, keep, label, note):
     """The stages hook applying `export` (None: the text as Triton
     scheduled it) in the ttgir stage; `note` receives ops_moved."""
-    from triton._C.libtriton import ir
     body = json.dumps(export, sort_keys=True) if export else "control"
     key = "tilesched-" + hashlib.sha256((body + open(__file__).read()).encode()).hexdigest()
 
-    def hook(*args):
-        if not args:
+    def hook(*args, **kwargs):
+        if not args and not kwargs:  # Triton asks for the key of its cache
             return key, key
-        backend, stages, options, capability = args[0], args[1], args[2], args[4]
+        given = dict(zip(("self", "stages", "options", "language", "capability"), args), **kwargs)
+        backend, stages = given["self"], given["stages"]
+        options, capability = given["options"], given["capability"]
 
         def ttgir(src, metadata):
+            from triton._C.libtriton import ir
             mod = run_make_ttgir(backend, src, metadata, options, capability, "before")
             before = str(mod)
             index = text_rewrite.scheduled_loop_index(before)

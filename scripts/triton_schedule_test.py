@@ -76,6 +76,22 @@ class SplitAtPipeline(unittest.TestCase):
         self.assertIsInstance(ns["passes"], types.ModuleType)
 
 
+class Hook(unittest.TestCase):
+    def test_key_and_stage(self):
+        a = ts.make_hook({"ops": [1]}, None, "a", {})
+        b = ts.make_hook({"ops": [2]}, None, "b", {})
+        key, digest = a()
+        self.assertTrue(key.startswith("tilesched-"))
+        self.assertNotEqual(a(), b())  # another export, another compiled kernel
+        for call in (lambda h, st: h("backend", st, "options", "language", 90),
+                     lambda h, st: h(self="backend", stages=st, options="o", language="l",
+                                     capability=90)):
+            stages = {"ttir": None, "ttgir": None}
+            self.assertIsNone(call(a, stages))
+            self.assertTrue(callable(stages["ttgir"]))
+            self.assertIsNone(stages["ttir"])
+
+
 class Refusals(unittest.TestCase):
     def run_script(self, *args):
         return subprocess.run([sys.executable, os.path.join(HERE, "triton_schedule.py"), *args],
