@@ -122,7 +122,7 @@ for f in "$shapes"/*.ttgir; do
 done
 [[ $shape_loops == 6 ]] || fail "expected 6 innermost loops among the shapes, found $shape_loops"
 grep -q '"num_warps": 8' "$work/persistent_tma_matmul_f16.0.loop.json" || fail "num_warps not kept"
-grep -q '"kind": "tma_store", .*"source_op": "tt.descriptor_store", "source_index": 14' \
+grep -q '"kind": "tma_store", .*"source_op": "tt.descriptor_store", "source_position": 14' \
   "$work/persistent_tma_matmul_f16.0.loop.json" || fail "the epilogue's store is not imported"
 [[ $(grep -c '"store_bytes": 2048' "$work"/rownorm_f16.[01].loop.json | cut -d: -f2 | sort -u) == 1 ]] ||
   fail "rownorm: each loop's load does not carry its 2048-byte buffer"

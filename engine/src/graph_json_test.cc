@@ -286,7 +286,7 @@ TEST(GraphJson, MessagesNameTheProblem) {
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latncy": 3}])"), "$.ops[0].latncy",
                      "unknown field (expected one of: id, kind, latency, resources, pools, "
                      "store_bytes, gid, leader_gid, max_depth, registers, agent, source_op, "
-                     "source_index, triton_stage, triton_cluster)");
+                     "source_position, triton_stage, triton_cluster)");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "latency": 70000}])"), "$.ops[0].latency",
                      "70000 is out of range 0..65535");
   ExpectParseRefused(Doc(R"([{"id": "a", "kind": "alu", "pools": {"weird key": 1}}])"),
@@ -619,7 +619,7 @@ Graph RandomGraph(uint64_t seed) {
     if (r.coin(30)) op.leader_gid = r.range(0, 5);
     if (r.coin(30)) op.max_depth = r.range(0, 4);
     if (r.coin(30)) op.source_op = "tt.op" + std::to_string(v);
-    if (r.coin(30)) op.source_index = r.range(0, limits::kMaxSourceIndex);
+    if (r.coin(30)) op.source_position = r.range(0, limits::kMaxSourcePosition);
     if (r.coin(30)) op.triton_stage = r.range(0, 4);
     g.ops.push_back(std::move(op));
   }
@@ -750,23 +750,23 @@ TEST(GraphJson, RegisterFootprintsDefaultByKindAndOverride) {
 TEST(GraphJson, ImportedProvenanceIsReadWrittenAndBounded) {
   const std::string text = R"({"format": "tilesched.loop/1", "target": "hopper",
     "attrs": {"triton_num_stages": 3, "num_warps": 8},
-    "ops": [{"id": "a", "kind": "alu", "source_op": "arith.addf", "source_index": 7}]})";
+    "ops": [{"id": "a", "kind": "alu", "source_op": "arith.addf", "source_position": 7}]})";
   StatusOr<Graph> g = parse_graph_json(text, "p.json");
   ASSERT_TRUE(g.ok()) << g.status().message();
   EXPECT_EQ(g->attrs.num_warps, 8);
-  EXPECT_EQ(g->ops[0].source_index, 7);
+  EXPECT_EQ(g->ops[0].source_position, 7);
   const std::string out = write_graph_json(*g);
   EXPECT_NE(out.find("\"num_warps\": 8"), std::string::npos) << out;
-  EXPECT_NE(out.find("\"source_op\": \"arith.addf\", \"source_index\": 7"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"source_op\": \"arith.addf\", \"source_position\": 7"), std::string::npos) << out;
   for (const auto& [bad, path] :
        {std::pair{R"("attrs": {"num_warps": 0}, "ops": [{"id": "a", "kind": "alu"}])",
                   "$.attrs.num_warps"},
         std::pair{R"("attrs": {"num_warps": 1025}, "ops": [{"id": "a", "kind": "alu"}])",
                   "$.attrs.num_warps"},
-        std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_index": -1}])",
-                  "$.ops[0].source_index"},
-        std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_index": 2147483648}])",
-                  "$.ops[0].source_index"}}) {
+        std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_position": -1}])",
+                  "$.ops[0].source_position"},
+        std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_position": 2147483648}])",
+                  "$.ops[0].source_position"}}) {
     const std::string doc =
         std::string(R"({"format": "tilesched.loop/1", "target": "hopper", )") + bad + "}";
     StatusOr<Graph> refused = parse_graph_json(doc, "b.json");
@@ -778,8 +778,8 @@ TEST(GraphJson, ImportedProvenanceIsReadWrittenAndBounded) {
   direct.attrs.num_warps = 0;
   EXPECT_EQ(validate_graph(direct).message().rfind("$.attrs.num_warps:", 0), 0u);
   direct = *g;
-  direct.ops[0].source_index = -2;
-  EXPECT_EQ(validate_graph(direct).message().rfind("$.ops[0].source_index:", 0), 0u);
+  direct.ops[0].source_position = -2;
+  EXPECT_EQ(validate_graph(direct).message().rfind("$.ops[0].source_position:", 0), 0u);
 }
 
 TEST(GraphJson, GenericTargetRegisterBudgetRoundTrips) {

@@ -162,7 +162,7 @@ Status validate_optional(const std::string& path, const char* field,
 }
 
 // Where an imported op came from: a source op name of 1..256 UTF-8 bytes,
-// its position in 0..kMaxSourceIndex, Triton's stage and cluster in
+// its position in 0..kMaxSourcePosition, Triton's stage and cluster in
 // 0..kMaxMaxDepth.
 Status validate_source_fields(const Op& op, const std::string& path) {
   if (op.source_op) {
@@ -176,7 +176,8 @@ Status validate_source_fields(const Op& op, const std::string& path) {
                                   " is not UTF-8 text");
     }
   }
-  if (Status s = validate_optional(path, "source_index", op.source_index, limits::kMaxSourceIndex);
+  if (Status s = validate_optional(path, "source_position", op.source_position,
+                                  limits::kMaxSourcePosition);
       !s.ok()) {
     return s;
   }

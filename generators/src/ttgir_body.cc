@@ -233,7 +233,7 @@ Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& 
   const OpId id = b_.op(unique_id(op), rule.role == Role::kCost ? std::string(rule.kind) : "generic");
   Op& out = b_.at(id);
   out.source_op = op.name;
-  out.source_index = place.position;
+  out.source_position = place.position;
   if (Status s = triton_attrs(op, *place.top, out); !s.ok()) return s;
   load_buffer_.push_back(0);
   users_.emplace_back();

@@ -104,13 +104,13 @@ TEST(TtgirShapes, PersistentEpilogueInAnScfIfIsImportedGuarded) {
   ASSERT_NE(edge(g, "last", "descriptor_store"), nullptr);
   EXPECT_NE(edge(g, "acc_18", "c"), nullptr);
   EXPECT_NE(edge(g, "c", "c_25"), nullptr);
-  EXPECT_EQ(store.source_index, 14);
-  EXPECT_EQ(op_named(g, "c").source_index, 14);
+  EXPECT_EQ(store.source_position, 14);
+  EXPECT_EQ(op_named(g, "c").source_position, 14);
   // The prologue's scf.if yields the new tile's offsets: the loads depend
   // on the branch that computes them and on the condition that chose it.
   EXPECT_NE(edge(g, "offs_am_13", "a"), nullptr);
   EXPECT_NE(edge(g, "first", "a"), nullptr);
-  EXPECT_EQ(op_named(g, "offs_am_13").source_index, 4);
+  EXPECT_EQ(op_named(g, "offs_am_13").source_position, 4);
   // The next tile's index goes round the loop through the epilogue.
   ASSERT_NE(edge(g, "tile_id_c_21", "tile_id_c_21"), nullptr);
   EXPECT_EQ(edge(g, "tile_id_c_21", "tile_id_c_21")->distance, 1);
@@ -180,9 +180,9 @@ TEST(TtgirShapes, WhileLoopCarriesValuesThroughConditionAndYield) {
   EXPECT_EQ(op_named(g, "x").store_bytes, 512 * 4);
   // Positions run across the two blocks: scf.condition is 1, the do
   // block's first op (a folded splat) 2.
-  EXPECT_EQ(op_named(g, "more").source_index, 0);
-  EXPECT_EQ(op_named(g, "cols_6").source_index, 3);
-  EXPECT_EQ(op_named(g, "off_10").source_index, 8);
+  EXPECT_EQ(op_named(g, "more").source_position, 0);
+  EXPECT_EQ(op_named(g, "cols_6").source_position, 3);
+  EXPECT_EQ(op_named(g, "off_10").source_position, 8);
 }
 
 TEST(TtgirShapes, Fp8WarpGroupDotWithItsWaits) {

@@ -30,10 +30,11 @@ struct Op {
   std::optional<std::string> agent;   // warp role overriding the default (tilesched/agents.h)
   // Where the op came from, for imported graphs; no rule reads them
   // (docs/FORMATS.md): the source IR's op name ("ttng.warp_group_dot"), its
-  // position among the loop body's operations as written (docs/TTGIR.md,
-  // "Positions"), and the stage and cluster Triton's own pipeliner gave it.
+  // position among the operations of the loop body it was imported from
+  // (folded ones counted), and the stage and cluster Triton's own pipeliner
+  // gave it (docs/TTGIR.md).
   std::optional<std::string> source_op;
-  std::optional<int64_t> source_index;
+  std::optional<int64_t> source_position;
   std::optional<int64_t> triton_stage;
   std::optional<int64_t> triton_cluster;
   friend bool operator==(const Op&, const Op&) = default;

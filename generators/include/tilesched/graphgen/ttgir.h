@@ -11,7 +11,7 @@
 // - every op of the loop body that costs time or a resource becomes one
 //   graph op, with a kind of hopper_target() and a latency and resources
 //   computed from its tile types (tilesched/hopper.h); its id comes from
-//   its SSA name, `source_op` keeps the TTGIR op name and `source_index`
+//   its SSA name, `source_op` keeps the TTGIR op name and `source_position`
 //   its position in the body; the ops of an scf.if's branches too,
 //   guarded (they read its condition); an scf.while's body is its test
 //   region, then its do region;
