@@ -1,0 +1,248 @@
+// Dependence windows kept along the edges (see edge_windows.h).
+#include "edge_windows.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace tilesched::cost_based {
+
+namespace {
+
+// Label-correcting longest paths: from the ops queued, raises label[y] to
+// label[x] + w(e) along every edge e = x -> y (`forward`) or e = y -> x
+// (backward), queueing each op it raises, until nothing rises; on_raise(y)
+// runs before each raise. FIFO order (Bellman-Ford's passes): without a
+// positive cycle every label is final after n passes, and an op is queued
+// at most once per pass. Returns false when some op was queued more than
+// `limit` times (a positive cycle; only reset() counts, in `queued_times`).
+template <bool kForward, class OnRaise>
+bool raise_labels(const Graph& g, const Adjacency& adj, const std::vector<int64_t>& weight,
+                  std::vector<int64_t>& label, std::vector<OpId>& queue,
+                  std::vector<char>& queued, std::vector<int>* queued_times, int limit,
+                  OnRaise&& on_raise) {
+  const std::vector<int>& begin = kForward ? adj.out_begin : adj.in_begin;
+  const std::vector<int>& edges = kForward ? adj.out_edges : adj.in_edges;
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const OpId x = queue[head];
+    queued[x] = 0;
+    const int64_t base = label[x];
+    for (int p = begin[x]; p < begin[x + 1]; ++p) {
+      const Edge& e = g.edges[edges[p]];
+      const OpId y = kForward ? e.to : e.from;
+      const int64_t cand = base + weight[edges[p]];
+      if (cand <= label[y]) continue;
+      on_raise(y);
+      label[y] = cand;
+      if (queued[y]) continue;
+      if (queued_times != nullptr && ++(*queued_times)[y] > limit) {
+        for (size_t i = head + 1; i < queue.size(); ++i) queued[queue[i]] = 0;
+        queue.clear();
+        return false;
+      }
+      queued[y] = 1;
+      queue.push_back(y);
+    }
+  }
+  queue.clear();
+  return true;
+}
+
+}  // namespace
+
+EdgeWindows::EdgeWindows(const Graph& g, const Adjacency& adj)
+    : g_(g), adj_(adj), n_(g.op_count()) {
+  const size_t n = static_cast<size_t>(n_);
+  weight_.assign(g.edges.size(), 0);
+  asap_.assign(n, 0);
+  up_.assign(n, kNone);
+  neg_down_.assign(n, kNone);
+  start_.assign(n, 0);
+  placed_.assign(n, 0);
+  placed_pos_.assign(n, 0);
+  stamp_.assign(n, 0);
+  queued_.assign(n, 0);
+  all_ops_.resize(n);
+  for (OpId v = 0; v < n_; ++v) all_ops_[v] = v;
+  from_row_.assign(n, kNone);
+  to_row_.assign(n, kNone);
+  search_queued_.assign(n, 0);
+}
+
+bool EdgeWindows::reset(int64_t ii) {
+  ii_ = ii;
+  for (size_t e = 0; e < g_.edges.size(); ++e) {
+    weight_[e] = g_.edges[e].latency - ii * g_.edges[e].distance;
+  }
+  // ASAP: longest path into each op from any op, every op starting at 0
+  // (queued once up front, then at most once per pass, n passes).
+  std::fill(asap_.begin(), asap_.end(), 0);
+  std::vector<int> queued_times(static_cast<size_t>(n_), 1);
+  queue_ = all_ops_;
+  std::fill(queued_.begin(), queued_.end(), 1);
+  const bool ok = raise_labels<true>(g_, adj_, weight_, asap_, queue_, queued_, &queued_times,
+                                     n_ + 1, [](OpId) {});
+  clear();
+  return ok;
+}
+
+void EdgeWindows::clear() {
+  std::fill(up_.begin(), up_.end(), kNone);
+  std::fill(neg_down_.begin(), neg_down_.end(), kNone);
+  std::fill(placed_.begin(), placed_.end(), 0);
+  placed_list_.clear();
+  dirty_ = false;
+  drop_trail();
+  changed_.clear();
+}
+
+void EdgeWindows::drop_trail() {
+  trail_.clear();
+  marks_.clear();
+}
+
+void EdgeWindows::trim_trail(size_t limit) {
+  if (trail_.size() > limit) drop_trail();
+}
+
+void EdgeWindows::record(OpId x) {
+  if (stamp_[x] == epoch_) return;
+  stamp_[x] = epoch_;
+  trail_.push_back({x, up_[x], neg_down_[x]});
+  changed_.push_back(x);
+}
+
+void EdgeWindows::raise(bool forward, bool record_changes) {
+  auto on_raise = [&](OpId y) {
+    if (record_changes) record(y);
+  };
+  if (forward) {
+    raise_labels<true>(g_, adj_, weight_, up_, queue_, queued_, nullptr, 0, on_raise);
+  } else {
+    raise_labels<false>(g_, adj_, weight_, neg_down_, queue_, queued_, nullptr, 0, on_raise);
+  }
+}
+
+void EdgeWindows::seat(OpId v, int64_t t) {
+  assert(!placed_[v] && t >= 0);
+  refresh();
+  if (++epoch_ == 0) {  // the stamps wrapped: none may match a new epoch
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    epoch_ = 1;
+  }
+  changed_.clear();
+  marks_.push_back({v, trail_.size()});
+  record(v);
+  start_[v] = t;
+  placed_[v] = 1;
+  placed_pos_[v] = static_cast<int>(placed_list_.size());
+  placed_list_.push_back(v);
+  if (t > up_[v]) {
+    up_[v] = t;
+    queue_.push_back(v);
+    queued_[v] = 1;
+    raise(true, true);
+  }
+  if (-t > neg_down_[v]) {
+    neg_down_[v] = -t;
+    queue_.push_back(v);
+    queued_[v] = 1;
+    raise(false, true);
+  }
+}
+
+void EdgeWindows::unseat(OpId v) {
+  assert(placed_[v]);
+  placed_[v] = 0;
+  const int pos = placed_pos_[v];
+  placed_list_[pos] = placed_list_.back();
+  placed_pos_[placed_list_[pos]] = pos;
+  placed_list_.pop_back();
+  changed_.clear();
+  if (!dirty_ && !marks_.empty() && marks_.back().op == v) {
+    // Every later seat was undone in turn: the labels before v's seat.
+    for (size_t i = marks_.back().first; i < trail_.size(); ++i) {
+      const TrailEntry& e = trail_[i];
+      up_[e.op] = e.up;
+      neg_down_[e.op] = e.down;
+      changed_.push_back(e.op);
+    }
+    trail_.resize(marks_.back().first);
+    marks_.pop_back();
+    return;
+  }
+  drop_trail();  // its entries hold labels that counted v
+  dirty_ = true;
+  changed_ = all_ops_;
+}
+
+std::span<const OpId> EdgeWindows::changed() const { return changed_; }
+
+void EdgeWindows::recompute() {
+  std::fill(up_.begin(), up_.end(), kNone);
+  std::fill(neg_down_.begin(), neg_down_.end(), kNone);
+  for (OpId u : placed_list_) {
+    up_[u] = start_[u];
+    queue_.push_back(u);
+    queued_[u] = 1;
+  }
+  raise(true, false);
+  for (OpId u : placed_list_) {
+    neg_down_[u] = -start_[u];
+    queue_.push_back(u);
+    queued_[u] = 1;
+  }
+  raise(false, false);
+  dirty_ = false;
+}
+
+const std::vector<int64_t>& EdgeWindows::longest_from(OpId v) const {
+  std::fill(from_row_.begin(), from_row_.end(), kNone);
+  from_row_[v] = 0;
+  search_queue_.push_back(v);
+  search_queued_[v] = 1;
+  raise_labels<true>(g_, adj_, weight_, from_row_, search_queue_, search_queued_, nullptr, 0,
+                     [](OpId) {});
+  return from_row_;
+}
+
+const std::vector<int64_t>& EdgeWindows::longest_to(OpId v) const {
+  std::fill(to_row_.begin(), to_row_.end(), kNone);
+  to_row_[v] = 0;
+  search_queue_.push_back(v);
+  search_queued_[v] = 1;
+  raise_labels<false>(g_, adj_, weight_, to_row_, search_queue_, search_queued_, nullptr, 0,
+                      [](OpId) {});
+  return to_row_;
+}
+
+bool EdgeWindows::has_path(OpId a, OpId b) const {
+  // Breadth-first over out-edges; search_queued_ marks the ops seen.
+  search_queue_.clear();
+  for (int p = adj_.out_begin[a]; p < adj_.out_begin[a + 1]; ++p) {
+    const OpId y = g_.edges[adj_.out_edges[p]].to;
+    if (!search_queued_[y]) {
+      search_queued_[y] = 1;
+      search_queue_.push_back(y);
+    }
+  }
+  bool found = false;
+  for (size_t head = 0; head < search_queue_.size() && !found; ++head) {
+    const OpId x = search_queue_[head];
+    if (x == b) {
+      found = true;
+      break;
+    }
+    for (int p = adj_.out_begin[x]; p < adj_.out_begin[x + 1]; ++p) {
+      const OpId y = g_.edges[adj_.out_edges[p]].to;
+      if (!search_queued_[y]) {
+        search_queued_[y] = 1;
+        search_queue_.push_back(y);
+      }
+    }
+  }
+  for (OpId x : search_queue_) search_queued_[x] = 0;
+  search_queue_.clear();
+  return found;
+}
+
+}  // namespace tilesched::cost_based
