@@ -9,9 +9,6 @@
 namespace tilesched::cost_based {
 namespace {
 
-// With the seeds' closure windows (the ladder alone stops above the
-// optimum) the backtracking rung is what reaches it; the windows along the
-// edges reach it too (their ladder alone on fa3_forward).
 TEST(Backtracking, ReachesTheProvenOptimaWhereTheSeedsLadderDoesNot) {
   const std::pair<const char*, std::pair<int64_t, int64_t>> kCases[] = {
       {"fa3_forward.loop.json", {32, 52}},  // {optimum, the seeds' ladder}
@@ -22,10 +19,6 @@ TEST(Backtracking, ReachesTheProvenOptimaWhereTheSeedsLadderDoesNot) {
     for (ArmPolicy policy : kPolicies) {
       CostBasedOptions opts;
       opts.arm_policy = policy;
-      const CostBasedResult edges = generate_cost_based(g, opts);
-      EXPECT_TRUE(verify_schedule(g, edges.schedule).legal()) << file;
-      EXPECT_EQ(edges.schedule.ii, iis.first) << file << " " << arm_policy_name(policy);
-      opts.all_pairs_closure = true;
       const CostBasedResult ours = generate_cost_based(g, opts);
       ASSERT_TRUE(ours.schedule.feasible) << file;
       EXPECT_TRUE(verify_schedule(g, ours.schedule).legal()) << file;
@@ -68,23 +61,11 @@ TEST(Descent, TakesTheIiBelowTheOneTheSearchFound) {
   EXPECT_TRUE(verify_schedule(g, without.schedule).legal());
 }
 
-// With the seeds' closure windows; along the edges best-cost alone places
-// the optimum.
 TEST(PolicyFallback, KeepsBestCostFromGivingUpAnIiFirstSuccessPlaces) {
   const Graph g = Kernel("warp_specialized.loop.json");
   CostBasedOptions best;
   best.arm_policy = ArmPolicy::kBestCost;
-  {
-    CostBasedOptions edges = best;
-    edges.backtrack_budget_ratio = 0;
-    edges.descent_budget_ratio = 0;
-    edges.policy_fallback = false;
-    EXPECT_EQ(Schedule_(g, edges).ii, 32);
-  }
-  best.all_pairs_closure = true;
-  CostBasedOptions first_success;
-  first_success.all_pairs_closure = true;
-  const Schedule first = Schedule_(g, first_success);
+  const Schedule first = Schedule_(g);
   const Schedule fallback = Schedule_(g, best);
   EXPECT_EQ(first.ii, 32);  // the proven optimum
   EXPECT_EQ(fallback.ii, 32);

@@ -288,7 +288,7 @@ std::optional<Proposal> Driver::try_cost_based(const std::vector<OpId>& ready) {
 
 bool Driver::cheapest_seat(OpId v, const Window& w, SeatSearch first,
                            std::optional<Proposal>& best) {
-  const PipeSlotBasis basis = PipeSlotBasis::of(w);
+  const PipeSlotBasis basis = PipeSlotBasis::of(p_, v, w);
   // Only an op without placed predecessors compares every cycle of its
   // window; index its structural distance then, count it directly otherwise.
   const std::optional<StructuralIndex> order =

@@ -13,19 +13,26 @@ namespace {
 // (backward), queueing each op it raises, until nothing rises; on_raise(y)
 // runs before each raise. FIFO order (Bellman-Ford's passes): without a
 // positive cycle every label is final after n passes, and an op is queued
-// at most once per pass. Returns false when some op was queued more than
-// `limit` times (a positive cycle; only reset() counts, in `queued_times`).
+// at most once per pass. Returns false, the labels partial, when some op
+// was queued more than `limit` times (a positive cycle; only reset()
+// counts, in `queued_times`) or after `max_visits` edges.
 template <bool kForward, class OnRaise>
 bool raise_labels(const Graph& g, const Adjacency& adj, const std::vector<int64_t>& weight,
                   std::vector<int64_t>& label, std::vector<OpId>& queue,
                   std::vector<char>& queued, std::vector<int>* queued_times, int limit,
-                  OnRaise&& on_raise) {
+                  OnRaise&& on_raise, int64_t max_visits = INT64_MAX) {
   const std::vector<int>& begin = kForward ? adj.out_begin : adj.in_begin;
   const std::vector<int>& edges = kForward ? adj.out_edges : adj.in_edges;
   for (size_t head = 0; head < queue.size(); ++head) {
     const OpId x = queue[head];
     queued[x] = 0;
     const int64_t base = label[x];
+    max_visits -= begin[x + 1] - begin[x];
+    if (max_visits < 0) {
+      for (size_t i = head + 1; i < queue.size(); ++i) queued[queue[i]] = 0;
+      queue.clear();
+      return false;
+    }
     for (int p = begin[x]; p < begin[x + 1]; ++p) {
       const Edge& e = g.edges[edges[p]];
       const OpId y = kForward ? e.to : e.from;
@@ -195,24 +202,44 @@ void EdgeWindows::recompute() {
   dirty_ = false;
 }
 
-const std::vector<int64_t>& EdgeWindows::longest_from(OpId v) const {
-  std::fill(from_row_.begin(), from_row_.end(), kNone);
-  from_row_[v] = 0;
+// A single-source search into `row` (kNone where it did not reach, the
+// entries it set in `reached`, reset first): false when it would visit
+// more than `max_visits` edges (the row is then partial).
+template <bool kForward>
+bool EdgeWindows::search(OpId v, std::vector<int64_t>& row, std::vector<OpId>& reached,
+                         int64_t max_visits) const {
+  for (OpId x : reached) row[x] = kNone;
+  reached.assign(1, v);
+  row[v] = 0;
   search_queue_.push_back(v);
   search_queued_[v] = 1;
-  raise_labels<true>(g_, adj_, weight_, from_row_, search_queue_, search_queued_, nullptr, 0,
-                     [](OpId) {});
+  return raise_labels<kForward>(
+      g_, adj_, weight_, row, search_queue_, search_queued_, nullptr, 0,
+      [&](OpId y) {
+        if (row[y] == kNone) reached.push_back(y);
+      },
+      max_visits);
+}
+
+const std::vector<int64_t>& EdgeWindows::longest_from(OpId v) const {
+  search<true>(v, from_row_, from_reached_, INT64_MAX);
   return from_row_;
 }
 
 const std::vector<int64_t>& EdgeWindows::longest_to(OpId v) const {
-  std::fill(to_row_.begin(), to_row_.end(), kNone);
-  to_row_[v] = 0;
-  search_queue_.push_back(v);
-  search_queued_[v] = 1;
-  raise_labels<false>(g_, adj_, weight_, to_row_, search_queue_, search_queued_, nullptr, 0,
-                      [](OpId) {});
+  search<false>(v, to_row_, to_reached_, INT64_MAX);
   return to_row_;
+}
+
+std::optional<int64_t> EdgeWindows::least_bound_from_placed(OpId v, int64_t max_visits) const {
+  if (!search<false>(v, to_row_, to_reached_, max_visits)) return std::nullopt;
+  std::optional<int64_t> least;
+  for (OpId u : to_reached_) {
+    if (u == v || !placed_[u]) continue;
+    const int64_t bound = start_[u] + to_row_[u];
+    least = least ? std::min(*least, bound) : bound;
+  }
+  return least;
 }
 
 bool EdgeWindows::has_path(OpId a, OpId b) const {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -77,6 +78,12 @@ class EdgeWindows {
   const std::vector<int64_t>& longest_to(OpId v) const;
   // A path of one or more edges from a to b (whatever the II).
   bool has_path(OpId a, OpId b) const;
+  // min over placed u != v with a path to v of s_u + D[u][v] (nullopt when
+  // none), by a search back from v over every op with a path to it; nullopt
+  // too when that search would visit more than `max_visits` edges (the
+  // same ops at every placement, so for a given op and II the answer is
+  // either always exact or never computed).
+  std::optional<int64_t> least_bound_from_placed(OpId v, int64_t max_visits) const;
 
  private:
   struct TrailEntry {
@@ -93,6 +100,9 @@ class EdgeWindows {
   // from the ops queued, recording each op it changes on the trail.
   void raise(bool forward, bool record);
   void record(OpId x);
+  template <bool kForward>
+  bool search(OpId v, std::vector<int64_t>& row, std::vector<OpId>& reached,
+              int64_t max_visits) const;
   void refresh() const {
     if (dirty_) const_cast<EdgeWindows*>(this)->recompute();
   }
@@ -121,6 +131,7 @@ class EdgeWindows {
   std::vector<OpId> all_ops_;
   // Scratch of the point queries.
   mutable std::vector<int64_t> from_row_, to_row_;
+  mutable std::vector<OpId> from_reached_, to_reached_;  // their entries not kNone
   mutable std::vector<OpId> search_queue_;
   mutable std::vector<char> search_queued_;
 };

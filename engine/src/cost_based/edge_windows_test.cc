@@ -192,11 +192,10 @@ struct TwoPlacements {
   }
 };
 
-// Along the edges, the window of every op (placed or not) has the closure's ends,
-// its "a predecessor is placed" and its latest predecessor bound; its
-// earliest predecessor bound is the least bound of a placed direct
-// predecessor (the latest bound when none is direct); an unplaced op's
-// conflicts at any start are the closure's. Through seats inside windows, evictions in any
+// Along the edges, the window of every op (placed or not) has the
+// closure's ends, its "a predecessor is placed" and its latest and
+// earliest predecessor bounds; an unplaced op's conflicts at any start are
+// the closure's. Through seats inside windows, evictions in any
 // order, undone seats and trials.
 TEST(EdgeWindows, PlacementWindowsAndConflictsAreTheClosures) {
   SplitMix64 rng(23);
@@ -218,15 +217,9 @@ TEST(EdgeWindows, PlacementWindowsAndConflictsAreTheClosures) {
         ASSERT_EQ(b.has_pred, a.has_pred);
         if (a.has_pred) {
           ASSERT_EQ(b.latest_pred_bound, a.latest_pred_bound);
-          int64_t earliest = b.latest_pred_bound;
-          bool direct = false;
-          for (const Edge& ed : two.g.edges) {
-            if (ed.to != v || ed.from == v || !e.placed(ed.from)) continue;
-            const int64_t bound = e.start(ed.from) + ed.latency - ii * ed.distance;
-            earliest = direct ? std::min(earliest, bound) : bound;
-            direct = true;
-          }
-          ASSERT_EQ(b.earliest_pred_bound, earliest);
+          // These graphs are far inside the search's budget: exact.
+          ASSERT_EQ(e.earliest_pred_bound(v, b), c.earliest_pred_bound(v, a))
+              << "round " << round << " step " << step << " op " << v;
         }
         if (c.placed(v)) continue;
         const int64_t t = rng.uniform(0, 3 * ii);
@@ -280,6 +273,28 @@ TEST(EdgeWindows, PlacementWindowsAndConflictsAreTheClosures) {
     }
   }
   EXPECT_GT(trial_seats, 100);  // the trials seated ops
+}
+
+// The earliest predecessor bound of the last op of a chain 0 -> 1 -> ...
+// -> n-1 (latency 1) with a shortcut 0 -> n-1 (latency 0), op 0 at 5 and
+// op n-2 three cycles after its earliest: the exact bound is op 0's through
+// the chain (5 + n - 1); past the search's budget it is the least bound of
+// the direct predecessors' edges (op 0's shortcut: 5).
+TEST(EdgeWindows, EarliestBoundPastTheSearchBudgetIsTheDirectEdges) {
+  for (const int n : {50, static_cast<int>(Placement::kExactEarliestVisits) + 10}) {
+    GraphBuilder b(blackwell_target());
+    for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), 1);
+    for (int i = 0; i + 1 < n; ++i) b.edge(i, i + 1, 1);
+    b.edge(0, n - 1, 0);
+    TwoPlacements two(Build(b), 4);
+    two.place(0, 5);
+    two.place(n - 2, 5 + (n - 2) + 3);
+    const OpId v = n - 1;
+    const Window a = two.closure->window(v), w = two.edges->window(v);
+    ASSERT_EQ(w.lo, a.lo);
+    EXPECT_EQ(two.closure->earliest_pred_bound(v, a), 5 + n - 1);
+    EXPECT_EQ(two.edges->earliest_pred_bound(v, w), n < 100 ? 5 + n - 1 : 5) << n;
+  }
 }
 
 }  // namespace

@@ -199,17 +199,26 @@ Placement::DepBounds Placement::edge_bounds(OpId v) const {
     return b;
   }
   b.preds = 1;
-  b.earliest = b.lo;
+  b.earliest = b.lo;  // Placement::earliest_pred_bound computes it
+  return b;
+}
+
+int64_t Placement::earliest_pred_bound(OpId v, const Window& w) const {
+  if (!edges_ || !w.has_pred) return w.earliest_pred_bound;
+  if (std::optional<int64_t> exact = edges_->least_bound_from_placed(v, kExactEarliestVisits)) {
+    return *exact;
+  }
+  int64_t earliest = w.latest_pred_bound;
   bool direct = false;
   for (int q = ctx_.adj.in_begin[v]; q < ctx_.adj.in_begin[v + 1]; ++q) {
     const int e = ctx_.adj.in_edges[q];
     const OpId p = ctx_.g.edges[e].from;
     if (p == v || !placed(p)) continue;
     const int64_t bound = start_[p] + edges_->weight(e);
-    b.earliest = direct ? std::min(b.earliest, bound) : bound;
+    earliest = direct ? std::min(earliest, bound) : bound;
     direct = true;
   }
-  return b;
+  return earliest;
 }
 
 int64_t Placement::longest_path(OpId a, OpId b) const {

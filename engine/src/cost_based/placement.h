@@ -33,9 +33,10 @@ struct Window {
   // Placed predecessors (with a path to the op): the pipe-slot evaluator's
   // basis. latest_pred_bound = max over them of s_p + D[p][v] (<= lo).
   bool has_pred = false;
-  // From the closure: min over them of s_p + D[p][v]. Along the edges: min
-  // over the placed direct predecessors p of s_p + λ - II·δ (the edge's
-  // own bound), or latest_pred_bound when none is direct.
+  // min over them of s_p + D[p][v]: from the closure's placement only;
+  // read it through Placement::earliest_pred_bound, which computes it along
+  // the edges (on demand: the gates, which ask for windows at every seat,
+  // never read it).
   int64_t earliest_pred_bound = 0;
   int64_t latest_pred_bound = 0;
   bool empty() const { return lo > hi; }
@@ -94,6 +95,15 @@ class Placement {
   // static ASAP bound, max_depth (L6) and the builder constraints in force.
   // The group's stage (L5) is left to gate G4.
   Window window(OpId v) const;
+  // The pipe-slot evaluator's earliest predecessor bound of v, given
+  // w = window(v) (REQUIRES: w.has_pred, or the answer is unused): the
+  // closure's min over the placed ops p with a path to v of s_p + D[p][v].
+  // Along the edges the same from a search back from v when it visits at
+  // most kExactEarliestVisits edges; past that, the least bound of v's
+  // placed direct predecessors' edges (s_p + λ − II·δ), or the latest
+  // bound when none is direct.
+  int64_t earliest_pred_bound(OpId v, const Window& w) const;
+  static constexpr int64_t kExactEarliestVisits = 2048;
   // The stage the group's placed members share, if any is placed. Inline:
   // the gates ask it for every seat they admit.
   std::optional<int64_t> group_stage(int group) const {
