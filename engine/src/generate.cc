@@ -1,11 +1,13 @@
 // Generator selection (seed 001, "Selector Predicate") and dispatch.
 #include "tilesched/generate.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <utility>
 
 #include "ii_driver.h"
+#include "stage_cap.h"
 #include "tilesched/ims.h"
 #include "tilesched/materialize.h"
 #include "tilesched/serial.h"
@@ -128,6 +130,37 @@ Schedule materialized(const Graph& g, Schedule s) {
 
 }  // namespace
 
+namespace {
+
+// `opts` for one run under the stage cap (stage_cap.h): the heuristics'
+// II range narrowed to the run's, the oracle's time limit less what the
+// earlier runs spent.
+GenerateOptions for_run(const GenerateOptions& opts, const StageCapRun& r) {
+  GenerateOptions o = opts;
+  auto narrow = [&](int64_t& floor, int64_t& cap) {
+    floor = std::max(floor, r.ii_floor);
+    if (r.ii_cap > 0) cap = cap > 0 ? std::min(cap, r.ii_cap) : r.ii_cap;
+  };
+  narrow(o.cost_based.ii_floor, o.cost_based.ii_cap);
+  narrow(o.ims.ii_floor, o.ims.ii_cap);
+  narrow(o.sms.ii_floor, o.sms.ii_cap);
+  o.exact.time_limit_ms = std::max<int64_t>(0, o.exact.time_limit_ms - r.spent_ns / 1'000'000);
+  return o;
+}
+
+// One generator's schedule of `g`, under the stage cap when there is one.
+StatusOr<Schedule> run_generator(GeneratorKind k, const Graph& g, const GenerateOptions& opts) {
+  const GeneratorEntry& e = entry(k);
+  if (opts.max_stages <= 0) return e.run(g, opts);
+  const StageCapMode mode = k == GeneratorKind::kExact ? StageCapMode::kOnce : StageCapMode::kChain;
+  return schedule_under_stage_cap(g, opts.max_stages, mode,
+                                  [&](const Graph& h, const StageCapRun& r) {
+                                    return e.run(h, for_run(opts, r));
+                                  });
+}
+
+}  // namespace
+
 StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts) {
   Selection sel;
   if (opts.generator == GeneratorKind::kAuto) {
@@ -136,9 +169,7 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
   } else {
     sel = {opts.generator, "requested"};
   }
-  const Graph capped = opts.max_stages > 0 ? with_stage_cap(g, opts.max_stages) : Graph{};
-  const Graph& run_on = opts.max_stages > 0 ? capped : g;
-  StatusOr<Schedule> s = entry(sel.chosen).run(run_on, opts);
+  StatusOr<Schedule> s = run_generator(sel.chosen, g, opts);
   if (!s.ok()) return s.status();
   if (opts.generator == GeneratorKind::kAuto && sel.chosen == GeneratorKind::kSerial &&
       !g.attrs.force_serial_execution && s->failure == FailureReason::kDependenceCycle) {
@@ -147,10 +178,9 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
     // zero-latency cycle in one cycle.
     sel = {GeneratorKind::kCostBased,
            sel.reason + "; the serial walk cannot order a zero-distance cycle, so cost-based"};
-    s = entry(sel.chosen).run(run_on, opts);
+    s = run_generator(sel.chosen, g, opts);
     if (!s.ok()) return s.status();
   }
-  if (opts.max_stages > 0) s->options.emplace_back("max_stages", std::to_string(opts.max_stages));
   Schedule out = materialized(g, std::move(*s));
   out.selection = std::move(sel.reason);
   return out;

@@ -10,10 +10,10 @@
 
 namespace tilesched {
 
-IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int64_t ii_cap,
-                           const Schedule& serial) {
+IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int64_t ii_floor,
+                           int64_t ii_cap, const Schedule& serial) {
   IiRange r;
-  r.lower = heuristic_ii_lower(g, mii, group_span);
+  r.lower = std::max(heuristic_ii_lower(g, mii, group_span), ii_floor);
   r.cap = heuristic_ii_cap(g, r.lower, ii_cap, serial);
   return r;
 }

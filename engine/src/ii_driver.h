@@ -40,10 +40,12 @@ struct IiRange {
 };
 
 // A heuristic's range: heuristic_ii_lower (search.h) from the MII and the
-// groups' span bound, up to heuristic_ii_cap (`ii_cap` when non-zero, else
-// the serial II when the serial schedule is legal, else the sequential cap).
-IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int64_t ii_cap,
-                           const Schedule& serial);
+// groups' span bound, raised to `ii_floor` (0: none; the stage cap's runs
+// search above the uncapped II, stage_cap.h), up to heuristic_ii_cap
+// (`ii_cap` when non-zero, else the serial II when the serial schedule is
+// legal, else the sequential cap).
+IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int64_t ii_floor,
+                           int64_t ii_cap, const Schedule& serial);
 
 enum class IiSearchEnd {
   kFound,          // `ii` placed

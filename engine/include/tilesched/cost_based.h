@@ -37,6 +37,9 @@ struct CostBasedOptions {
   // Largest II tried. 0: the serial II when the serial schedule is legal
   // (so the result is never worse than serial), else a bound from the graph.
   int64_t ii_cap = 0;
+  // Smallest II tried (0: the lower bound from the graph); the stage cap's
+  // runs search above the uncapped II (docs/CONTRACT.md).
+  int64_t ii_floor = 0;
   int permute_budget = 24;        // exhaustive permutations up to this count
   int permute_samples = 8;        // seeded samples beyond it
   int eviction_budget_ratio = 2;  // Rau: placements per op before a rung gives up (measured, docs)

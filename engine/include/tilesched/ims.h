@@ -19,6 +19,9 @@ struct ImsOptions {
   // Largest II tried. 0: the serial II when the serial schedule is legal,
   // else the sequential bound (as the cost-based generator).
   int64_t ii_cap = 0;
+  // Smallest II tried (0: the lower bound from the graph), as the
+  // cost-based generator's.
+  int64_t ii_floor = 0;
 };
 
 // Schedule.generator is "ims"; stats are, in this order: ii_tried,

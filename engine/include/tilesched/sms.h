@@ -21,6 +21,9 @@ struct SmsOptions {
   // else the sequential cap, as every heuristic's II search does
   // (docs/BASELINES.md).
   int64_t ii_cap = 0;
+  // Smallest II tried (0: the lower bound from the graph), as the
+  // cost-based generator's.
+  int64_t ii_floor = 0;
   // The II search is linear (every II from the lower bound) until this
   // many IIs in a row failed because the same op found no seat in the
   // same number of cycles (squeezed between seated neighbours, a window a

@@ -205,7 +205,7 @@ Backtracker::Frame Backtracker::range_of(OpId v) const {
   if (std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v])) {
     f.next = std::max(w.lo, *stage * ii_);  // L5: only the group's stage
     f.end = std::min(w.hi, *stage * ii_ + ii_ - 1);
-  } else if (!w.has_pred && w.hi < kUnbounded && !w.empty()) {
+  } else if (!w.has_pred && w.has_succ && !w.empty()) {
     f.down = true;
     f.next = w.hi;
     f.end = std::max(w.lo, w.hi - ii_ + 1);

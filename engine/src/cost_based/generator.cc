@@ -193,7 +193,8 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
     return result;
   }
   const IiRange range =
-      heuristic_ii_range(ctx_.g, ctx_.mii.max(), ctx_.group_span_bound, ctx_.opts.ii_cap, serial_);
+      heuristic_ii_range(ctx_.g, ctx_.mii.max(), ctx_.group_span_bound, ctx_.opts.ii_floor,
+                         ctx_.opts.ii_cap, serial_);
   IiSearchResult r = search_ii(
       ctx_.g, range, ctx_.opts.ii_search,
       [&](int64_t ii) {

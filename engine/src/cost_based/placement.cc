@@ -269,6 +269,7 @@ Window Placement::window(OpId v) const {
     w.lo = std::max(w.lo, b.lo);
   }
   w.hi = b.hi;
+  w.has_succ = b.hi < kUnbounded;
   const Op& op = ctx_.g.ops[v];
   if (op.max_depth) w.hi = std::min(w.hi, (*op.max_depth + 1) * ii_ - 1);
   for (int c : constraints_.of(v)) {

@@ -39,6 +39,9 @@ struct Window {
   // never read it).
   int64_t earliest_pred_bound = 0;
   int64_t latest_pred_bound = 0;
+  // Placed successors (the op has a path to one): `hi` is then theirs too,
+  // not only the op's max_depth or a builder constraint.
+  bool has_succ = false;
   bool empty() const { return lo > hi; }
 };
 

@@ -102,7 +102,7 @@ Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
     s.options = blank().options;
   } else {
     const IiRange range = heuristic_ii_range(g_, serial_.mii.max(), problem_.group_span_bound,
-                                             opts_.ii_cap, serial_);
+                                             opts_.ii_floor, opts_.ii_cap, serial_);
     IiScreen screen(g_, problem_.adj);
     const IiSearchResult r = search_ii(
         g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen);

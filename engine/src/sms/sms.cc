@@ -248,7 +248,7 @@ Schedule Generator::run(Clock::time_point t0) {
   sets_ = find_node_sets(g_, adj_);
   const IiRange range =
       heuristic_ii_range(g_, s.mii.max(), group_span_bound(g_, adj_, groups_.members),
-                         opts_.ii_cap, serial_);
+                         opts_.ii_floor, opts_.ii_cap, serial_);
   placer_.emplace(g_, adj_, paths_, nodes_, groups_);
   timing_lines_.set_range(range.lower, range.cap);
   IiScreen screen(g_, adj_);  // no closure of SMS's own to share

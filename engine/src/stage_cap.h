@@ -1,0 +1,50 @@
+// The stage cap (`--max-stages S`, docs/CONTRACT.md): every generator's
+// answer under a cap of S stages, monotone by construction. The uncapped
+// schedule comes first; when it has at most S stages it is the answer.
+// Otherwise the generator runs on the capped graphs (every op's max_depth
+// lowered, with_stage_cap in ii_driver.h) for caps 1, 2, ..., S, each
+// searching only above the uncapped II and below the best II found so far,
+// and the best is kept. So a cap at least the uncapped stage count never
+// changes the schedule, and the II never rises as the cap grows: the
+// answer at S + 1 is the answer at S or a run that beat it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "tilesched/graph.h"
+#include "tilesched/schedule.h"
+#include "tilesched/status.h"
+
+namespace tilesched {
+
+// One run of a generator under the cap: its graph (the uncapped one or a
+// capped one) and the II range it may search. `ii_floor` and `ii_cap` are 0
+// for the uncapped run (the generator's own range); a capped run searches
+// [max(its lower bound, ii_floor), ii_cap], ii_cap 0 meaning the
+// generator's own cap.
+struct StageCapRun {
+  int64_t ii_floor = 0;
+  int64_t ii_cap = 0;
+  int64_t spent_ns = 0;  // the earlier runs' time_ns, for a run with a time limit
+};
+using StageCapRunFn = std::function<StatusOr<Schedule>(const Graph&, const StageCapRun&)>;
+
+// How the runs under the cap are chosen.
+enum class StageCapMode {
+  // The heuristics: the uncapped run, then caps 1..S above its II (above).
+  kChain,
+  // The oracle: the uncapped run, then only cap S (its proofs make the
+  // answer monotone; the runs share the oracle's time limit through
+  // StageCapRun::spent_ns).
+  kOnce,
+};
+
+// The answer under a cap of `max_stages` stages (REQUIRES: >= 1). The
+// schedule's options gain max_stages, its MII is the capped graph's, its
+// time_ns is the runs' total, and one diagnostic line says which run it is.
+// A run that fails with a status ends the call with it.
+StatusOr<Schedule> schedule_under_stage_cap(const Graph& g, int64_t max_stages,
+                                            StageCapMode mode, const StageCapRunFn& run);
+
+}  // namespace tilesched
