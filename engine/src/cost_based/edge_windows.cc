@@ -15,17 +15,30 @@ namespace {
 // positive cycle every label is final after n passes, and an op is queued
 // at most once per pass. Returns false, the labels partial, when some op
 // was queued more than `limit` times (a positive cycle; only reset()
-// counts, in `queued_times`) or after `max_visits` edges.
-template <bool kForward, class OnRaise>
+// counts, in `queued_times`) or after `max_visits` edges. An op queued
+// whose expand(x) is false passes nothing on.
+struct Limits {
+  std::vector<int>* queued_times = nullptr;
+  int limit = 0;
+  int64_t max_visits = INT64_MAX;
+};
+constexpr auto kEveryOp = [](OpId) { return true; };
+constexpr auto kNoRecord = [](OpId) {};
+
+template <bool kForward, class OnRaise, class Expand>
 bool raise_labels(const Graph& g, const Adjacency& adj, const std::vector<int64_t>& weight,
                   std::vector<int64_t>& label, std::vector<OpId>& queue,
-                  std::vector<char>& queued, std::vector<int>* queued_times, int limit,
-                  OnRaise&& on_raise, int64_t max_visits = INT64_MAX) {
+                  std::vector<char>& queued, OnRaise&& on_raise, Expand&& expand,
+                  Limits lim = {}) {
   const std::vector<int>& begin = kForward ? adj.out_begin : adj.in_begin;
   const std::vector<int>& edges = kForward ? adj.out_edges : adj.in_edges;
+  std::vector<int>* queued_times = lim.queued_times;
+  const int limit = lim.limit;
+  int64_t max_visits = lim.max_visits;
   for (size_t head = 0; head < queue.size(); ++head) {
     const OpId x = queue[head];
     queued[x] = 0;
+    if (!expand(x)) continue;
     const int64_t base = label[x];
     max_visits -= begin[x + 1] - begin[x];
     if (max_visits < 0) {
@@ -60,6 +73,7 @@ EdgeWindows::EdgeWindows(const Graph& g, const Adjacency& adj)
     : g_(g), adj_(adj), n_(g.op_count()) {
   const size_t n = static_cast<size_t>(n_);
   weight_.assign(g.edges.size(), 0);
+  past_budget_.assign(static_cast<size_t>(n_), 0);
   asap_.assign(n, 0);
   up_.assign(n, kNone);
   neg_down_.assign(n, kNone);
@@ -68,6 +82,7 @@ EdgeWindows::EdgeWindows(const Graph& g, const Adjacency& adj)
   placed_pos_.assign(n, 0);
   stamp_.assign(n, 0);
   queued_.assign(n, 0);
+  in_set_.assign(n, 0);
   all_ops_.resize(n);
   for (OpId v = 0; v < n_; ++v) all_ops_[v] = v;
   from_row_.assign(n, kNone);
@@ -82,12 +97,13 @@ bool EdgeWindows::reset(int64_t ii) {
   }
   // ASAP: longest path into each op from any op, every op starting at 0
   // (queued once up front, then at most once per pass, n passes).
+  std::fill(past_budget_.begin(), past_budget_.end(), 0);
   std::fill(asap_.begin(), asap_.end(), 0);
   std::vector<int> queued_times(static_cast<size_t>(n_), 1);
   queue_ = all_ops_;
   std::fill(queued_.begin(), queued_.end(), 1);
-  const bool ok = raise_labels<true>(g_, adj_, weight_, asap_, queue_, queued_, &queued_times,
-                                     n_ + 1, [](OpId) {});
+  const bool ok = raise_labels<true>(g_, adj_, weight_, asap_, queue_, queued_, kNoRecord,
+                                     kEveryOp, Limits{&queued_times, n_ + 1});
   clear();
   return ok;
 }
@@ -97,7 +113,6 @@ void EdgeWindows::clear() {
   std::fill(neg_down_.begin(), neg_down_.end(), kNone);
   std::fill(placed_.begin(), placed_.end(), 0);
   placed_list_.clear();
-  dirty_ = false;
   drop_trail();
   changed_.clear();
 }
@@ -123,19 +138,15 @@ void EdgeWindows::raise(bool forward, bool record_changes) {
     if (record_changes) record(y);
   };
   if (forward) {
-    raise_labels<true>(g_, adj_, weight_, up_, queue_, queued_, nullptr, 0, on_raise);
+    raise_labels<true>(g_, adj_, weight_, up_, queue_, queued_, on_raise, kEveryOp);
   } else {
-    raise_labels<false>(g_, adj_, weight_, neg_down_, queue_, queued_, nullptr, 0, on_raise);
+    raise_labels<false>(g_, adj_, weight_, neg_down_, queue_, queued_, on_raise, kEveryOp);
   }
 }
 
 void EdgeWindows::seat(OpId v, int64_t t) {
   assert(!placed_[v] && t >= 0);
-  refresh();
-  if (++epoch_ == 0) {  // the stamps wrapped: none may match a new epoch
-    std::fill(stamp_.begin(), stamp_.end(), 0);
-    epoch_ = 1;
-  }
+  next_epoch();
   changed_.clear();
   marks_.push_back({v, trail_.size()});
   record(v);
@@ -165,7 +176,7 @@ void EdgeWindows::unseat(OpId v) {
   placed_pos_[placed_list_[pos]] = pos;
   placed_list_.pop_back();
   changed_.clear();
-  if (!dirty_ && !marks_.empty() && marks_.back().op == v) {
+  if (!marks_.empty() && marks_.back().op == v) {
     // Every later seat was undone in turn: the labels before v's seat.
     for (size_t i = marks_.back().first; i < trail_.size(); ++i) {
       const TrailEntry& e = trail_[i];
@@ -178,61 +189,100 @@ void EdgeWindows::unseat(OpId v) {
     return;
   }
   drop_trail();  // its entries hold labels that counted v
-  dirty_ = true;
-  changed_ = all_ops_;
+  next_epoch();
+  take_back<true>(v, up_);
+  take_back<false>(v, neg_down_);
+}
+
+void EdgeWindows::next_epoch() {
+  if (++epoch_ == 0) {  // the stamps wrapped: none may match a new epoch
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    epoch_ = 1;
+  }
+}
+
+// v is no longer placed. A label v's seat may have set is one a tight path
+// from v reaches (each edge's head at its tail's label plus the weight):
+// those ops, S, start again from their own seats and from the ops outside
+// S, and are raised from there; no label outside S can depend on v.
+template <bool kForward>
+void EdgeWindows::take_back(OpId v, std::vector<int64_t>& label) {
+  const std::vector<int>& begin = kForward ? adj_.out_begin : adj_.in_begin;
+  const std::vector<int>& edges = kForward ? adj_.out_edges : adj_.in_edges;
+  const std::vector<int>& rbegin = kForward ? adj_.in_begin : adj_.out_begin;
+  const std::vector<int>& redges = kForward ? adj_.in_edges : adj_.out_edges;
+  set_.assign(1, v);
+  in_set_[v] = 1;
+  for (size_t i = 0; i < set_.size(); ++i) {
+    const OpId x = set_[i];
+    for (int p = begin[x]; p < begin[x + 1]; ++p) {
+      const OpId y = kForward ? g_.edges[edges[p]].to : g_.edges[edges[p]].from;
+      if (!in_set_[y] && label[y] == label[x] + weight_[edges[p]]) {
+        in_set_[y] = 1;
+        set_.push_back(y);
+      }
+    }
+  }
+  for (OpId x : set_) label[x] = placed_[x] ? (kForward ? start_[x] : -start_[x]) : kNone;
+  for (OpId x : set_) {
+    for (int p = rbegin[x]; p < rbegin[x + 1]; ++p) {
+      const OpId y = kForward ? g_.edges[redges[p]].from : g_.edges[redges[p]].to;
+      if (!in_set_[y] && label[y] != kNone) {
+        label[x] = std::max(label[x], label[y] + weight_[redges[p]]);
+      }
+    }
+  }
+  for (OpId x : set_) {
+    in_set_[x] = 0;
+    if (stamp_[x] != epoch_) {
+      stamp_[x] = epoch_;
+      changed_.push_back(x);
+    }
+    if (label[x] != kNone) {
+      queued_[x] = 1;
+      queue_.push_back(x);
+    }
+  }
+  raise_labels<kForward>(g_, adj_, weight_, label, queue_, queued_, kNoRecord, kEveryOp);
 }
 
 std::span<const OpId> EdgeWindows::changed() const { return changed_; }
 
-void EdgeWindows::recompute() {
-  std::fill(up_.begin(), up_.end(), kNone);
-  std::fill(neg_down_.begin(), neg_down_.end(), kNone);
-  for (OpId u : placed_list_) {
-    up_[u] = start_[u];
-    queue_.push_back(u);
-    queued_[u] = 1;
-  }
-  raise(true, false);
-  for (OpId u : placed_list_) {
-    neg_down_[u] = -start_[u];
-    queue_.push_back(u);
-    queued_[u] = 1;
-  }
-  raise(false, false);
-  dirty_ = false;
-}
-
 // A single-source search into `row` (kNone where it did not reach, the
 // entries it set in `reached`, reset first): false when it would visit
 // more than `max_visits` edges (the row is then partial).
-template <bool kForward>
+template <bool kForward, class Expand>
 bool EdgeWindows::search(OpId v, std::vector<int64_t>& row, std::vector<OpId>& reached,
-                         int64_t max_visits) const {
+                         int64_t max_visits, Expand&& expand) const {
   for (OpId x : reached) row[x] = kNone;
   reached.assign(1, v);
   row[v] = 0;
   search_queue_.push_back(v);
   search_queued_[v] = 1;
   return raise_labels<kForward>(
-      g_, adj_, weight_, row, search_queue_, search_queued_, nullptr, 0,
+      g_, adj_, weight_, row, search_queue_, search_queued_,
       [&](OpId y) {
         if (row[y] == kNone) reached.push_back(y);
       },
-      max_visits);
+      expand, Limits{nullptr, 0, max_visits});
 }
 
 const std::vector<int64_t>& EdgeWindows::longest_from(OpId v) const {
-  search<true>(v, from_row_, from_reached_, INT64_MAX);
+  search<true>(v, from_row_, from_reached_, INT64_MAX, kEveryOp);
   return from_row_;
 }
 
 const std::vector<int64_t>& EdgeWindows::longest_to(OpId v) const {
-  search<false>(v, to_row_, to_reached_, INT64_MAX);
+  search<false>(v, to_row_, to_reached_, INT64_MAX, kEveryOp);
   return to_row_;
 }
 
 std::optional<int64_t> EdgeWindows::least_bound_from_placed(OpId v, int64_t max_visits) const {
-  if (!search<false>(v, to_row_, to_reached_, max_visits)) return std::nullopt;
+  if (past_budget_[v]) return std::nullopt;
+  if (!search<false>(v, to_row_, to_reached_, max_visits, kEveryOp)) {
+    past_budget_[v] = 1;  // the same search at this II: never within budget
+    return std::nullopt;
+  }
   std::optional<int64_t> least;
   for (OpId u : to_reached_) {
     if (u == v || !placed_[u]) continue;
@@ -240,6 +290,31 @@ std::optional<int64_t> EdgeWindows::least_bound_from_placed(OpId v, int64_t max_
     least = least ? std::min(*least, bound) : bound;
   }
   return least;
+}
+
+// A placed op u is broken by v at t when t + D[v][u] > s_u or s_u + D[u][v]
+// > t. Through an op x the forward search can reach a broken op only when
+// t + D[v][x] exceeds x's own bound from below (min over placed w of s_w −
+// D[x][w], its to_placed label), so it expands no other op, and none at all
+// when t is within v's bound; the backward search likewise with
+// from_placed. Every op on the longest path to a broken op is one it
+// expands, so the searches find every broken op, with its distance.
+void EdgeWindows::broken_by(OpId v, int64_t t, std::vector<OpId>& out) const {
+  out.clear();
+  if (t > -neg_down_[v]) {
+    search<true>(v, from_row_, from_reached_, INT64_MAX,
+                 [&](OpId x) { return t + from_row_[x] > -neg_down_[x]; });
+    for (OpId u : from_reached_) {
+      if (u != v && placed_[u] && t + from_row_[u] > start_[u]) out.push_back(u);
+    }
+  }
+  if (t < up_[v]) {
+    search<false>(v, to_row_, to_reached_, INT64_MAX,
+                  [&](OpId x) { return up_[x] != kNone && up_[x] + to_row_[x] > t; });
+    for (OpId u : to_reached_) {
+      if (u != v && placed_[u] && start_[u] + to_row_[u] > t) out.push_back(u);
+    }
+  }
 }
 
 bool EdgeWindows::has_path(OpId a, OpId b) const {

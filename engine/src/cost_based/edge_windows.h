@@ -9,7 +9,8 @@
 // labels by label-correcting relaxation along the edges, from the seated op
 // outward, the way IMS and SMS keep their windows; an undo trail restores
 // what a last-in first-out unseat takes back; any other unseat recomputes
-// every label from the placed ops when next read. Memory O(ops + edges).
+// the labels the op's seat may have set from the rest. Memory O(ops +
+// edges).
 // Point queries (a longest path from or to one op, reachability) are
 // single-source searches over the same edges.
 #pragma once
@@ -43,15 +44,9 @@ class EdgeWindows {
   int64_t ii() const { return ii_; }
   int64_t asap(OpId v) const { return asap_[v]; }
   // max over placed u of s_u + D[u][v] (u = v included), or kNone.
-  int64_t from_placed(OpId v) const {
-    refresh();
-    return up_[v];
-  }
+  int64_t from_placed(OpId v) const { return up_[v]; }
   // min over placed w of s_w - D[v][w] (w = v included), or kOpen.
-  int64_t to_placed(OpId v) const {
-    refresh();
-    return -neg_down_[v];
-  }
+  int64_t to_placed(OpId v) const { return -neg_down_[v]; }
   bool placed(OpId v) const { return placed_[v] != 0; }
   int64_t start(OpId v) const { return start_[v]; }
   int64_t weight(int edge) const { return weight_[edge]; }
@@ -59,16 +54,17 @@ class EdgeWindows {
   // REQUIRES: v not placed, t >= 0.
   void seat(OpId v, int64_t t);
   // REQUIRES: v placed. The latest seat not yet undone restores the labels
-  // from the trail in O(labels it changed); any other marks every label for
-  // recomputation.
+  // from the trail in O(labels it changed); any other recomputes the labels
+  // v's seat may have set (those a tight path from v reaches) from the
+  // rest, in O(edges around them).
   void unseat(OpId v);
-  // Drops the trail (a later unseat recomputes) once it holds more entries
+  // Drops the trail (a later unseat recomputes its labels) once it holds more entries
   // than `limit`, which keeps memory O(ops + edges). The caller calls it
   // where no unseat it relies on to be cheap is pending.
   void trim_trail(size_t limit);
   void drop_trail();
-  // The ops whose labels the latest seat or unseat changed (after a
-  // recomputation: every op), v itself included.
+  // The ops whose labels the latest seat or unseat changed (or may have:
+  // an out-of-order unseat names every op it recomputed), v included.
   std::span<const OpId> changed() const;
 
   // D[v][*]: the longest path weight from v to every op (kNone: no path;
@@ -76,13 +72,19 @@ class EdgeWindows {
   const std::vector<int64_t>& longest_from(OpId v) const;
   // D[*][v], likewise, in a second scratch row.
   const std::vector<int64_t>& longest_to(OpId v) const;
+  // The placed ops whose dependence with v (unplaced) a seat at t breaks
+  // (t + D[v][u] > s_u or s_u + D[u][v] > t), each once, in no set order.
+  // Two searches that expand only the ops through which one can be
+  // broken: none when t lies within v's labels.
+  void broken_by(OpId v, int64_t t, std::vector<OpId>& out) const;
   // A path of one or more edges from a to b (whatever the II).
   bool has_path(OpId a, OpId b) const;
   // min over placed u != v with a path to v of s_u + D[u][v] (nullopt when
   // none), by a search back from v over every op with a path to it; nullopt
   // too when that search would visit more than `max_visits` edges (the
   // same ops at every placement, so for a given op and II the answer is
-  // either always exact or never computed).
+  // either always exact or never computed; the unit remembers which until
+  // the next reset, so REQUIRES: the same max_visits at every call).
   std::optional<int64_t> least_bound_from_placed(OpId v, int64_t max_visits) const;
 
  private:
@@ -100,13 +102,12 @@ class EdgeWindows {
   // from the ops queued, recording each op it changes on the trail.
   void raise(bool forward, bool record);
   void record(OpId x);
-  template <bool kForward>
+  template <bool kForward, class Expand>
   bool search(OpId v, std::vector<int64_t>& row, std::vector<OpId>& reached,
-              int64_t max_visits) const;
-  void refresh() const {
-    if (dirty_) const_cast<EdgeWindows*>(this)->recompute();
-  }
-  void recompute();
+              int64_t max_visits, Expand&& expand) const;
+  template <bool kForward>
+  void take_back(OpId v, std::vector<int64_t>& label);
+  void next_epoch();
 
   const Graph& g_;
   const Adjacency& adj_;
@@ -120,7 +121,8 @@ class EdgeWindows {
   std::vector<char> placed_;
   std::vector<OpId> placed_list_;  // in seat order (unseats swap out)
   std::vector<int> placed_pos_;
-  bool dirty_ = false;
+  std::vector<OpId> set_;       // scratch of take_back()
+  std::vector<char> in_set_;
   std::vector<TrailEntry> trail_;
   std::vector<TrailMark> marks_;
   std::vector<OpId> changed_;
@@ -132,6 +134,7 @@ class EdgeWindows {
   // Scratch of the point queries.
   mutable std::vector<int64_t> from_row_, to_row_;
   mutable std::vector<OpId> from_reached_, to_reached_;  // their entries not kNone
+  mutable std::vector<char> past_budget_;  // per op: its search back visits too many edges
   mutable std::vector<OpId> search_queue_;
   mutable std::vector<char> search_queued_;
 };

@@ -34,6 +34,7 @@ Placement::Placement(const Context& ctx, DistanceMatrix* closure)
 Placement::Placement(const Context& ctx, AlongEdges) : Placement(ctx, nullptr) {
   edges_.emplace(ctx.g, ctx.adj);
   in_moved_.assign(static_cast<size_t>(ctx.g.op_count()), 0);
+  broken_mark_.assign(static_cast<size_t>(ctx.g.op_count()), 0);
 }
 
 bool Placement::reset(int64_t ii) {
@@ -457,15 +458,13 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   const NodeRrt& nv = ctx_.nodes[v];
   const int64_t stage = t / ii_;
   const std::optional<int64_t> gstage = group_stage(ctx_.group_of[v]);
-  // D[v][*] and D[*][v]: rows of the closure, or two single-source searches
-  // along the edges (kNoPath and EdgeWindows::kNone are both below any
-  // path weight a start could violate, so each side tests its own).
-  const int64_t none = edges_ ? EdgeWindows::kNone : DistanceMatrix::kNoPath;
+  // Dependences broken: from the closure's rows D[v][*] and D[*][v], or
+  // along the edges by the searches of EdgeWindows::broken_by.
   const int64_t* from_v = nullptr;
   const int64_t* to_v = nullptr;
   if (edges_) {
-    from_v = edges_->longest_from(v).data();
-    to_v = edges_->longest_to(v).data();
+    edges_->broken_by(v, t, broken_);
+    for (OpId u : broken_) broken_mark_[u] = 1;
   } else {
     const size_t n = static_cast<size_t>(ctx_.g.op_count());
     from_v = dist_.row(v).data();
@@ -473,8 +472,12 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   }
   for (OpId u : placed_list_) {
     bool hit = false;
-    if (from_v[u] != none && start_[u] < t + from_v[u]) hit = true;
-    if (to_v[u] != none && t < start_[u] + to_v[u]) hit = true;
+    if (edges_) {
+      hit = broken_mark_[u] != 0;
+    } else {
+      if (from_v[u] != DistanceMatrix::kNoPath && start_[u] < t + from_v[u]) hit = true;
+      if (to_v[u] != DistanceMatrix::kNoPath && t < start_[u] + to_v[u]) hit = true;
+    }
     if (gstage && *gstage != stage && ctx_.group_of[u] == ctx_.group_of[v]) hit = true;
     if (!hit && breaks_constraint(v, t, u)) hit = true;
     if (!hit && (ctx_.singleton_mask[u] & ctx_.singleton_mask[v]) != 0) {
@@ -493,6 +496,8 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
     }
     if (hit) out.push_back(u);
   }
+  for (OpId u : broken_) broken_mark_[u] = 0;
+  broken_.clear();
   std::sort(out.begin(), out.end());
   return out;
 }

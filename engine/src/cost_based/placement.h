@@ -106,7 +106,7 @@ class Placement {
   // placed direct predecessors' edges (s_p + λ − II·δ), or the latest
   // bound when none is direct.
   int64_t earliest_pred_bound(OpId v, const Window& w) const;
-  static constexpr int64_t kExactEarliestVisits = 2048;
+  static constexpr int64_t kExactEarliestVisits = 256;
   // The stage the group's placed members share, if any is placed. Inline:
   // the gates ask it for every seat they admit.
   std::optional<int64_t> group_stage(int group) const {
@@ -238,6 +238,8 @@ class Placement {
   std::optional<EdgeWindows> edges_;  // set: bounds along the edges, no closure
   std::vector<OpId> moved_;           // scratch of moved()
   std::vector<char> in_moved_;
+  mutable std::vector<OpId> broken_;  // scratch of conflicts() along the edges
+  mutable std::vector<char> broken_mark_;
   ModuloRrt rrt_;
   std::vector<int64_t> asap_;
   std::vector<int64_t> start_;
