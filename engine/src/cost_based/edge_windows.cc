@@ -73,7 +73,8 @@ EdgeWindows::EdgeWindows(const Graph& g, const Adjacency& adj)
     : g_(g), adj_(adj), n_(g.op_count()) {
   const size_t n = static_cast<size_t>(n_);
   weight_.assign(g.edges.size(), 0);
-  past_budget_.assign(static_cast<size_t>(n_), 0);
+  ancestry_.assign(static_cast<size_t>(n_), kUnknown);
+  ancestry_end_.assign(static_cast<size_t>(n_), 0);
   asap_.assign(n, 0);
   up_.assign(n, kNone);
   neg_down_.assign(n, kNone);
@@ -97,7 +98,8 @@ bool EdgeWindows::reset(int64_t ii) {
   }
   // ASAP: longest path into each op from any op, every op starting at 0
   // (queued once up front, then at most once per pass, n passes).
-  std::fill(past_budget_.begin(), past_budget_.end(), 0);
+  std::fill(ancestry_.begin(), ancestry_.end(), kUnknown);
+  ancestors_.clear();
   std::fill(asap_.begin(), asap_.end(), 0);
   std::vector<int> queued_times(static_cast<size_t>(n_), 1);
   queue_ = all_ops_;
@@ -278,16 +280,25 @@ const std::vector<int64_t>& EdgeWindows::longest_to(OpId v) const {
 }
 
 std::optional<int64_t> EdgeWindows::least_bound_from_placed(OpId v, int64_t max_visits) const {
-  if (past_budget_[v]) return std::nullopt;
-  if (!search<false>(v, to_row_, to_reached_, max_visits, kEveryOp)) {
-    past_budget_[v] = 1;  // the same search at this II: never within budget
-    return std::nullopt;
+  if (ancestry_[v] == kUnknown) {
+    // The search reads no seat: its answer, D[u][v] for every u with a path
+    // to v, is kept for the rest of this II.
+    if (search<false>(v, to_row_, to_reached_, max_visits, kEveryOp)) {
+      ancestry_[v] = static_cast<int>(ancestors_.size());
+      for (OpId u : to_reached_) {
+        if (u != v) ancestors_.push_back({u, to_row_[u]});
+      }
+      ancestry_end_[v] = static_cast<int>(ancestors_.size());
+    } else {
+      ancestry_[v] = kPastBudget;
+    }
   }
+  if (ancestry_[v] == kPastBudget) return std::nullopt;
   std::optional<int64_t> least;
-  for (OpId u : to_reached_) {
-    if (u == v || !placed_[u]) continue;
-    const int64_t bound = start_[u] + to_row_[u];
-    least = least ? std::min(*least, bound) : bound;
+  for (int i = ancestry_[v]; i < ancestry_end_[v]; ++i) {
+    const auto [u, d] = ancestors_[i];
+    if (!placed_[u]) continue;
+    least = least ? std::min(*least, start_[u] + d) : start_[u] + d;
   }
   return least;
 }

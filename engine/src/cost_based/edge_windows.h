@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "tilesched/graph.h"
@@ -134,7 +135,13 @@ class EdgeWindows {
   // Scratch of the point queries.
   mutable std::vector<int64_t> from_row_, to_row_;
   mutable std::vector<OpId> from_reached_, to_reached_;  // their entries not kNone
-  mutable std::vector<char> past_budget_;  // per op: its search back visits too many edges
+  // least_bound_from_placed's searches at this II: per op, where its
+  // ancestors (u, D[u][v]) start in ancestors_ and end, kUnknown before its
+  // first search, kPastBudget when the search visits too many edges.
+  static constexpr int kUnknown = -1;
+  static constexpr int kPastBudget = -2;
+  mutable std::vector<int> ancestry_, ancestry_end_;
+  mutable std::vector<std::pair<OpId, int64_t>> ancestors_;
   mutable std::vector<OpId> search_queue_;
   mutable std::vector<char> search_queued_;
 };
