@@ -1,12 +1,13 @@
-// `tilesched stages GRAPH --max 6`: for num_stages S = 1..max, the least II
-// a generator finds with at most S stages, and the hopper target's
-// prediction of the loop pipelined by Triton at S stages (shared memory per
-// CTA, CTAs per SM, time relative to the best S), then the recommended S:
-// the least whose predicted time is within 2 % of the best. Text or --json
-// (schema tilesched.stages/1, docs/TARGETS.md, "tilesched stages").
+// `tilesched stages GRAPH`: for num_stages S = 1..max, the least II a
+// generator finds with at most S stages, and the hopper target's prediction
+// of the loop pipelined by Triton at S stages (shared memory per CTA, CTAs
+// per SM, SM cycles and microseconds per iteration, the bound that decides
+// the time, time relative to the best S), then the recommended S: the least
+// whose predicted time is within 2 % of the best. Warps come from the graph
+// and registers are estimated from it unless given. Text or --json (schema
+// tilesched.stages/1, docs/TARGETS.md, "tilesched stages").
 #include <cmath>
 #include <cstdio>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "commands.h"
 #include "tilesched/generate.h"
 #include "tilesched/hopper.h"
+#include "tilesched/hopper_predict.h"
+#include "tilesched/hopper_registers.h"
 
 namespace po = boost::program_options;
 
@@ -25,14 +28,23 @@ namespace {
 
 constexpr double kRecommendTolerance = 1.02;  // within 2 % of the best
 constexpr int64_t kMaxStagesAsked = 32;
+constexpr int64_t kDefaultWarps = 4;  // Triton's num_warps when the graph does not say
 
 struct StagesFlags {
-  std::string graph_path, generator = "cost-based";
+  std::string graph_path, generator = "cost-based", gpu = "h200";
   int64_t max_stages = 6;
-  int64_t registers = 128;
-  int64_t warps = 4;
+  std::optional<int64_t> registers, warps, grid, trip;
+  hopper::FittedConstants fit;
   bool json = false;
   double time_limit_s = 10.0;
+};
+
+// What the prediction ran with, and where each number came from.
+struct Setup {
+  int64_t registers = 0, warps = 0;
+  bool registers_estimated = false;
+  std::string warps_from;  // "flag", "graph" or "default"
+  const hopper::Gpu* gpu = &hopper::kH200;
 };
 
 struct StageRow {
@@ -49,9 +61,18 @@ po::options_description stages_options(StagesFlags& f) {
       ("max", po::value(&f.max_stages)->default_value(6), "num_stages tried: 1..MAX (1..32)")
       ("generator,g", po::value(&f.generator)->default_value("cost-based"),
        "the generator whose II(S) is printed (tilesched schedule --generator)")
-      ("registers", po::value(&f.registers)->default_value(128),
-       "registers per thread of the compiled kernel (ptxas's count; for CTAs per SM)")
-      ("warps", po::value(&f.warps)->default_value(4), "warps per CTA (Triton's num_warps)")
+      ("registers", po::value<int64_t>(),
+       "registers per thread of the compiled kernel (ptxas's count; default: estimated from the graph)")
+      ("warps", po::value<int64_t>(),
+       "warps per CTA (Triton's num_warps; default: the graph's attrs.num_warps, else 4)")
+      ("gpu", po::value(&f.gpu)->default_value("h200"), "the GPU: h100 (H100 SXM) or h200")
+      ("grid", po::value<int64_t>(), "CTAs the kernel launches (with --trip: the kernel's time)")
+      ("trip", po::value<int64_t>(), "iterations of the loop each CTA runs (with --grid)")
+      ("fit-max-latency", po::value(&f.fit.max_loaded_memory_latency)
+           ->default_value(hopper::kMaxLoadedMemoryLatency),
+       "the fitted cap on the loaded memory latency, in cycles (for refits)")
+      ("fit-l2-bytes", po::value(&f.fit.l2_bytes_per_cycle)->default_value(hopper::kL2BytesPerCycle),
+       "the fitted L2 bandwidth per SM, in bytes per cycle (for refits)")
       ("time-limit", po::value(&f.time_limit_s)->default_value(10.0),
        "exact: wall-clock budget per S in seconds")
       ("json", po::bool_switch(&f.json), "write tilesched.stages/1 JSON instead of the table");
@@ -60,20 +81,45 @@ po::options_description stages_options(StagesFlags& f) {
   return visible;
 }
 
-Status check_flags(const StagesFlags& f, GenerateOptions& opts) {
-  if (f.max_stages < 1 || f.max_stages > kMaxStagesAsked) {
-    return Status::InvalidInput("--max must be between 1 and " + std::to_string(kMaxStagesAsked));
+std::optional<int64_t> given(const po::variables_map& vm, const char* name) {
+  return vm.count(name) ? std::optional<int64_t>(vm[name].as<int64_t>()) : std::nullopt;
+}
+
+Status check_ranges(const StagesFlags& f) {
+  auto out_of = [](const char* flag, int64_t lo, int64_t hi) {
+    return Status::InvalidInput(std::string(flag) + " must be between " + std::to_string(lo) +
+                                " and " + std::to_string(hi));
+  };
+  if (f.max_stages < 1 || f.max_stages > kMaxStagesAsked) return out_of("--max", 1, kMaxStagesAsked);
+  if (f.registers && (*f.registers < 1 || *f.registers > hopper::kMaxRegistersPerThread)) {
+    return out_of("--registers", 1, hopper::kMaxRegistersPerThread);
   }
-  if (f.registers < 1 || f.registers > hopper::kMaxRegistersPerThread) {
-    return Status::InvalidInput("--registers must be between 1 and " +
-                                std::to_string(hopper::kMaxRegistersPerThread));
+  const int64_t max_warps = hopper::kMaxThreadsPerSm / 32;
+  if (f.warps && (*f.warps < 1 || *f.warps > max_warps)) return out_of("--warps", 1, max_warps);
+  if (f.grid && (*f.grid < 1 || *f.grid > (int64_t{1} << 40))) return out_of("--grid", 1, int64_t{1} << 40);
+  if (f.trip && (*f.trip < 1 || *f.trip > (int64_t{1} << 40))) return out_of("--trip", 1, int64_t{1} << 40);
+  if (f.grid.has_value() != f.trip.has_value()) {
+    return Status::InvalidInput("--grid and --trip go together");
   }
-  if (f.warps < 1 || f.warps > hopper::kMaxThreadsPerSm / 32) {
-    return Status::InvalidInput("--warps must be between 1 and " +
-                                std::to_string(hopper::kMaxThreadsPerSm / 32));
+  if (f.fit.max_loaded_memory_latency < hopper::kIdleMemoryLatency ||
+      f.fit.max_loaded_memory_latency > 100000) {
+    return out_of("--fit-max-latency", hopper::kIdleMemoryLatency, 100000);
+  }
+  if (f.fit.l2_bytes_per_cycle < 1 || f.fit.l2_bytes_per_cycle > 4096) {
+    return out_of("--fit-l2-bytes", 1, 4096);
   }
   if (!(f.time_limit_s >= 0.0 && f.time_limit_s <= 86400.0)) {
     return Status::InvalidInput("--time-limit must be between 0 and 86400 seconds");
+  }
+  return Status::Ok();
+}
+
+Status check_flags(const StagesFlags& f, GenerateOptions& opts, Setup& setup) {
+  if (Status s = check_ranges(f); !s.ok()) return s;
+  setup.gpu = hopper::find_gpu(f.gpu);
+  if (setup.gpu == nullptr) {
+    return Status::InvalidInput("--gpu: unknown GPU '" + f.gpu + "' (" +
+                                std::string(hopper::gpu_names()) + ")");
   }
   std::optional<GeneratorKind> k = parse_generator(f.generator);
   if (!k) {
@@ -85,17 +131,34 @@ Status check_flags(const StagesFlags& f, GenerateOptions& opts) {
   return Status::Ok();
 }
 
-// Every S's row; relative times against the fastest S that fits.
+// Warps from the flag, else the graph, else Triton's default; registers
+// from the flag, else estimated from the graph.
+void complete_setup(const Graph& g, const StagesFlags& f, Setup& setup) {
+  if (f.warps) {
+    setup.warps = *f.warps, setup.warps_from = "flag";
+  } else if (g.attrs.num_warps && *g.attrs.num_warps <= hopper::kMaxThreadsPerSm / 32) {
+    setup.warps = *g.attrs.num_warps, setup.warps_from = "graph";
+  } else {
+    setup.warps = kDefaultWarps, setup.warps_from = "default";
+  }
+  setup.registers_estimated = !f.registers.has_value();
+  setup.registers = f.registers ? *f.registers : hopper::estimated_registers(g);
+}
+
+// Every S's row; relative times against the fastest S that fits. The
+// generator schedules the graph with the loaded memory latency, the one
+// the prediction uses.
 StatusOr<std::vector<StageRow>> predict_all(const Graph& g, const StagesFlags& f,
-                                            GenerateOptions opts) {
-  const hopper::CtaFootprint cta{0, f.registers, f.warps * 32};
+                                            const Setup& setup, GenerateOptions opts) {
+  const hopper::CtaFootprint cta{0, setup.registers, setup.warps * 32};
+  const Graph loaded = hopper::with_loaded_memory_latency(g, f.fit);
   std::vector<StageRow> rows;
   double best = 0.0;
   for (int64_t s = 1; s <= f.max_stages; ++s) {
     StageRow r;
-    r.p = hopper::predict_stages(g, s, cta);
+    r.p = hopper::predict_stages(g, s, cta, f.fit);
     opts.max_stages = s;
-    StatusOr<Schedule> schedule = generate_schedule(g, opts);
+    StatusOr<Schedule> schedule = generate_schedule(loaded, opts);
     if (!schedule.ok()) return schedule.status();
     if (schedule->feasible) {
       r.ii = schedule->ii;
@@ -120,48 +183,110 @@ std::optional<int64_t> recommended(const std::vector<StageRow>& rows) {
 // Rounded to 4 decimals, so that the output is stable across compilers.
 double rounded(double x) { return std::round(x * 10000.0) / 10000.0; }
 
-std::string as_json(const Graph& g, const StagesFlags& f, const std::vector<StageRow>& rows) {
+double microseconds_per_iteration(const hopper::StagePrediction& p, const hopper::Gpu& gpu) {
+  return p.sm_cycles / static_cast<double>(gpu.clock_mhz);
+}
+
+// The unit that decides a bound of kind kUnit, or what caps CTAs per SM.
+std::string bound_detail(const hopper::StagePrediction& p) {
+  switch (p.bound) {
+    case hopper::Bound::kUnit:
+      return std::string(hopper::kSlotNames[p.busiest_slot - 1]);
+    case hopper::Bound::kLatency:
+      return std::to_string(p.ctas_per_sm) + (p.ctas_per_sm == 1 ? " CTA: " : " CTAs: ") +
+             std::string(hopper::cta_limit_name(p.ctas_limit));
+    default: return "";
+  }
+}
+
+nlohmann::ordered_json row_json(const StageRow& r, const StagesFlags& f, const Setup& setup) {
+  using Json = nlohmann::ordered_json;
+  const bool fits = r.p.ctas_per_sm > 0;
+  Json o;
+  o["s"] = r.p.stages;
+  o["ii"] = r.ii ? Json(*r.ii) : Json(nullptr);
+  o["stage_count"] = r.stage_count ? Json(*r.stage_count) : Json(nullptr);
+  o["smem_bytes"] = r.p.smem_bytes;
+  o["ctas_per_sm"] = r.p.ctas_per_sm;
+  o["ctas_limit"] = std::string(hopper::cta_limit_name(r.p.ctas_limit));
+  o["memory_latency"] = rounded(r.p.memory_latency);
+  o["cta_cycles"] = rounded(r.p.cta_cycles);
+  o["sm_cycles"] = fits ? Json(rounded(r.p.sm_cycles)) : Json(nullptr);
+  o["us_per_iteration"] = fits ? Json(rounded(microseconds_per_iteration(r.p, *setup.gpu))) : Json(nullptr);
+  if (f.grid && f.trip) {
+    o["kernel_us"] = fits ? Json(rounded(hopper::kernel_microseconds(r.p, *f.grid, *f.trip, *setup.gpu)))
+                          : Json(nullptr);
+  }
+  o["bound"] = std::string(hopper::bound_name(r.p.bound));
+  o["busiest_unit"] = std::string(hopper::kSlotNames[r.p.busiest_slot - 1]);
+  o["relative_time"] = fits ? Json(rounded(r.relative_time)) : Json(nullptr);
+  return o;
+}
+
+std::string as_json(const Graph& g, const StagesFlags& f, const Setup& setup,
+                    const std::vector<StageRow>& rows) {
   using Json = nlohmann::ordered_json;
   Json stages = Json::array();
-  for (const StageRow& r : rows) {
-    Json o;
-    o["s"] = r.p.stages;
-    o["ii"] = r.ii ? Json(*r.ii) : Json(nullptr);
-    o["stage_count"] = r.stage_count ? Json(*r.stage_count) : Json(nullptr);
-    o["smem_bytes"] = r.p.smem_bytes;
-    o["ctas_per_sm"] = r.p.ctas_per_sm;
-    o["cta_cycles"] = rounded(r.p.cta_cycles);
-    o["sm_cycles"] = r.p.ctas_per_sm > 0 ? Json(rounded(r.p.sm_cycles)) : Json(nullptr);
-    o["relative_time"] = r.p.ctas_per_sm > 0 ? Json(rounded(r.relative_time)) : Json(nullptr);
-    stages.push_back(o);
-  }
+  for (const StageRow& r : rows) stages.push_back(row_json(r, f, setup));
   const std::optional<int64_t> rec = recommended(rows);
-  Json out = {{"format", "tilesched.stages/1"}, {"graph", g.name},
-              {"generator", f.generator},      {"registers", f.registers},
-              {"warps", f.warps},              {"stages", stages},
+  Json out = {{"format", "tilesched.stages/1"},
+              {"graph", g.name},
+              {"generator", f.generator},
+              {"gpu", std::string(setup.gpu->name)},
+              {"registers", setup.registers},
+              {"registers_estimated", setup.registers_estimated},
+              {"warps", setup.warps},
+              {"warps_from", setup.warps_from},
+              {"ii_unit_cycles", hopper::kCyclesPerUnit},
+              {"fit", {{"max_loaded_memory_latency", f.fit.max_loaded_memory_latency},
+                       {"l2_bytes_per_cycle", f.fit.l2_bytes_per_cycle}}},
+              {"stages", stages},
               {"recommended", rec ? Json(*rec) : Json(nullptr)}};
   return out.dump(2) + "\n";
 }
 
-std::string as_text(const Graph& g, const std::vector<StageRow>& rows) {
-  std::string out = g.name + "\n   S      II  stages  smem_bytes  ctas/SM  cycles/iter  relative\n";
-  char line[160];
+std::string bound_text(const hopper::StagePrediction& p) {
+  const std::string detail = bound_detail(p);
+  const std::string name = p.bound == hopper::Bound::kL2Bandwidth    ? "L2 bandwidth"
+                           : p.bound == hopper::Bound::kSharedMemory ? "shared memory"
+                                                                     : std::string(hopper::bound_name(p.bound));
+  return detail.empty() ? name : name + " (" + detail + ")";
+}
+
+std::string as_text(const Graph& g, const StagesFlags& f, const Setup& setup,
+                    const std::vector<StageRow>& rows) {
+  std::string out = g.name + "\n" + "gpu " + std::string(setup.gpu->name) + ", " +
+                    std::to_string(setup.warps) + " warps (" + setup.warps_from + "), " +
+                    std::to_string(setup.registers) + " registers per thread" +
+                    (setup.registers_estimated ? " (estimated from the graph)" : " (given)") +
+                    "; II in units of " + std::to_string(hopper::kCyclesPerUnit) +
+                    " cycles, times per loop iteration on one SM\n";
+  out += "   S  II(x16cy)  stages  smem_bytes  ctas/SM  cycles/iter  us/iter  relative  bound\n";
+  char line[256];
   for (const StageRow& r : rows) {
     const std::string ii = r.ii ? std::to_string(*r.ii) : "-";
     const std::string sc = r.stage_count ? std::to_string(*r.stage_count) : "-";
     if (r.p.ctas_per_sm > 0) {
-      std::snprintf(line, sizeof line, "%4lld %7s %7s %11lld %8lld %12.0f %9.3f\n",
+      std::snprintf(line, sizeof line, "%4lld %10s %7s %11lld %8lld %12.0f %8.3f %9.3f  %s\n",
                     static_cast<long long>(r.p.stages), ii.c_str(), sc.c_str(),
                     static_cast<long long>(r.p.smem_bytes), static_cast<long long>(r.p.ctas_per_sm),
-                    r.p.sm_cycles, r.relative_time);
+                    r.p.sm_cycles, microseconds_per_iteration(r.p, *setup.gpu), r.relative_time,
+                    bound_text(r.p).c_str());
     } else {
-      std::snprintf(line, sizeof line, "%4lld %7s %7s %11lld %8s %12s %9s\n",
+      std::snprintf(line, sizeof line, "%4lld %10s %7s %11lld %8s %12s %8s %9s  %s\n",
                     static_cast<long long>(r.p.stages), ii.c_str(), sc.c_str(),
-                    static_cast<long long>(r.p.smem_bytes), "0", "-", "-");
+                    static_cast<long long>(r.p.smem_bytes), "0", "-", "-", "-",
+                    bound_text(r.p).c_str());
     }
     out += line;
   }
   const std::optional<int64_t> rec = recommended(rows);
+  if (rec && f.grid && f.trip) {
+    const double us = hopper::kernel_microseconds(rows[*rec - 1].p, *f.grid, *f.trip, *setup.gpu);
+    std::snprintf(line, sizeof line, "kernel at num_stages %lld: %.1f us\n",
+                  static_cast<long long>(*rec), us);
+    out += line;
+  }
   return out + "recommended num_stages: " + (rec ? std::to_string(*rec) : std::string("none")) +
          "\n";
 }
@@ -181,8 +306,11 @@ int run_stages(const Args& args) {
                                            hidden, positional, vm)) {
     return *done;
   }
+  f.registers = given(vm, "registers"), f.warps = given(vm, "warps");
+  f.grid = given(vm, "grid"), f.trip = given(vm, "trip");
   GenerateOptions opts;
-  if (Status s = check_flags(f, opts); !s.ok()) return fail("stages", s);
+  Setup setup;
+  if (Status s = check_flags(f, opts, setup); !s.ok()) return fail("stages", s);
   StatusOr<Graph> graph = read_graph_input(f.graph_path);
   if (!graph.ok()) return fail("stages", graph.status());
   if (graph->target.name != "hopper") {
@@ -190,9 +318,11 @@ int run_stages(const Args& args) {
                                                graph->target.name +
                                                "'; the prediction needs the hopper target"));
   }
-  StatusOr<std::vector<StageRow>> rows = predict_all(*graph, f, opts);
+  complete_setup(*graph, f, setup);
+  StatusOr<std::vector<StageRow>> rows = predict_all(*graph, f, setup, opts);
   if (!rows.ok()) return fail("stages", rows.status());
-  const std::string text = f.json ? as_json(*graph, f, *rows) : as_text(*graph, *rows);
+  const std::string text =
+      f.json ? as_json(*graph, f, setup, *rows) : as_text(*graph, f, setup, *rows);
   if (Status s = emit(output_path(vm), text); !s.ok()) return fail("stages", s);
   return kExitOk;
 }

@@ -163,4 +163,16 @@ for f in "$bad"/*.json; do
   [[ $(wc -l <"$work/err") == 1 ]] || fail "export $f: not one line on stderr"
   [[ -e $work/bad.dot ]] && { fail "export $f wrote a file"; rm -f "$work/bad.dot"; }
 done
+# On the hopper target a unit of schedule time is 16 SM cycles: the axes say so.
+cat >"$work/hopper.loop.json" <<'JSON'
+{"format": "tilesched.loop/1", "name": "hopper units", "target": "hopper",
+ "ops": [{"id": "l", "kind": "tiled_tma_load"}, {"id": "m", "kind": "wgmma"}],
+ "edges": [{"from": "l", "to": "m"}]}
+JSON
+expect 0 "$bin" schedule "$work/hopper.loop.json" -g serial -o "$work/hopper.schedule.json"
+expect 0 "$py" -W error "$draw" "$work/hopper.loop.json" "$work/hopper.schedule.json" \
+  --out "$work/hpics" --tilesched "$bin"
+grep -q 'unit (16 SM cycles)' "$work/hpics/hopper units.gantt.svg" 2>/dev/null ||
+  grep -rlq 'unit (16 SM cycles)' "$work/hpics" || fail "hopper: the Gantt axis does not name its unit"
+
 finish draw_test

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end checks of `tilesched stages` (docs/TARGETS.md, "tilesched
 # stages") and of the stage cap on real loops: the table and the
-# tilesched.stages/1 JSON (schema, relative times, the recommended S) for a
-# committed Triton loop, one-line refusals; then every generator with
+# tilesched.stages/1 JSON (schema, units, bounds, relative and absolute
+# times, the recommended S) for a committed Triton loop, the same
+# recommendation with no flags as with the compiled kernels' registers and
+# warps, one-line refusals; then every generator with
 # --max-stages = the configuration's num_stages stays within the cap and
 # verifies, on the committed loops and (when KERNELS_DIR exists) on every
 # shared configuration.
@@ -16,31 +18,68 @@ one_line() { [[ $(wc -l <"$work/err") == 1 ]] || fail "$1: stderr is not one lin
 matmul=$testdata/matmul_STAGES3_BM128_BN128_BK64_W8.input.ttgir
 expect 0 "$bin" import --from ttgir "$matmul" -o "$work/matmul.loop.json"
 
-# The table: a header, S = 1..6, the recommendation.
+# The table: the setup (GPU, warps, registers, units), a header, S = 1..6
+# with the bound deciding each, the recommendation.
 expect 0 "$bin" stages "$work/matmul.loop.json" --max 6 --registers 128 --warps 8
-[[ $(wc -l <"$work/out") == 9 ]] || fail "stages: expected 9 lines: $(cat "$work/out")"
-grep -qE '^ +1 +[0-9]+ +1 +32768 +2 +[0-9]+ +1\.532$' "$work/out" || fail "stages: S=1 row: $(cat "$work/out")"
+[[ $(wc -l <"$work/out") == 10 ]] || fail "stages: expected 10 lines: $(cat "$work/out")"
+grep -q '^gpu h200, 8 warps (flag), 128 registers per thread (given); II in units of 16 cycles' \
+  "$work/out" || fail "stages: setup line: $(sed -n 2p "$work/out")"
+grep -qE '^ +S +II\(x16cy\) .* us/iter +relative +bound$' "$work/out" || fail "stages: header: $(cat "$work/out")"
+grep -qE '^ +1 +[0-9]+ +1 +32768 +2 +[0-9]+ +[0-9.]+ +1\.532  latency \(2 CTAs: registers\)$' "$work/out" ||
+  fail "stages: S=1 row: $(cat "$work/out")"
+grep -qE '^ +3 +[0-9]+ +3 +98304 +2 +832 +0\.455 +1\.000  L2 bandwidth$' "$work/out" ||
+  fail "stages: S=3 row: $(cat "$work/out")"
 grep -q '^recommended num_stages: 3$' "$work/out" || fail "stages: recommendation: $(tail -1 "$work/out")"
+
+# No flags: warps from the graph, registers estimated and marked so.
+expect 0 "$bin" stages "$work/matmul.loop.json"
+grep -q '^gpu h200, 8 warps (graph), 120 registers per thread (estimated from the graph);' \
+  "$work/out" || fail "stages: no flags: $(sed -n 2p "$work/out")"
 
 # The JSON: the documented keys, relative times against the best S, the
 # recommended S the least within 2 % of the best; written atomically with -o.
 expect 0 "$bin" stages "$work/matmul.loop.json" --max 6 --registers 128 --warps 8 --json \
-  -o "$work/stages.json"
+  --grid 4096 --trip 128 -o "$work/stages.json"
 /usr/bin/python3 - "$work/stages.json" <<'PY' || fail "stages --json: schema or values"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["format"] == "tilesched.stages/1", d["format"]
+assert (d["gpu"], d["registers"], d["registers_estimated"], d["warps"], d["warps_from"]) == \
+    ("h200", 128, False, 8, "flag"), d
+assert d["ii_unit_cycles"] == 16
+assert d["fit"] == {"max_loaded_memory_latency": 1500, "l2_bytes_per_cycle": 40}, d["fit"]
 assert [s["s"] for s in d["stages"]] == [1, 2, 3, 4, 5, 6]
 for s in d["stages"]:
-    for key in ("s", "ii", "smem_bytes", "ctas_per_sm", "relative_time"):
+    for key in ("s", "ii", "smem_bytes", "ctas_per_sm", "ctas_limit", "memory_latency",
+                "sm_cycles", "us_per_iteration", "kernel_us", "bound", "busiest_unit",
+                "relative_time"):
         assert key in s, key
     assert s["smem_bytes"] == 32768 * s["s"], s   # 32 KiB per stage, as compiled
     assert s["ii"] >= 1
+    assert abs(s["us_per_iteration"] - s["sm_cycles"] / 1830) < 1e-3, s
+    assert 480 <= s["memory_latency"] <= 1500, s
 assert [s["ctas_per_sm"] for s in d["stages"]] == [2, 2, 2, 1, 1, 1]
+assert [s["bound"] for s in d["stages"]] == ["latency", "latency"] + ["l2_bandwidth"] * 4
+assert d["stages"][0]["ctas_limit"] == "registers" and d["stages"][3]["ctas_limit"] == "shared memory"
+# 4096 CTAs, 2 per SM: 16 waves of 128 iterations of 2 CTAs at 832 cycles.
+assert abs(d["stages"][2]["kernel_us"] - 16 * 128 * 2 * 832 / 1830) < 0.01, d["stages"][2]
 times = [s["relative_time"] for s in d["stages"]]
 assert min(times) == 1.0 and times[0] > 1.4, times
 assert d["recommended"] == min(s["s"] for s in d["stages"] if s["relative_time"] <= 1.02)
 PY
+
+# With no flags, the recommendation on each committed loop is the one made
+# with the compiled kernel's registers (measured.json) and 8 warps.
+for pair in matmul_STAGES3_BM128_BN128_BK64_W8:122 matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0:90 \
+            attention_STAGES3_BM128_BN64_HEAD128_W8:148 attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0:187; do
+  name=${pair%%:*} regs=${pair##*:}
+  expect 0 "$bin" import --from ttgir "$testdata/$name.input.ttgir" -q -o "$work/c.loop.json"
+  expect 0 "$bin" stages "$work/c.loop.json" -g serial
+  plain=$(tail -1 "$work/out")
+  expect 0 "$bin" stages "$work/c.loop.json" -g serial --registers "$regs" --warps 8
+  [[ $(tail -1 "$work/out") == "$plain" ]] || fail "$name: no flags '$plain', compiled '$(tail -1 "$work/out")'"
+  [[ $plain == "recommended num_stages: 3" ]] || fail "$name: $plain"
+done
 
 # A depth whose buffers do not fit: no time, not recommended.
 attention=$testdata/attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0.input.ttgir
@@ -61,6 +100,15 @@ expect 2 "$bin" stages "$work/matmul.loop.json" --registers 300
 one_line "--registers 300"
 expect 2 "$bin" stages "$work/matmul.loop.json" -g nonsense
 one_line "-g nonsense"
+expect 2 "$bin" stages "$work/matmul.loop.json" --gpu a100
+one_line "--gpu a100"
+grep -q 'h100, h200' "$work/err" || fail "--gpu a100: $(cat "$work/err")"
+expect 2 "$bin" stages "$work/matmul.loop.json" --grid 4096
+one_line "--grid without --trip"
+expect 2 "$bin" stages "$work/matmul.loop.json" --fit-l2-bytes 0
+one_line "--fit-l2-bytes 0"
+expect 0 "$bin" stages "$work/matmul.loop.json" --gpu h100 -g serial
+grep -q '^gpu h100,' "$work/out" || fail "--gpu h100: $(sed -n 2p "$work/out")"
 expect 2 "$bin" stages "$(dirname "$0")/../engine/examples/gemm_mainloop.loop.json"
 one_line "a blackwell graph"
 grep -q 'needs the hopper target' "$work/err" || fail "blackwell graph: $(cat "$work/err")"
@@ -94,6 +142,13 @@ if [[ -n $kernels && -f $kernels/measured.json ]]; then
     s=$(basename "$f" | sed -E 's/.*_STAGES([0-9]+)_.*/\1/')
     expect 0 "$bin" import --from ttgir "$f" -q -o "$work/k.loop.json"
     check_caps "$work/k.loop.json" "$s"
+    tag=$(basename "$f" .input.ttgir)
+    regs=$(/usr/bin/python3 -c 'import json,sys; print(next(r["n_regs"] for r in json.load(open(sys.argv[1]))["results"] if r["tag"] == sys.argv[2]))' \
+      "$kernels/measured.json" "$tag")
+    expect 0 "$bin" stages "$work/k.loop.json" -g serial
+    plain=$(tail -1 "$work/out")
+    expect 0 "$bin" stages "$work/k.loop.json" -g serial --registers "$regs" --warps 8
+    [[ $(tail -1 "$work/out") == "$plain" ]] || fail "$tag: no flags '$plain', compiled '$(tail -1 "$work/out")'"
     n=$((n + 1))
   done
   ((n == 19)) || fail "expected 19 shared configurations, found $n"

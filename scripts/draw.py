@@ -226,10 +226,17 @@ def add_bars(ax, bars, height, lw):
                                      linewidths=lw, zorder=3))
 
 
+def time_unit(g):
+    """What one unit of schedule time is: an SM cycle, or on the hopper target
+    16 of them (docs/TARGETS.md, "Time unit and slots")."""
+    return "unit (16 SM cycles)" if g["target"].get("name") == "hopper" else "cycle"
+
+
 def title_line(g, s):
     mii = f", MII {s['mii']}" if s["mii"] is not None else ""
     gen = f" ({s['generator']})" if s["generator"] else ""
-    return f"{g['name']}{gen}: II {s['ii']}{mii}, {s['stage_count']} stage(s), {len(g['ops'])} ops"
+    ii = f"II {s['ii']} x 16 cycles" if time_unit(g) != "cycle" else f"II {s['ii']}"
+    return f"{g['name']}{gen}: {ii}{mii}, {s['stage_count']} stage(s), {len(g['ops'])} ops"
 
 
 def draw_gantt(plt, patches, g, s, critical, why=None):
@@ -296,7 +303,8 @@ def draw_gantt(plt, patches, g, s, critical, why=None):
     ax.set_yticklabels([ops[v]["id"] for v in order])
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_xlim(0, max(end, s["stage_count"] * ii) * 1.02 + 1)
-    ax.set_xlabel("cycle (dotted: stage boundaries, multiples of II); bar: start to start + latency")
+    ax.set_xlabel(f"{time_unit(g)} (dotted: stage boundaries, multiples of II); "
+                  "bar: start to start + latency")
     handles = [patches.Patch(color=stage_color(plt, k), label=f"stage {k}")
                for k in range(min(s["stage_count"], 10))]
     handles.append(plt.Line2D([], [], color="0.55", lw=0.8, label="edge (dashed: loop-carried, "
@@ -390,7 +398,7 @@ def draw_mrt(plt, g, s):
                        ha="right", fontsize=7)
     step = max(1, math.ceil(ii / 40))
     ax.set_yticks(range(0, ii, step))
-    ax.set_ylabel("modulo row (cycle mod II)")
+    ax.set_ylabel(f"modulo row ({time_unit(g).split(' ')[0]} mod II)")
     ax.set_title(f"Modulo reservation table: {title_line(g, s)}\n{len(cols)} slot/pool columns in "
                  f"use, {len(full) + len(over)} cell(s) at capacity (hatched)", fontsize=9)
     if not cols:
@@ -430,7 +438,8 @@ def draw_steady(plt, patches, g, s):
     ax.set_xlim(0, max(end, windows * ii) + 1)
     ax.set_ylim(iters * rows_per - 1, -2)
     ax.set_yticks([])
-    ax.set_xlabel("cycle (windows of II cycles; bars: one op of one iteration, start to start + latency)")
+    ax.set_xlabel(f"{time_unit(g)} (windows of II; bars: one op of one iteration, "
+                  "start to start + latency)")
     handles = [patches.Patch(color=stage_color(plt, k), label=f"stage {k}")
                for k in range(min(stages, 10))]
     axes_inches = fig.get_figheight() * (fig.subplotpars.top - fig.subplotpars.bottom)

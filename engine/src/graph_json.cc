@@ -30,7 +30,7 @@ constexpr std::string_view kTargetFields[] = {"name", "slots", "pools", "registe
 constexpr std::string_view kSlotFields[] = {"name", "capacity"};
 constexpr std::string_view kPoolFields[] = {"name", "kind", "capacity"};
 constexpr std::string_view kAttrFields[] = {"force_serial_execution", "triton_num_stages",
-                                            "resident_smem_bytes"};
+                                            "resident_smem_bytes", "num_warps"};
 constexpr std::string_view kOpFields[] = {
     "id",        "kind",      "latency", "resources", "pools",        "store_bytes",   "gid",
     "leader_gid", "max_depth", "registers", "agent",   "source_op", "triton_stage", "triton_cluster"};
@@ -38,6 +38,7 @@ constexpr std::string_view kTripleFields[] = {"slot", "duration", "occupancy"};
 constexpr std::string_view kEdgeFields[] = {"from", "to", "latency", "distance", "kind"};
 
 constexpr size_t kMaxName = static_cast<size_t>(limits::kMaxNameLength);
+constexpr int64_t kMaxWarps = 1024;  // attrs.num_warps
 
 std::string slot_label(const Target& t, int slot) {
   return "slot " + std::to_string(slot) + " (" + t.slot(slot).name + ")";
@@ -163,6 +164,7 @@ StatusOr<Graph> GraphReader::read(const Cursor& root) {
                         attrs.optional_integer("triton_num_stages", 0, limits::kMaxMaxDepth));
     TS_ASSIGN_OR_RETURN(g_.attrs.resident_smem_bytes,
                         attrs.optional_integer("resident_smem_bytes", 0, limits::kMaxPoolCapacity));
+    TS_ASSIGN_OR_RETURN(g_.attrs.num_warps, attrs.optional_integer("num_warps", 1, kMaxWarps));
   }
 
   TS_ASSIGN_OR_RETURN(Cursor ops_c, top.required("ops"));
@@ -445,6 +447,7 @@ std::string write_graph_json(const Graph& g) {
     if (g.attrs.force_serial_execution) attrs["force_serial_execution"] = true;
     if (g.attrs.triton_num_stages) attrs["triton_num_stages"] = *g.attrs.triton_num_stages;
     if (g.attrs.resident_smem_bytes) attrs["resident_smem_bytes"] = *g.attrs.resident_smem_bytes;
+    if (g.attrs.num_warps) attrs["num_warps"] = *g.attrs.num_warps;
     doc["attrs"] = std::move(attrs);
   }
   Json ops = Json::array();

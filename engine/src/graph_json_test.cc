@@ -144,6 +144,21 @@ TEST(GraphJson, DefaultsForNameAttrsAndEdges) {
   EXPECT_TRUE(no_edges->edges.empty());
 }
 
+TEST(GraphJson, NumWarpsRoundTripsAndIsRangeChecked) {
+  StatusOr<Graph> g = Parse(R"({"format": "tilesched.loop/1", "target": "hopper",
+      "attrs": {"num_warps": 8}, "ops": [{"id": "a", "kind": "alu"}]})");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->attrs.num_warps, 8);
+  StatusOr<Graph> back = Parse(write_graph_json(*g));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back, *g);
+  StatusOr<Graph> zero = Parse(R"({"format": "tilesched.loop/1", "target": "hopper",
+      "attrs": {"num_warps": 0}, "ops": [{"id": "a", "kind": "alu"}]})");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.status().message().find("$.attrs.num_warps"), std::string::npos)
+      << zero.status().message();
+}
+
 TEST(GraphJson, OverridesReplaceKindDefaults) {
   StatusOr<Graph> g = Parse(Doc(R"([
       {"id": "m", "kind": "wgmma", "resources": [], "pools": {}},
@@ -384,7 +399,7 @@ const std::map<std::string, BadCase>& BadCorpus() {
       {"unknown_attr",
        {"$.attrs.force_serial",
         "unknown field (expected one of: force_serial_execution, triton_num_stages, "
-        "resident_smem_bytes)"}},
+        "resident_smem_bytes, num_warps)"}},
       {"unknown_endpoint", {"$.edges[1].to", "unknown op id \"nope\""}},
       {"unknown_field", {"$.ops[0].latncy", "unknown field"}},
       {"unknown_kind",

@@ -1,7 +1,6 @@
-// The Hopper model (hopper.h) and the `hopper` target built from it:
-// eight pooled slots, one per throughput unit of an SM, each of capacity
-// kCyclesPerUnit; the shared memory of a block as the storage pool; op
-// kinds whose default encodings are the cost of a reference tile.
+// The Hopper cost model (hopper.h): the cycles of each throughput unit an
+// op of a kind needs for its tile, their encoding in units of
+// kCyclesPerUnit, the memory latency under load, and the GPUs.
 // docs/TARGETS.md gives every number's source.
 #include "tilesched/hopper.h"
 
@@ -22,8 +21,9 @@ int64_t at_rate(int64_t amount, int64_t per_cycle) {
   return amount <= 0 ? 0 : ceil_div(amount, per_cycle);
 }
 
-int64_t dram_cycles(int64_t bytes) {
-  return bytes <= 0 ? 0 : ceil_div(bytes * 100, kDramBytesPerCycleX100);
+int64_t dram_cycles(int64_t bytes, const Gpu& gpu) {
+  // bytes / (GB/s / SMs / clock), in integers: GB/s x 1000 = bytes per MHz-second.
+  return bytes <= 0 ? 0 : ceil_div(bytes * gpu.sm_count * gpu.clock_mhz, gpu.dram_gb_per_s * 1000);
 }
 
 // Dense tensor-core FLOPs per cycle for an MMA on `e` inputs.
@@ -51,14 +51,14 @@ int64_t alu_lanes(Element e) {
   }
 }
 
-Cycles transfer(const Work& w, bool tma, bool through_smem, bool to_dram) {
+Cycles transfer(const Work& w, bool tma, bool through_smem, bool to_dram, const Gpu& gpu) {
   Cycles c;
   c.tma = tma ? kTmaIssueCycles : 0;
   c.l2 = at_rate(w.bytes, kL2BytesPerCycle);
   const int64_t passes = through_smem ? (w.to_registers ? 2 : 1) : 0;  // TMA lands in SMEM
   c.smem = at_rate(passes * w.bytes, kSmemBytesPerCycle);
-  c.dram = to_dram ? dram_cycles(w.bytes) : 0;
-  c.latency = kL2Latency + c.l2;
+  c.dram = to_dram ? dram_cycles(w.bytes, gpu) : 0;
+  c.latency = kIdleMemoryLatency + c.l2;
   return c;
 }
 
@@ -88,11 +88,11 @@ Cycles sync_op(int64_t latency) {
   return c;
 }
 
-Cycles memory_kind(std::string_view kind, const Work& w) {
-  if (kind == "tiled_tma_load") return transfer(w, true, true, false);
-  if (kind == "tma_store") return transfer(w, true, true, true);
-  if (kind == "global_load" || kind == "cp_async") return transfer(w, false, true, false);
-  if (kind == "global_store") return transfer(w, false, true, true);
+Cycles memory_kind(std::string_view kind, const Work& w, const Gpu& gpu) {
+  if (kind == "tiled_tma_load") return transfer(w, true, true, false, gpu);
+  if (kind == "tma_store") return transfer(w, true, true, true, gpu);
+  if (kind == "global_load" || kind == "cp_async") return transfer(w, false, true, false, gpu);
+  if (kind == "global_store") return transfer(w, false, true, true, gpu);
   Cycles c;
   const int64_t passes = kind == "convert_layout" ? 2 : 1;  // write, then read back
   c.smem = at_rate(passes * w.bytes, kSmemBytesPerCycle);
@@ -150,9 +150,9 @@ bool is_float(Element e) {
          e == Element::kF8;
 }
 
-Cycles cycles_of(std::string_view kind, const Work& w) {
+Cycles cycles_of(std::string_view kind, const Work& w, const Gpu& gpu) {
   if (kind == "wgmma") return mma(w);
-  if (is_memory_kind(kind)) return memory_kind(kind, w);
+  if (is_memory_kind(kind)) return memory_kind(kind, w, gpu);
   if (kind == "mbarrier_wait" || kind == "mbarrier_arrive" || kind == "named_barrier" ||
       kind == "fence") {
     return sync_op(kSmemLatency);
@@ -192,6 +192,26 @@ StatusOr<Encoding> encode(const Cycles& c) {
   return e;
 }
 
+double loaded_memory_latency(double utilization, const FittedConstants& fit) {
+  const double u = std::clamp(utilization, 0.0, 0.99);
+  return std::min(static_cast<double>(fit.max_loaded_memory_latency),
+                  static_cast<double>(kIdleMemoryLatency) / (1.0 - u));
+}
+
+const Gpu* find_gpu(std::string_view name) {
+  for (const Gpu* g : {&kH100Sxm, &kH200}) {
+    if (g->name == name) return g;
+  }
+  return nullptr;
+}
+
+std::string_view gpu_names() { return "h100, h200"; }
+
+double dram_bytes_per_cycle(const Gpu& gpu) {
+  return static_cast<double>(gpu.dram_gb_per_s) * 1000.0 /
+         static_cast<double>(gpu.sm_count * gpu.clock_mhz);
+}
+
 int64_t registers_per_thread(int64_t bytes, int64_t threads) {
   if (bytes <= 0 || threads <= 0) return 0;
   return std::min<int64_t>(limits::kMaxRegisters, ceil_div(ceil_div(bytes, threads), 4));
@@ -210,65 +230,6 @@ Work reference_work(std::string_view kind) {
   w.bytes = 128 * 64 * 2;  // one 128x64 fp16 tile
   w.vector = 8;            // 16-byte accesses of fp16
   return w;
-}
-
-}  // namespace tilesched::hopper
-
-namespace tilesched::hopper {
-
-int64_t ctas_per_sm(const CtaFootprint& cta) {
-  if (cta.threads <= 0 || cta.threads > kMaxThreadsPerSm) return 0;
-  if (cta.registers_per_thread > kMaxRegistersPerThread) return 0;
-  const int64_t warps = ceil_div(cta.threads, 32);
-  const int64_t per_thread = ceil_div(std::max<int64_t>(cta.registers_per_thread, 1),
-                                      kThreadRegisterStep) * kThreadRegisterStep;
-  const int64_t per_warp = ceil_div(per_thread * 32, kRegisterUnit) * kRegisterUnit;
-  const int64_t by_registers = kRegistersPerSm / per_warp / warps;
-  const int64_t by_smem = kSmemBytesPerSm / (std::max<int64_t>(cta.smem_bytes, 0) + kReservedSmemPerBlock);
-  const int64_t by_threads = kMaxThreadsPerSm / cta.threads;
-  const int64_t fits = cta.smem_bytes <= kSmemBytesPerBlock ? by_smem : 0;
-  return std::min({by_registers, fits, by_threads, kMaxBlocksPerSm});
-}
-
-int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
-  int64_t total = 0, peak = 0, live = 0;
-  // In program order: a buffer is written at its op and freed after its
-  // last same-iteration reader (an op later in the body).
-  std::vector<int64_t> freed_after(g.ops.size(), 0);
-  for (int v = 0; v < g.op_count(); ++v) {
-    const int64_t bytes = g.ops[v].store_bytes;
-    if (bytes <= 0) continue;
-    total += bytes;
-    int last = v;
-    for (const Edge& e : g.edges) {
-      if (e.from == v && e.kind == EdgeKind::kData && e.distance == 0) last = std::max(last, e.to);
-    }
-    freed_after[last] += bytes;
-  }
-  for (int v = 0; v < g.op_count(); ++v) {
-    live += g.ops[v].store_bytes;
-    peak = std::max(peak, live);
-    live -= freed_after[v];
-  }
-  const int64_t loop = stages <= 1 ? peak : total * stages;
-  return g.attrs.resident_smem_bytes.value_or(0) + loop;
-}
-
-int64_t busiest_unit_cycles(const Graph& g) {
-  std::vector<int64_t> per_slot(g.target.slots.size() + 1, 0);
-  for (const Op& op : g.ops) {
-    for (const Triple& t : op.resources) {
-      if (t.slot >= 1 && t.slot < static_cast<int>(per_slot.size())) {
-        per_slot[t.slot] += t.duration * t.occupancy;
-      }
-    }
-  }
-  return *std::max_element(per_slot.begin(), per_slot.end());
-}
-
-double cycles_per_iteration(const Graph& g, int64_t ii, int64_t ctas) {
-  const double interleaved = static_cast<double>(ii * kCyclesPerUnit) / static_cast<double>(ctas);
-  return std::max(interleaved, static_cast<double>(busiest_unit_cycles(g)));
 }
 
 }  // namespace tilesched::hopper

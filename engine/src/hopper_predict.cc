@@ -1,11 +1,11 @@
 // Predicting the time of a loop pipelined by Triton at num_stages S
-// (tilesched/hopper.h, "Predicting a Triton pipeline's time"): the loop as
+// (tilesched/hopper_predict.h, "Predicting a Triton pipeline's time"): the loop as
 // Triton lowers it, Triton's stage assignment, the time of one CTA's
 // iteration when waits sit at stage boundaries, and CTAs sharing an SM.
 // docs/TARGETS.md ("Predicting num_stages") explains the model and its fit.
 #include <algorithm>
 
-#include "tilesched/hopper.h"
+#include "tilesched/hopper_predict.h"
 
 namespace tilesched::hopper {
 
@@ -49,13 +49,31 @@ std::vector<bool> fed_by_load(const Graph& g) {
   return fed;
 }
 
+// L2 cycles at the fitted bandwidth per L2 cycle of the target's encoding.
+double l2_scale(const FittedConstants& fit) {
+  return static_cast<double>(kL2BytesPerCycle) /
+         static_cast<double>(std::max<int64_t>(fit.l2_bytes_per_cycle, 1));
+}
+
 // Cycles from the start of an edge's producer until the consumer may start.
-double edge_cycles(const Graph& g, const Edge& e, double memory_latency) {
+double edge_cycles(const Graph& g, const Edge& e, double memory_latency, double l2) {
   const Op& from = g.ops[e.from];
   if (is_pipelined_load(from)) {
-    return memory_latency + static_cast<double>(slot_cycles(from, kL2));
+    return memory_latency + static_cast<double>(slot_cycles(from, kL2)) * l2;
   }
   return static_cast<double>(e.latency * kCyclesPerUnit);
+}
+
+// The busy cycles of each unit with L2's at the fitted bandwidth.
+std::vector<double> scaled_units(const Graph& g, const FittedConstants& fit) {
+  const std::vector<int64_t> units = unit_cycles(g);
+  std::vector<double> out(units.begin(), units.end());
+  if (static_cast<size_t>(kL2) < out.size()) out[kL2] *= l2_scale(fit);
+  return out;
+}
+
+int busiest_slot(const std::vector<double>& units) {
+  return static_cast<int>(std::max_element(units.begin(), units.end()) - units.begin());
 }
 
 // The ops in issue order: older stages (higher stage numbers) first, then
@@ -120,78 +138,123 @@ std::vector<int64_t> triton_stages(const Graph& g, int64_t stages) {
   return stage;
 }
 
-double cta_cycles_per_iteration(const Graph& g, const std::vector<int64_t>& stage,
-                                double memory_latency) {
+namespace {
+
+// Ops that read a buffer written in the same iteration: a barrier
+// (bar.sync / fence) comes before them.
+std::vector<bool> after_barrier(const Graph& g) {
+  std::vector<bool> out(g.ops.size(), false);
+  for (const Edge& e : g.edges) {
+    if (e.kind == EdgeKind::kData && e.distance == 0 && is_smem_write(g.ops[e.from])) {
+      out[e.to] = true;
+    }
+  }
+  return out;
+}
+
+// The start of each op within its kernel iteration. Pipelined, every
+// instruction issues in issue order; unpipelined, the compiler hoists an op
+// above independent instructions but not above a barrier. Every
+// same-iteration (k = 0) edge runs forward in issue order in a loop as
+// Triton writes it, so the first pass settles; later passes only matter for
+// a graph whose ids are not in program order, and are bounded.
+std::vector<double> starts(const Graph& g, const std::vector<int64_t>& stage,
+                           const std::vector<bool>& issues, double memory_latency, double l2) {
   const bool pipelined = std::any_of(stage.begin(), stage.end(), [](int64_t s) { return s > 0; });
   const std::vector<int> order = issue_order(stage);
+  const std::vector<bool> barrier_before = after_barrier(g);
   std::vector<std::vector<int>> in(g.ops.size());
   for (int id = 0; id < g.edge_count(); ++id) in[g.edges[id].to].push_back(id);
-  // Start of each op within its kernel iteration: every same-iteration
-  // (k = 0) edge runs forward in issue order, so one pass in that order.
-  // A buffer write folded into its load's copy (as_pipelined) issues no
-  // instruction: it marks the copy's arrival and holds up no later op.
-  const std::vector<bool> fed = fed_by_load(g);
-  std::vector<bool> issues(g.ops.size(), true);
-  for (int v = 0; v < g.op_count(); ++v) issues[v] = !(fed[v] && g.ops[v].resources.empty());
   std::vector<double> start(g.ops.size(), 0.0);
-  // Same-iteration (k = 0) edges run forward in issue order in a loop as
-  // Triton writes it, so the first pass settles; later passes only matter
-  // for a graph whose ids are not in program order, and are bounded.
   for (int pass = 0; pass <= g.op_count(); ++pass) {
     bool changed = false;
-    double issued = 0.0;  // the start of the last instruction issued
+    double issued = 0.0, barrier = 0.0;  // the last instruction issued, the last barrier
     for (const int v : order) {
-      double s = start[v];
-      if (pipelined && issues[v]) s = std::max(s, issued);
+      double s = std::max(start[v], pipelined ? (issues[v] ? issued : 0.0) : barrier);
       for (int id : in[v]) {
         const Edge& e = g.edges[id];
         if (e.distance + stage[v] - stage[e.from] == 0) {
-          s = std::max(s, start[e.from] + edge_cycles(g, e, memory_latency));
+          s = std::max(s, start[e.from] + edge_cycles(g, e, memory_latency, l2));
         }
       }
       changed = changed || s != start[v];
       start[v] = s;
       if (issues[v]) issued = s;
+      if (barrier_before[v]) barrier = s;
     }
     if (!changed) break;
   }
-  double cycles = static_cast<double>(busiest_unit_cycles(g));
+  return start;
+}
+
+}  // namespace
+
+double cta_cycles_per_iteration(const Graph& g, const std::vector<int64_t>& stage,
+                                double memory_latency, const FittedConstants& fit) {
+  const double l2 = l2_scale(fit);
+  // A buffer write folded into its load's copy (as_pipelined) issues no
+  // instruction: it marks the copy's arrival and holds up no later op.
+  const std::vector<bool> fed = fed_by_load(g);
+  std::vector<bool> issues(g.ops.size(), true);
+  for (int v = 0; v < g.op_count(); ++v) issues[v] = !(fed[v] && g.ops[v].resources.empty());
+  const std::vector<double> start = starts(g, stage, issues, memory_latency, l2);
+  const std::vector<double> units = scaled_units(g, fit);
+  double cycles = units[busiest_slot(units)];
   for (int v = 0; v < g.op_count(); ++v) {
     if (issues[v]) cycles = std::max(cycles, start[v]);
   }
+  // A value crossing k >= 1 stage boundaries arrives within k iterations.
   for (const Edge& e : g.edges) {
     const int64_t k = e.distance + stage[e.to] - stage[e.from];
-    if (k >= 1) cycles = std::max(cycles, (start[e.from] + edge_cycles(g, e, memory_latency)) / static_cast<double>(k));
+    if (k >= 1) {
+      cycles = std::max(cycles, (start[e.from] + edge_cycles(g, e, memory_latency, l2)) /
+                                    static_cast<double>(k));
+    }
   }
   return cycles;
 }
 
-StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprint& cta) {
-  constexpr int kSteps = 60;            // the fixed point settles well within
-  constexpr double kMaxUtilization = 0.99;
+std::string_view bound_name(Bound b) {
+  switch (b) {
+    case Bound::kLatency: return "latency";
+    case Bound::kUnit: return "unit";
+    case Bound::kL2Bandwidth: return "l2_bandwidth";
+    case Bound::kSharedMemory: return "shared_memory";
+  }
+  return "latency";
+}
+
+StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprint& cta,
+                               const FittedConstants& fit) {
+  constexpr int kSteps = 60;  // the fixed point settles well within
   StagePrediction p;
   p.stages = stages;
   p.smem_bytes = predicted_smem_bytes(g, stages);
   CtaFootprint footprint = cta;
   footprint.smem_bytes = p.smem_bytes;
-  p.ctas_per_sm = ctas_per_sm(footprint);
+  p.ctas_per_sm = ctas_per_sm(footprint, &p.ctas_limit);
   const Graph lowered = stages >= 2 ? as_pipelined(g) : g;
   const std::vector<int64_t> stage = triton_stages(lowered, stages);
-  const double busiest = static_cast<double>(busiest_unit_cycles(lowered));
-  double l2 = 0.0;  // cycles of the SM's L2 bandwidth one iteration needs
-  for (const Op& op : lowered.ops) l2 += static_cast<double>(slot_cycles(op, kL2));
+  const std::vector<double> units = scaled_units(lowered, fit);
+  p.busiest_slot = busiest_slot(units);
+  const double busiest = units[p.busiest_slot];
+  const double l2 = static_cast<size_t>(kL2) < units.size() ? units[kL2] : 0.0;
   const double ctas = static_cast<double>(std::max<int64_t>(p.ctas_per_sm, 1));
   double latency = static_cast<double>(kIdleMemoryLatency);
   for (int step = 0; step < kSteps; ++step) {
     p.memory_latency = latency;
-    p.cta_cycles = cta_cycles_per_iteration(lowered, stage, latency);
+    p.cta_cycles = cta_cycles_per_iteration(lowered, stage, latency, fit);
     p.sm_cycles = std::max(p.cta_cycles / ctas, busiest);
-    const double utilization = std::min(kMaxUtilization, l2 / p.sm_cycles);
-    const double queued = std::min(static_cast<double>(kMaxLoadedMemoryLatency),
-                                   static_cast<double>(kIdleMemoryLatency) / (1.0 - utilization));
-    latency = 0.5 * (latency + queued);
+    latency = 0.5 * (latency + loaded_memory_latency(l2 / p.sm_cycles, fit));
   }
-  if (p.ctas_per_sm == 0) p.sm_cycles = 0.0;
+  if (p.ctas_per_sm == 0) {
+    p.sm_cycles = 0.0;
+    p.bound = Bound::kSharedMemory;
+  } else if (p.cta_cycles / ctas > busiest) {
+    p.bound = Bound::kLatency;
+  } else {
+    p.bound = p.busiest_slot == kL2 ? Bound::kL2Bandwidth : Bound::kUnit;
+  }
   return p;
 }
 

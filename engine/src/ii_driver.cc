@@ -18,7 +18,15 @@ IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int6
   return r;
 }
 
+std::function<void(int64_t ii)> ii_attempt_for_tests;
+
 namespace {
+
+// One attempt through the test seam.
+IiVerdict attempt_at(const IiAttemptFn& attempt, int64_t ii) {
+  if (ii_attempt_for_tests) ii_attempt_for_tests(ii);
+  return attempt(ii);
+}
 
 // True when `screen` rejects ii (counted in r).
 bool screened_out(IiScreen* screen, int64_t ii, IiSearchResult& r) {
@@ -29,12 +37,17 @@ bool screened_out(IiScreen* screen, int64_t ii, IiSearchResult& r) {
 
 // The linear search: lower upward until an attempt places or stops.
 void search_linear(const IiRange& range, const IiAttemptFn& attempt, IiScreen* screen,
-                   IiSearchResult& r) {
+                   const Deadline& deadline, IiSearchResult& r) {
   bool all_storage = true;
   for (int64_t ii = range.lower; ii <= range.cap; ++ii) {
     if (screened_out(screen, ii, r)) continue;
+    if (deadline_passed(deadline)) {
+      r.end = IiSearchEnd::kStopped;
+      r.deadline_at = ii;
+      return;
+    }
     ++r.tried;
-    const IiVerdict v = attempt(ii);
+    const IiVerdict v = attempt_at(attempt, ii);
     if (v == IiVerdict::kPlaced) {
       r.end = IiSearchEnd::kFound;
       r.ii = ii;
@@ -51,12 +64,17 @@ void search_linear(const IiRange& range, const IiAttemptFn& attempt, IiScreen* s
 
 // Galloping then bisecting; a kStop ends every later probe as a failure.
 void search_galloping(const IiRange& range, const IiAttemptFn& attempt, IiScreen* screen,
-                      IiSearchResult& r) {
+                      const Deadline& deadline, IiSearchResult& r) {
   bool stopped = false;
   const SearchProbe probe = [&](int64_t ii) {
     if (stopped || screened_out(screen, ii, r)) return false;
+    if (deadline_passed(deadline)) {
+      stopped = true;
+      r.deadline_at = ii;
+      return false;
+    }
     ++r.tried;
-    const IiVerdict v = attempt(ii);
+    const IiVerdict v = attempt_at(attempt, ii);
     stopped = v == IiVerdict::kStop;
     return v == IiVerdict::kPlaced;
   };
@@ -73,7 +91,7 @@ void search_galloping(const IiRange& range, const IiAttemptFn& attempt, IiScreen
 }  // namespace
 
 IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
-                         const IiAttemptFn& attempt, IiScreen* screen) {
+                         const IiAttemptFn& attempt, IiScreen* screen, const Deadline& deadline) {
   IiSearchResult r;
   if ((r.stores_over = stores_over_storage(g))) {
     r.end = IiSearchEnd::kStorageBudget;
@@ -85,9 +103,9 @@ IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
   }
   if (range.lower > range.cap) return r;
   if (how == IiSearch::kLinear) {
-    search_linear(range, attempt, screen, r);
+    search_linear(range, attempt, screen, deadline, r);
   } else {
-    search_galloping(range, attempt, screen, r);
+    search_galloping(range, attempt, screen, deadline, r);
   }
   return r;
 }
@@ -137,6 +155,11 @@ void publish_search(const Graph& g, const IiRange& range, const IiSearchResult& 
     case IiSearchEnd::kStorageBudget: s.failure = FailureReason::kStorageBudget; break;
     case IiSearchEnd::kStopped: s.failure = FailureReason::kBudgetExhausted; break;
     default: s.failure = FailureReason::kIiCapReached; break;
+  }
+  if (result.deadline_at) {
+    s.diagnostics.push_back("the deadline passed before II " + std::to_string(*result.deadline_at) +
+                            " was tried");
+    return;
   }
   s.diagnostics.push_back(give_up_message(range));
 }

@@ -17,6 +17,7 @@
 
 #include "ii_screen.h"
 #include "tilesched/cost_based.h"
+#include "tilesched/deadline.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
 
@@ -66,6 +67,9 @@ struct IiSearchResult {
   // Why no II can be legal, when ops that must start together over-use a
   // slot (graph_algo.h, forced_together_conflict; no attempt was made).
   std::optional<std::string> never;
+  // The II the deadline stopped the search before (kStopped; no attempt
+  // at it was made).
+  std::optional<int64_t> deadline_at;
 };
 
 // Searches `range`: first the stores against the storage pool and the ops
@@ -76,9 +80,15 @@ struct IiSearchResult {
 // found II's). Linear stops at the first kPlaced or kStop. With a
 // `screen` (ii_screen.h), an II it rejects counts as not placed without an
 // attempt; it never rejects a feasible II, so the search ends where it would
-// without it.
+// without it. Once `deadline` (tilesched/deadline.h) has passed no attempt
+// starts: the search ends kStopped, with deadline_at.
 IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
-                         const IiAttemptFn& attempt, IiScreen* screen = nullptr);
+                         const IiAttemptFn& attempt, IiScreen* screen = nullptr,
+                         const Deadline& deadline = std::nullopt);
+
+// A test seam: when set, called before every attempt search_ii makes (the
+// exact oracle's limit tests stand in a slow heuristic with it).
+extern std::function<void(int64_t ii)> ii_attempt_for_tests;
 
 // The give-up line every generator writes when no II of the range placed:
 // "no legal placement for II L to C (the cap)", or that the cap is below
@@ -91,7 +101,8 @@ std::string give_up_message(const IiRange& range);
 // failure with its reason; otherwise, when `fallback` is a
 // legal serial schedule, it is published flagged "serial_fallback" with
 // one line saying so; otherwise the failure (storage-budget, ii-cap-reached
-// or budget-exhausted) and its diagnostic.
+// or budget-exhausted) and its diagnostic (a deadline's: "the deadline
+// passed before II N was tried").
 void publish_search(const Graph& g, const IiRange& range, const IiSearchResult& result,
                     const std::vector<int64_t>& start, const Schedule* fallback, Schedule& s);
 

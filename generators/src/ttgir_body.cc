@@ -13,6 +13,7 @@
 #include "tilesched/graph_builder.h"
 #include "tilesched/graphgen/ttgir.h"
 #include "tilesched/hopper.h"
+#include "tilesched/hopper_predict.h"
 #include "tilesched/limits.h"
 #include "ttgir_loop.h"
 #include "ttgir_ops.h"
@@ -104,6 +105,7 @@ class BodyBuilder {
   bool strict_;
   GraphBuilder b_;
   int64_t threads_ = 128;
+  int64_t warps_ = 4;  // the module's ttg.num-warps
   std::vector<std::string> iter_args_, yielded_;
   // Per graph op: the values it reads, and the buffers it touches.
   std::vector<std::vector<std::string>> reads_;
@@ -136,6 +138,10 @@ StatusOr<TtgirImport> BodyBuilder::build(std::string name) {
   StatusOr<int64_t> resident = resident_smem(loop_, source_);
   if (!resident.ok()) return resident.status();
   if (*resident > 0) out.graph.attrs.resident_smem_bytes = *resident;
+  out.graph.attrs.num_warps = warps_;
+  // The latency a schedule must hide is the loaded SM's (one memory
+  // latency model for the target and the prediction, docs/TARGETS.md).
+  out.graph = hopper::with_loaded_memory_latency(out.graph);
   return out;
 }
 
@@ -167,6 +173,7 @@ Status BodyBuilder::read_header() {
   const int64_t warps = int_attr(top, "ttg.num-warps").value_or(4);
   const int64_t lanes = int_attr(top, "ttg.threads-per-warp").value_or(32);
   threads_ = std::clamp<int64_t>(warps, 1, 1024) * std::clamp<int64_t>(lanes, 1, 1024);
+  warps_ = std::clamp<int64_t>(warps, 1, 1024);
   iter_arg_producers_.resize(iter_args_.size());
   return Status::Ok();
 }

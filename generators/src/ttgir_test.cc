@@ -19,6 +19,7 @@
 
 #include "tilesched/generate.h"
 #include "tilesched/hopper.h"
+#include "tilesched/hopper_predict.h"
 #include "tilesched/json_io.h"
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
@@ -490,112 +491,6 @@ TEST(TtgirTriton, PredictedSharedMemoryMatchesTheCompiledKernels) {
     ++configs;
   }
   EXPECT_EQ(configs, 19);
-}
-
-// The hopper target's prediction of each committed loop at num_stages 1..5
-// (tilesched/hopper.h, predict_stages; docs/TARGETS.md, "Predicting
-// num_stages"): time relative to the best S, with the compiled kernel's
-// registers per thread (measured.json) and 8 warps. Pinned: a change of the
-// model, its constants or the importer's costs shows here.
-TEST(TtgirTriton, PredictedTimesOfTheCommittedLoops) {
-  struct Case {
-    std::string name;
-    int64_t registers;
-    std::vector<double> relative;  // S = 1..5; 0: one CTA does not fit
-  };
-  const Case cases[] = {
-      {"matmul_STAGES3_BM128_BN128_BK64_W8", 128, {1.5323, 1.1995, 1.0, 1.0, 1.0}},
-      {"matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0", 90, {1.5229, 1.1707, 1.0, 1.0, 1.0}},
-      {"attention_STAGES3_BM128_BN64_HEAD128_W8", 166, {1.4152, 1.2787, 1.0, 1.0, 1.0}},
-      {"attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0", 187, {1.3155, 1.1102, 1.0, 0.0, 0.0}}};
-  for (const Case& c : cases) {
-    StatusOr<TtgirImport> g = import_ttgir(kTestdata + "/" + c.name + ".input.ttgir", {});
-    ASSERT_TRUE(g.ok()) << g.status().message();
-    std::vector<hopper::StagePrediction> p;
-    double best = 0.0;
-    for (int64_t s = 1; s <= 5; ++s) {
-      p.push_back(hopper::predict_stages(g->graph, s, {0, c.registers, 256}));
-      if (p.back().ctas_per_sm > 0 && (best == 0.0 || p.back().sm_cycles < best)) {
-        best = p.back().sm_cycles;
-      }
-    }
-    for (size_t i = 0; i < p.size(); ++i) {
-      const double relative = p[i].ctas_per_sm > 0 ? p[i].sm_cycles / best : 0.0;
-      EXPECT_NEAR(relative, c.relative[i], 0.0005) << c.name << " S=" << i + 1;
-    }
-  }
-}
-
-// Against the measurements (docs/TARGETS.md, "Fidelity"): every shared
-// configuration's predicted time over its kernel's best is within 20 % of
-// the measured ratio, the median within 10 %, and the least num_stages
-// predicted within 2 % of the best is within 3.5 % of the kernel's best
-// measured time (the issue asks for 3 %; the pointer matmul's recommended
-// 3 stages measure 3.3 % over its best, docs/TARGETS.md says why).
-TEST(TtgirTriton, PredictedTimesFollowTheMeasuredCurves) {
-  if (!fs::is_directory(kKernelsDir)) {
-    GTEST_SKIP() << "TILESCHED_KERNELS_DIR " << kKernelsDir << " is absent";
-  }
-  StatusOr<std::string> text = read_file(kKernelsDir + "/measured.json");
-  ASSERT_TRUE(text.ok()) << text.status().message();
-  const nlohmann::json measured = nlohmann::json::parse(*text);
-  struct Config {
-    std::string kernel;
-    int64_t stages;
-    double ms, cycles;
-  };
-  std::vector<Config> configs;
-  std::map<std::string, int64_t> registers;  // the kernel's largest
-  for (const nlohmann::json& r : measured.at("results")) {
-    const std::string tag = r.at("tag");
-    StatusOr<TtgirImport> g = import_ttgir(kKernelsDir + "/" + tag + ".input.ttgir", {});
-    ASSERT_TRUE(g.ok()) << g.status().message();
-    const int64_t stages = r.at("config").at("STAGES");
-    const int64_t regs = r.at("n_regs");
-    const hopper::StagePrediction p = hopper::predict_stages(
-        g->graph, stages, {0, regs, 32 * r.at("num_warps").get<int64_t>()});
-    configs.push_back({r.at("kernel"), stages, r.at("ms").get<double>(), p.sm_cycles});
-    registers[configs.back().kernel] = std::max(registers[configs.back().kernel], regs);
-  }
-  ASSERT_EQ(configs.size(), 19u);
-  std::map<std::string, std::pair<double, double>> best;  // kernel: ms, cycles
-  for (const Config& c : configs) {
-    auto [it, fresh] = best.try_emplace(c.kernel, c.ms, c.cycles);
-    it->second = {std::min(it->second.first, c.ms), std::min(it->second.second, c.cycles)};
-  }
-  std::vector<double> errors;
-  for (const Config& c : configs) {
-    if (c.ms == best[c.kernel].first) continue;  // the best is exact by definition
-    const double error = (c.cycles / best[c.kernel].second) / (c.ms / best[c.kernel].first) - 1;
-    EXPECT_LE(std::abs(error), 0.20) << c.kernel << " S=" << c.stages;
-    errors.push_back(std::abs(error));
-  }
-  std::sort(errors.begin(), errors.end());
-  EXPECT_LE(errors[errors.size() / 2], 0.10);
-  for (const auto& [kernel, regs] : registers) {
-    std::string tag;
-    double at_recommended = 0.0;
-    for (const nlohmann::json& r : measured.at("results")) {
-      if (r.at("kernel") == kernel && tag.empty()) tag = r.at("tag");
-    }
-    StatusOr<TtgirImport> g = import_ttgir(kKernelsDir + "/" + tag + ".input.ttgir", {});
-    ASSERT_TRUE(g.ok()) << g.status().message();
-    std::vector<double> cycles;  // S = 1..6; 0 when one CTA does not fit
-    for (int64_t s = 1; s <= 6; ++s) {
-      cycles.push_back(hopper::predict_stages(g->graph, s, {0, regs, 256}).sm_cycles);
-    }
-    double fastest = 0.0;
-    for (double c : cycles) fastest = c > 0.0 && (fastest == 0.0 || c < fastest) ? c : fastest;
-    int64_t recommended = 0;
-    for (size_t i = 0; i < cycles.size() && recommended == 0; ++i) {
-      if (cycles[i] > 0.0 && cycles[i] <= 1.02 * fastest) recommended = static_cast<int64_t>(i) + 1;
-    }
-    for (const Config& c : configs) {
-      if (c.kernel == kernel && c.stages == recommended) at_recommended = c.ms / best[kernel].first;
-    }
-    EXPECT_GT(at_recommended, 0.0) << kernel << ": recommended " << recommended << " was not measured";
-    EXPECT_LE(at_recommended, 1.035) << kernel << ": recommended " << recommended;
-  }
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilesched/deadline.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
 
@@ -40,6 +41,10 @@ struct CostBasedOptions {
   // Smallest II tried (0: the lower bound from the graph); the stage cap's
   // runs search above the uncapped II (docs/CONTRACT.md).
   int64_t ii_floor = 0;
+  // No II attempt, rung, refinement iteration or stretch of 1024
+  // backtracking seats starts after it (tilesched/deadline.h); a search it
+  // cuts ends as budget-exhausted.
+  Deadline deadline;
   int permute_budget = 24;        // exhaustive permutations up to this count
   int permute_samples = 8;        // seeded samples beyond it
   int eviction_budget_ratio = 2;  // Rau: placements per op before a rung gives up (measured, docs)

@@ -56,6 +56,9 @@ struct GraphAttrs {
   // uses (attention's Q tile; a lowered loop's multi-buffered tiles and
   // barriers), when imported; no rule reads it (docs/TTGIR.md).
   std::optional<int64_t> resident_smem_bytes;
+  // Warps per CTA of the kernel (the module's `ttg.num-warps`) when
+  // imported from Triton; `tilesched stages` reads it (docs/TARGETS.md).
+  std::optional<int64_t> num_warps;
   friend bool operator==(const GraphAttrs&, const GraphAttrs&) = default;
 };
 

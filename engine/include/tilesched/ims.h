@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "tilesched/deadline.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
 
@@ -22,6 +23,9 @@ struct ImsOptions {
   // Smallest II tried (0: the lower bound from the graph), as the
   // cost-based generator's.
   int64_t ii_floor = 0;
+  // No II attempt starts after it (tilesched/deadline.h); a search it cuts
+  // ends as budget-exhausted.
+  Deadline deadline;
 };
 
 // Schedule.generator is "ims"; stats are, in this order: ii_tried,

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "tilesched/deadline.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
 
@@ -24,6 +25,9 @@ struct SmsOptions {
   // Smallest II tried (0: the lower bound from the graph), as the
   // cost-based generator's.
   int64_t ii_floor = 0;
+  // No II attempt starts after it (tilesched/deadline.h); a search it cuts
+  // ends as budget-exhausted.
+  Deadline deadline;
   // The II search is linear (every II from the lower bound) until this
   // many IIs in a row failed because the same op found no seat in the
   // same number of cycles (squeezed between seated neighbours, a window a

@@ -144,6 +144,8 @@ class Backtracker {
   };
   // Counted seats per op: fail first looks no further than this.
   static constexpr int kEnough = 3;
+  // Seats between two looks at the options' deadline (a clock read).
+  static constexpr int64_t kSeatsPerDeadlinePoll = 1024;
 
   Frame range_of(OpId v) const;
   std::optional<int64_t> next_seat(Frame& f);  // through the gates
@@ -295,6 +297,9 @@ bool Backtracker::run() {
       if (++seats > budget_) {
         out_.failures.push_back(spent_line(ii_, budget_));
         return false;
+      }
+      if (seats % kSeatsPerDeadlinePoll == 0 && deadline_passed(ctx_.opts.deadline)) {
+        return fail("stopped at the deadline");
       }
       if (p_.placed_count() == n_) {
         if (storage_holds(ctx_, p_)) return true;

@@ -201,7 +201,7 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
         return refinement_.attempt(ii) || first_success_attempt(ii) ? IiVerdict::kPlaced
                                                                      : IiVerdict::kNotPlaced;
       },
-      &screen_);
+      &screen_, ctx_.opts.deadline);
   stats_.ii_screened = screen_.rejected();
   std::vector<int64_t> seats;
   bool serial_fallback = refinement_.serial_fallback();
@@ -237,6 +237,7 @@ int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& s
   int misses = 0;  // IIs whose search ran out of budget
   screen_.rearm();
   for (int64_t ii = found - 1; ii >= lower; --ii) {
+    if (deadline_passed(ctx_.opts.deadline)) break;  // the found II stands
     // An II the screen rejects would fail the search below; skipping it
     // costs no miss, so the descent reaches at least the IIs it did without.
     if (screen_.check(ii) != IiScreen::Verdict::kAdmit) {

@@ -22,6 +22,7 @@ bool Refinement::attempt(int64_t ii) {
   if (!start(ii)) return false;
   State st;
   for (int iter = 0; iter < ctx_.opts.max_constraint_iterations; ++iter) {
+    if (deadline_passed(ctx_.opts.deadline)) return false;
     ++stats_.refinement_iterations;
     st.seated_is_legal = false;
     bool placed = false;

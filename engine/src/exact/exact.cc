@@ -68,46 +68,59 @@ int64_t max_stage(const std::vector<int64_t>& start, int64_t ii) {
 // (on equal II and stage count the first wins). Another generator (a
 // scheduler) joins the start by one entry here. Each run after serial is
 // capped at the best II so far: it can tie it with fewer stages, and
-// searching above it is wasted. Serial and the first-success cost-based run
-// always (the oracle has no answer without them); the others only while
-// time is left. best_heuristic verifies every schedule.
+// searching above it is wasted. The time limit covers them (docs/EXACT.md,
+// "Time limit"): serial always runs (it is linear in the graph and the
+// oracle has no answer without it); first-success cost-based may take all
+// that remains before the oracle's deadline, each later one half of what
+// remains, and a run its deadline cuts short is named in `skipped`, as is
+// one that finds no time left to start. best_heuristic verifies every
+// schedule.
 std::vector<Schedule> heuristic_schedules(const Graph& g, const ExactOptions& opts,
                                           const Budget& budget, std::vector<std::string>& skipped) {
   std::vector<Schedule> out;
   int64_t best_ii = 0;  // 0: none yet
-  auto add = [&](Schedule s) {
+  auto run = [&](const std::string& name, int share, auto generate) {
+    const int64_t left_ms = budget.remaining_ms();
+    if (left_ms <= 0) {
+      skipped.push_back(name);
+      return;
+    }
+    const Deadline deadline = Clock::now() + std::chrono::milliseconds(left_ms / share);
+    Schedule s = generate(deadline);
+    if (!s.feasible && deadline_passed(deadline)) {
+      skipped.push_back(name);
+      return;
+    }
     if (s.feasible && (best_ii == 0 || s.ii < best_ii)) best_ii = s.ii;
     out.push_back(std::move(s));
   };
-  add(generate_serial(g));
+  out.push_back(generate_serial(g));
+  if (out.back().feasible) best_ii = out.back().ii;
   for (ArmPolicy policy : {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost}) {
     const std::string name = "cost-based (" + std::string(arm_policy_name(policy)) + ")";
-    if (policy != ArmPolicy::kFirstSuccess && budget.remaining_ms() <= 0) {
-      skipped.push_back(name);
-      continue;
-    }
-    CostBasedOptions o = opts.start;
-    o.arm_policy = policy;
-    o.ii_cap = best_ii;
-    Schedule s = generate_cost_based(g, o).schedule;
-    s.generator = name;
-    add(std::move(s));
+    run(name, policy == ArmPolicy::kFirstSuccess ? 1 : 2, [&](const Deadline& d) {
+      CostBasedOptions o = opts.start;
+      o.arm_policy = policy;
+      o.ii_cap = best_ii;
+      o.deadline = d;
+      Schedule s = generate_cost_based(g, o).schedule;
+      s.generator = name;
+      return s;
+    });
   }
   // The baseline modulo schedulers (docs/BASELINES.md).
-  if (budget.remaining_ms() > 0) {
+  run("ims", 2, [&](const Deadline& d) {
     ImsOptions o;
     o.ii_cap = best_ii;
-    add(generate_ims(g, o));
-  } else {
-    skipped.push_back("ims");
-  }
-  if (budget.remaining_ms() > 0) {
+    o.deadline = d;
+    return generate_ims(g, o);
+  });
+  run("sms", 2, [&](const Deadline& d) {
     SmsOptions o;
     o.ii_cap = best_ii;
-    add(generate_sms(g, o));
-  } else {
-    skipped.push_back("sms");
-  }
+    o.deadline = d;
+    return generate_sms(g, o);
+  });
   return out;
 }
 
@@ -589,7 +602,8 @@ void Oracle::note_skipped(const std::vector<std::string>& skipped) {
   std::string names;
   for (const std::string& n : skipped) names += (names.empty() ? "" : ", ") + n;
   result_.schedule.diagnostics.push_back("exact: the time limit ended before " + names +
-                                         " could run; the start is the best of the others");
+                                         " could finish (each has a share of it); the start is "
+                                         "the best of the others");
 }
 
 void Oracle::note_descent() {

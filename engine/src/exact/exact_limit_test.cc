@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../ii_driver.h"
 #include "../test_graphs.h"
 #include "problem.h"
 #include "tilesched/exact.h"
@@ -191,6 +192,35 @@ TEST(ExactLimit, ALowCpuShareStretchesTheReserve) {
   EXPECT_GT(Stat(r->schedule, "exact.reserve_us"), 2 * cpu);
   ASSERT_TRUE(r->schedule.feasible);
   EXPECT_TRUE(verify_schedule(g, r->schedule).legal());
+}
+
+// The heuristics the oracle starts from are inside its limit: each has a
+// share of what remains, and one its share cuts short is named. Here every
+// II attempt of a heuristic search sleeps 100 ms (the driver's seam), so
+// first-success cost-based, which attempts six IIs on its way to 34, cannot
+// finish within a 200 ms limit: without the shares the heuristics alone
+// took seconds.
+TEST(ExactLimit, HeuristicsKeepToTheirShareOfTheLimitAndAreNamedWhenCut) {
+  const Graph g = Example("attention_forward.loop.json");  // MII 27, cost-based 34
+  ii_attempt_for_tests = [](int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };
+  ExactOptions opts;
+  opts.time_limit_ms = 200;
+  StatusOr<ExactResult> r = generate_exact(g, opts);
+  ii_attempt_for_tests = nullptr;
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Schedule& s = r->schedule;
+  // The oracle's own account of when the start was chosen: within the
+  // limit, and one attempt's sleep past it at most (the attempt that began
+  // just before the deadline).
+  EXPECT_LE(Stat(s, "exact.heuristic_us"), 200'000 + 100'000);
+  bool named = false;
+  for (const std::string& d : s.diagnostics) {
+    named = named || (d.rfind("exact: the time limit ended before ", 0) == 0 &&
+                      d.find("cost-based (first-success)") != std::string::npos);
+  }
+  EXPECT_TRUE(named);
+  ASSERT_TRUE(s.feasible);  // the serial start
+  EXPECT_TRUE(verify_schedule(g, s).legal());
 }
 
 }  // namespace

@@ -105,7 +105,8 @@ Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
                                              opts_.ii_floor, opts_.ii_cap, serial_);
     IiScreen screen(g_, problem_.adj);
     const IiSearchResult r = search_ii(
-        g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen);
+        g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen,
+        opts_.deadline);
     if (r.end != IiSearchEnd::kFound) close_floor_run(range.cap);
     stats_.ii_tried = r.tried;
     stats_.ii_screened = r.screened;

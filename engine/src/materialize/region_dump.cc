@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 
+#include "tilesched/hopper.h"
 #include "tilesched/materialize.h"
 #include "value_rule.h"
 
@@ -85,6 +86,14 @@ class RegionPrinter {
     return v >= 0 && v < static_cast<OpId>(m_.agents.size()) ? m_.agents[v] : std::string();
   }
   std::vector<std::string> operands(OpId v) const;
+  // SM cycles per unit of the schedule's time: 16 on the hopper target, else 1.
+  int64_t cycles_per_unit() const {
+    return g_.target.builtin && g_.target.name == "hopper" ? hopper::kCyclesPerUnit : 1;
+  }
+  std::string time_unit() const {
+    const int64_t c = cycles_per_unit();
+    return c == 1 ? "" : " (units of " + str(c) + " cycles: " + str(s_.ii * c) + " cycles)";
+  }
 
   const Graph& g_;
   const Schedule& s_;
@@ -188,7 +197,7 @@ std::string RegionPrinter::print() {
     out_ += "// no feasible schedule: nothing to materialize\n";
     return out_;
   }
-  out_ += "// II " + str(s_.ii) + ", " + str(s_.stage_count) + " stage" +
+  out_ += "// II " + str(s_.ii) + time_unit() + ", " + str(s_.stage_count) + " stage" +
           (s_.stage_count == 1 ? "" : "s") + ", " + str(static_cast<int64_t>(n)) + " ops, " +
           str(static_cast<int64_t>(m_.pipes.size())) +
           (m_.pipes.size() == 1 ? " pipe, " : " pipes, ") +
@@ -221,8 +230,11 @@ std::string RegionPrinter::print() {
 // One stage's block; with several agents, an agent_switch holding one case
 // per agent that runs an op of the stage, its steps in order.
 void RegionPrinter::print_stage(int64_t stage, const std::vector<RegionStep>& steps) {
-  out_ += "  ^stage" + str(stage) + ":  // cycles [" + str(stage * s_.ii) + ", " +
-          str((stage + 1) * s_.ii) + ")\n";
+  const int64_t c = cycles_per_unit();
+  out_ += "  ^stage" + str(stage) + ":  // " + (c == 1 ? "cycles [" : "units [") +
+          str(stage * s_.ii) + ", " + str((stage + 1) * s_.ii) + ")" +
+          (c == 1 ? "" : ": cycles [" + str(stage * s_.ii * c) + ", " + str((stage + 1) * s_.ii * c) + ")") +
+          "\n";
   if (agents_.empty()) {
     for (const RegionStep& step : steps) print_step(step, "    ");
     return;

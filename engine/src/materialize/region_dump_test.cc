@@ -47,6 +47,22 @@ std::string DumpOf(const Graph& g, const GenerateOptions& opts) {
   return dump_region(g, *s, carried_materialization(g, *s));
 }
 
+// On the hopper target a unit of time is 16 SM cycles: the dump says so.
+TEST(MaterializeRegion, HopperTimesNameTheirUnit) {
+  GraphBuilder b(hopper_target(), "hopper units");
+  const OpId l = b.op("l", "tiled_tma_load");
+  const OpId m = b.op("m", "wgmma");
+  b.edge(l, m);
+  StatusOr<Graph> g = b.build();
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  GenerateOptions opts;
+  opts.generator = GeneratorKind::kSerial;
+  const std::string dump = DumpOf(*g, opts);
+  EXPECT_NE(dump.find(" (units of 16 cycles: "), std::string::npos) << dump;
+  EXPECT_NE(dump.find("^stage0:  // units [0, "), std::string::npos) << dump;
+  EXPECT_NE(dump.find("): cycles [0, "), std::string::npos) << dump;
+}
+
 TEST(MaterializeRegion, GoldenDumps) {
   const bool update = std::getenv("TILESCHED_UPDATE_GOLDEN") != nullptr;
   const fs::path dir = fs::path(TILESCHED_TESTDATA_DIR) / "regions";

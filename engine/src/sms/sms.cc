@@ -129,8 +129,13 @@ bool Generator::squeezed(int64_t ii, const AttemptFailure& why) {
 
 void Generator::gallop(const IiRange& range, IiScreen& screen, IiSearchResult& r) {
   const auto places = [&](int64_t ii) {
+    if (r.deadline_at) return false;
     if (screen.check(ii) != IiScreen::Verdict::kAdmit) {
       ++r.screened;
+      return false;
+    }
+    if (deadline_passed(opts_.deadline)) {
+      r.deadline_at = ii;
       return false;
     }
     ++r.tried;
@@ -141,7 +146,8 @@ void Generator::gallop(const IiRange& range, IiScreen& screen, IiSearchResult& r
   for (int64_t step = 1;; step *= 2) {
     const int64_t ii = std::min(range.cap, failed + step);
     if (!places(ii)) {
-      if (ii == range.cap) return;
+      if (r.deadline_at) r.end = IiSearchEnd::kStopped;
+      if (ii == range.cap || r.deadline_at) return;
       failed = ii;
       continue;
     }
@@ -254,8 +260,9 @@ Schedule Generator::run(Clock::time_point t0) {
   IiScreen screen(g_, adj_);  // no closure of SMS's own to share
   cap_ = range.cap;
   IiSearchResult r = search_ii(
-      g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen);
-  if (r.end == IiSearchEnd::kStopped) gallop(range, screen, r);
+      g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen,
+      opts_.deadline);
+  if (r.end == IiSearchEnd::kStopped && !r.deadline_at) gallop(range, screen, r);
   // The serial schedule is legal at the cap (its own II): published rather
   // than nothing, flagged, so a caller can tell it apart.
   const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;
