@@ -115,11 +115,7 @@ StatusOr<std::string> to_triton(const Graph& g, const std::string& schedule_path
   return graphgen::triton_schedule_json(*t);
 }
 
-}  // namespace
-
-int run_export(const Args& args) {
-  std::string graph_path, schedule_path, to;
-  po::options_description visible("options");
+void add_formats(po::options_description& visible, std::string& to) {
   visible.add_options()
       ("help,h", "show this help")
       ("dot", "Graphviz DOT: one box per op (id, kind, latency), one arrow per edge labelled "
@@ -136,6 +132,14 @@ int run_export(const Args& args) {
       ("skip-buffer-rule", "with --to triton: write a schedule that reads a buffer outside the "
                            "stage writing it, to test that rule on a GPU; its kernel may compute "
                            "wrong results");
+}
+
+}  // namespace
+
+int run_export(const Args& args) {
+  std::string graph_path, schedule_path, to;
+  po::options_description visible("options");
+  add_formats(visible, to);
   add_output_option(visible, "the DOT or JSON");
   add_quiet_option(visible);
   po::options_description hidden;
