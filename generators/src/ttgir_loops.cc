@@ -122,9 +122,11 @@ std::vector<LoopRef> find_loops(const Document& doc) {
 int imported_op_count(const Operation& loop) {
   int n = 0;
   // (block's ops, next index): scf.if branches are walked, nested loops not.
+  // The blocks the builder walks: each region's first (two for scf.while).
   std::vector<std::pair<const std::vector<Operation>*, size_t>> stack;
-  for (const Region& r : loop.regions) {
-    for (const Block& b : r.blocks) stack.emplace_back(&b.ops, 0);
+  const size_t regions = std::min<size_t>(loop.regions.size(), loop.name == "scf.while" ? 2 : 1);
+  for (size_t r = regions; r-- > 0;) {
+    if (!loop.regions[r].blocks.empty()) stack.emplace_back(&loop.regions[r].blocks.front().ops, 0);
   }
   while (!stack.empty()) {
     auto& [ops, next] = stack.back();
@@ -135,7 +137,7 @@ int imported_op_count(const Operation& loop) {
     const Operation& op = (*ops)[next++];
     if (op.name == "scf.if") {
       for (const Region& r : op.regions) {
-        for (const Block& b : r.blocks) stack.emplace_back(&b.ops, 0);
+        if (!r.blocks.empty()) stack.emplace_back(&r.blocks.front().ops, 0);
       }
     } else if (!is_terminator(op.name) && !is_loop_op(op.name) && rule_of(op.name).role != Role::kFold) {
       ++n;
