@@ -145,7 +145,7 @@ class Backtracker {
   // Counted seats per op: fail first looks no further than this.
   static constexpr int kEnough = 3;
   // Seats between two looks at the options' deadline (a clock read).
-  static constexpr int64_t kSeatsPerDeadlinePoll = 1024;
+  static constexpr int64_t kSeatsPerDeadlinePoll = 64;
 
   Frame range_of(OpId v) const;
   // Whether v's latest start is held below what its max_depth alone allows
