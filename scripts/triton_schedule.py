@@ -59,6 +59,8 @@ def need_gpu_stack():
     try:
         import torch
         import triton
+        import triton.knobs  # noqa: F401  (the stages hook)
+        import triton.testing  # noqa: F401  (do_bench)
     except ImportError as e:
         die(f"needs Triton 3.6 and PyTorch in this Python ({e}); run it with one that has both")
     if not triton.__version__.startswith("3.6"):
@@ -115,7 +117,9 @@ def make_hook(export, keep, label, note):
     """The stages hook applying `export` (None: the text as Triton
     scheduled it) in the ttgir stage; `note` receives ops_moved."""
     body = json.dumps(export, sort_keys=True) if export else "control"
-    key = "tilesched-" + hashlib.sha256((body + open(__file__).read()).encode()).hexdigest()
+    with open(__file__, encoding="utf-8") as f:
+        body += f.read()  # another script, another compiled kernel
+    key = "tilesched-" + hashlib.sha256(body.encode()).hexdigest()
 
     def hook(*args, **kwargs):
         if not args and not kwargs:  # Triton asks for the key of its cache
