@@ -252,7 +252,7 @@ def main():
     except RuntimeError as e:
         print(f"fidelity: {e}", file=sys.stderr)
         return 1
-    ratios(results, {r["tag"]: r["pred"]["sm_cycles"] for r in results})
+    results = ratios(results, {r["tag"]: r["pred"]["sm_cycles"] for r in results})
     print_table(results)
     ok = report(results, recs, fits, leave_one_kernel_out(results, fits))
     from fidelity_output import plot, write_csv
