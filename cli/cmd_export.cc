@@ -4,12 +4,16 @@
 // writes tilesched.resolved/1, the graph with every kind default applied and
 // the target's slots and pools spelled out, which scripts/draw.py reads so
 // that the machine model has one source, the engine.
+// `tilesched export GRAPH (SCHEDULE | --own) --to triton`: a schedule of a
+// loop imported from TTGIR as Triton's pipeliner reads it, tilesched.triton/1
+// (tilesched/graphgen/triton_export.h; docs/TTGIR.md, "Export to Triton").
 #include <iostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "tilesched/graphgen/triton_export.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;
@@ -93,10 +97,27 @@ std::string to_resolved_json(const Graph& g) {
   return doc.dump(1) + "\n";
 }
 
+// tilesched.triton/1 of the schedule at `schedule_path`, or with `own` of
+// the graph's own Triton schedule, once it passes the lowering checks.
+StatusOr<graphgen::TritonSchedule> triton_schedule(const Graph& g,
+                                                   const std::string& schedule_path, bool own) {
+  if (own) return graphgen::triton_schedule_own(g);
+  StatusOr<Schedule> s = read_schedule_input(schedule_path, g);
+  if (!s.ok()) return s.status();
+  return graphgen::triton_schedule_from(g, *s);
+}
+
+StatusOr<std::string> to_triton(const Graph& g, const std::string& schedule_path, bool own) {
+  StatusOr<graphgen::TritonSchedule> t = triton_schedule(g, schedule_path, own);
+  if (!t.ok()) return t.status();
+  if (Status s = graphgen::check_triton_lowering(g, *t); !s.ok()) return s;
+  return graphgen::triton_schedule_json(*t);
+}
+
 }  // namespace
 
 int run_export(const Args& args) {
-  std::string graph_path;
+  std::string graph_path, schedule_path, to;
   po::options_description visible("options");
   visible.add_options()
       ("help,h", "show this help")
@@ -104,24 +125,53 @@ int run_export(const Args& args) {
               "with its latency and distance; loop-carried edges dashed, order edges dotted")
       ("resolved", "tilesched.resolved/1 JSON: every op's latency, resources and pools with "
                    "the kind defaults applied, edges with their latencies, the target's slots "
-                   "and pools (what scripts/draw.py reads)");
+                   "and pools (what scripts/draw.py reads)")
+      ("to", po::value(&to)->value_name("triton"),
+       "triton: tilesched.triton/1 JSON, SCHEDULE's stage and cluster of every op of a loop "
+       "imported from TTGIR, keyed by its position in the loop body (docs/TTGIR.md); refused "
+       "where Triton's pipeliner would not lower it correctly")
+      ("own", "with --to triton and no SCHEDULE: the graph's own Triton schedule (the "
+              "loop.stage and loop.cluster the importer kept)");
   add_output_option(visible, "the DOT or JSON");
   add_quiet_option(visible);
   po::options_description hidden;
-  hidden.add_options()("graph", po::value(&graph_path)->value_name("GRAPH")->required(),
-                       "loop graph JSON, - for standard input");
+  hidden.add_options()
+      ("graph", po::value(&graph_path)->value_name("GRAPH")->required(),
+       "loop graph JSON, - for standard input")
+      ("schedule", po::value(&schedule_path)->value_name("SCHEDULE"), "schedule JSON");
   po::positional_options_description positional;
-  positional.add("graph", 1);
+  positional.add("graph", 1).add("schedule", 1);
   po::variables_map vm;
-  if (std::optional<int> done = parse_args(args, "export", "GRAPH (--dot | --resolved) [-o FILE]",
-                                           visible, hidden, positional, vm)) {
+  if (std::optional<int> done =
+          parse_args(args, "export",
+                     "GRAPH (--dot | --resolved) [-o FILE]\n"
+                     "       tilesched export GRAPH (SCHEDULE | --own) --to triton [-o FILE]",
+                     visible, hidden, positional, vm)) {
     return *done;
   }
-  if (vm.count("dot") == vm.count("resolved")) {
-    return fail("export", Status::InvalidInput("give exactly one of --dot and --resolved"));
+  const bool triton = vm.count("to") > 0;
+  if (vm.count("dot") + vm.count("resolved") + vm.count("to") != 1) {
+    return fail("export", Status::InvalidInput("give exactly one of --dot, --resolved and --to"));
+  }
+  if (triton && to != "triton") {
+    return fail("export", Status::InvalidInput("--to " + to + ": the only target is triton"));
+  }
+  if (triton == (vm.count("schedule") + vm.count("own") != 1)) {
+    return fail("export", Status::InvalidInput(
+                              triton ? "--to triton needs exactly one of SCHEDULE and --own"
+                                     : "SCHEDULE and --own go with --to triton"));
+  }
+  if (graph_path == kStdio && schedule_path == kStdio) {
+    return fail("export", Status::InvalidInput("GRAPH and SCHEDULE cannot both be standard input (-)"));
   }
   StatusOr<Graph> graph = read_graph_input(graph_path);
   if (!graph.ok()) return fail("export", graph.status());
+  if (triton) {
+    StatusOr<std::string> json = to_triton(*graph, schedule_path, vm.count("own") > 0);
+    if (!json.ok()) return fail("export", json.status());
+    if (Status s = emit(output_path(vm), *json); !s.ok()) return fail("export", s);
+    return kExitOk;
+  }
   const std::string text = vm.count("dot") ? to_dot(*graph) : to_resolved_json(*graph);
   if (Status s = emit(output_path(vm), text); !s.ok()) return fail("export", s);
   return kExitOk;

@@ -19,7 +19,7 @@ namespace {
 // The options given as text, before they are checked.
 struct ScheduleFlags {
   std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear",
-                          emit_kind = "json", policy_fallback = "on",
+                          emit_kind = "json", policy_fallback = "on", packing_repair = "cost-based",
                           exact_backend = "sat";
   double time_limit_s = 10.0;
 };
@@ -57,6 +57,11 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
        po::value(&opts.cost_based.backtrack_budget_ratio)->default_value(32),
        "cost-based: seats per op the backtracking rung may spend at one II; 0 = the seeds' "
        "ladder only (docs/COST_BASED.md)")
+      ("packing-repair", po::value(&f.packing_repair)->default_value("cost-based"),
+       "cost-based | all | off: after which generators (cost-based; all = ims and sms too), "
+       "on graphs of at most 64 ops whose slots pack several holders per row, the IIs below "
+       "the answer are tried by the oracle's SAT model under a fixed work budget "
+       "(docs/EXACT.md, \"The packing repair\")")
       ("policy-fallback", po::value(&f.policy_fallback)->default_value("on"),
        "cost-based best-cost: on = first-success's rungs run when best-cost's fail at an II, "
        "and its whole attempt when best-cost's placement misses the SMEM budget; "
@@ -104,6 +109,12 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
     return Status::InvalidInput("--policy-fallback: '" + f.policy_fallback + "' is not on or off");
   }
   opts.cost_based.policy_fallback = f.policy_fallback == "on";
+  const std::optional<PackingRepair> repair = parse_packing_repair(f.packing_repair);
+  if (!repair) {
+    return Status::InvalidInput("--packing-repair: '" + f.packing_repair +
+                                "' is not cost-based, all or off");
+  }
+  opts.packing_repair = *repair;
   if (std::optional<IiSearch> s = parse_ii_search(f.ii_search)) {
     opts.cost_based.ii_search = *s;
   } else {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ii_driver.h"
+#include "packing/repair.h"
 #include "stage_cap.h"
 #include "tilesched/ims.h"
 #include "tilesched/materialize.h"
@@ -74,6 +75,22 @@ const GeneratorEntry& entry(GeneratorKind k) {
 }  // namespace
 
 std::string_view generator_name(GeneratorKind k) { return entry(k).name; }
+
+std::string_view packing_repair_name(PackingRepair p) {
+  switch (p) {
+    case PackingRepair::kCostBased: return "cost-based";
+    case PackingRepair::kAll: return "all";
+    case PackingRepair::kOff: return "off";
+  }
+  return "off";
+}
+
+std::optional<PackingRepair> parse_packing_repair(std::string_view name) {
+  for (PackingRepair p : {PackingRepair::kCostBased, PackingRepair::kAll, PackingRepair::kOff}) {
+    if (packing_repair_name(p) == name) return p;
+  }
+  return std::nullopt;
+}
 
 std::optional<GeneratorKind> parse_generator(std::string_view name) {
   for (const GeneratorEntry& e : kGenerators) {
@@ -148,14 +165,27 @@ GenerateOptions for_run(const GenerateOptions& opts, const StageCapRun& r) {
   return o;
 }
 
+// One run of generator k, then the packing repair where it applies (the
+// heuristics that search IIs: cost-based, ims, sms).
+StatusOr<Schedule> run_once(GeneratorKind k, const Graph& g, const GenerateOptions& opts) {
+  StatusOr<Schedule> s = entry(k).run(g, opts);
+  const bool baseline = k == GeneratorKind::kIms || k == GeneratorKind::kSms;
+  const bool repairs =
+      (k == GeneratorKind::kCostBased && opts.packing_repair != PackingRepair::kOff) ||
+      (baseline && opts.packing_repair == PackingRepair::kAll);
+  if (s.ok() && repairs) {
+    repair_packing(g, opts.cost_based.ii_floor, PackingRepairOptions{}, *s);
+  }
+  return s;
+}
+
 // One generator's schedule of `g`, under the stage cap when there is one.
 StatusOr<Schedule> run_generator(GeneratorKind k, const Graph& g, const GenerateOptions& opts) {
-  const GeneratorEntry& e = entry(k);
-  if (opts.max_stages <= 0) return e.run(g, opts);
+  if (opts.max_stages <= 0) return run_once(k, g, opts);
   const StageCapMode mode = k == GeneratorKind::kExact ? StageCapMode::kOnce : StageCapMode::kChain;
   return schedule_under_stage_cap(g, opts.max_stages, mode,
                                   [&](const Graph& h, const StageCapRun& r) {
-                                    return e.run(h, for_run(opts, r));
+                                    return run_once(k, h, for_run(opts, r));
                                   });
 }
 

@@ -33,7 +33,8 @@ constexpr std::string_view kAttrFields[] = {"force_serial_execution", "triton_nu
                                             "resident_smem_bytes", "num_warps"};
 constexpr std::string_view kOpFields[] = {
     "id",        "kind",      "latency", "resources", "pools",        "store_bytes",   "gid",
-    "leader_gid", "max_depth", "registers", "agent",   "source_op", "triton_stage", "triton_cluster"};
+    "leader_gid", "max_depth", "registers", "agent",   "source_op", "source_position",
+    "triton_stage", "triton_cluster"};
 constexpr std::string_view kTripleFields[] = {"slot", "duration", "occupancy"};
 constexpr std::string_view kEdgeFields[] = {"from", "to", "latency", "distance", "kind"};
 
@@ -239,12 +240,15 @@ Status GraphReader::read_op(const Cursor& c) {
   return Status::Ok();
 }
 
-// source_op, triton_stage, triton_cluster: where an imported op came from.
+// source_op, source_position, triton_stage, triton_cluster: where an
+// imported op came from.
 Status GraphReader::read_source_fields(const Fields& f, Op& op) {
   if (std::optional<Cursor> s = f.optional("source_op")) {
     TS_ASSIGN_OR_RETURN(std::string name, s->string(1, kMaxName));
     op.source_op = std::move(name);
   }
+  TS_ASSIGN_OR_RETURN(op.source_position,
+                      f.optional_integer("source_position", 0, limits::kMaxSourcePosition));
   TS_ASSIGN_OR_RETURN(op.triton_stage, f.optional_integer("triton_stage", 0, limits::kMaxMaxDepth));
   TS_ASSIGN_OR_RETURN(op.triton_cluster,
                       f.optional_integer("triton_cluster", 0, limits::kMaxMaxDepth));
@@ -408,6 +412,7 @@ Json op_json(const Target& t, const Op& op) {
   if (kind == nullptr || op.registers != kind->registers) o["registers"] = op.registers;
   if (op.agent) o["agent"] = *op.agent;
   if (op.source_op) o["source_op"] = *op.source_op;
+  if (op.source_position) o["source_position"] = *op.source_position;
   if (op.triton_stage) o["triton_stage"] = *op.triton_stage;
   if (op.triton_cluster) o["triton_cluster"] = *op.triton_cluster;
   return o;

@@ -162,7 +162,8 @@ Status validate_optional(const std::string& path, const char* field,
 }
 
 // Where an imported op came from: a source op name of 1..256 UTF-8 bytes,
-// Triton's stage and cluster in 0..kMaxMaxDepth.
+// its position in 0..kMaxSourcePosition, Triton's stage and cluster in
+// 0..kMaxMaxDepth.
 Status validate_source_fields(const Op& op, const std::string& path) {
   if (op.source_op) {
     if (op.source_op->empty() ||
@@ -174,6 +175,11 @@ Status validate_source_fields(const Op& op, const std::string& path) {
       return Status::InvalidInput(path + ".source_op: " + text::quote(*op.source_op) +
                                   " is not UTF-8 text");
     }
+  }
+  if (Status s = validate_optional(path, "source_position", op.source_position,
+                                  limits::kMaxSourcePosition);
+      !s.ok()) {
+    return s;
   }
   if (Status s = validate_optional(path, "triton_stage", op.triton_stage, limits::kMaxMaxDepth);
       !s.ok()) {

@@ -87,7 +87,7 @@ class BodyBuilder {
   Status error(int line, std::string_view what) const { return error_at(source_, line, what); }
   Status read_header();
   Status walk_body();
-  Status add_op(const Operation& op, const std::vector<std::string>& operands);
+  Status add_op(const Operation& op, const std::vector<std::string>& operands, int64_t position);
   Status cost_op(const Operation& op, std::string_view kind, OpId id);
   Status triton_attrs(const Operation& op, Op& out) const;
   Status note(const std::string& value, Producers list);
@@ -180,7 +180,8 @@ Status BodyBuilder::read_header() {
 
 Status BodyBuilder::walk_body() {
   const std::vector<Operation>& ops = loop_.op->regions.front().blocks.front().ops;
-  for (const Operation& op : ops) {
+  for (size_t position = 0; position < ops.size(); ++position) {
+    const Operation& op = ops[position];
     if (&op == &ops.back() && op.name == "scf.yield") break;
     const std::vector<std::string> operands = operands_of(op);
     const OpRule rule = rule_of(op.name);
@@ -193,12 +194,13 @@ Status BodyBuilder::walk_body() {
       note_view(op, operands);
       continue;
     }
-    if (Status s = add_op(op, operands); !s.ok()) return s;
+    if (Status s = add_op(op, operands, static_cast<int64_t>(position)); !s.ok()) return s;
   }
   return Status::Ok();
 }
 
-Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& operands) {
+Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& operands,
+                           int64_t position) {
   const OpRule rule = rule_of(op.name);
   if (rule.role == Role::kUnknown) {
     if (strict_) {
@@ -216,6 +218,7 @@ Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& 
   const OpId id = b_.op(unique_id(op), rule.role == Role::kCost ? std::string(rule.kind) : "generic");
   Op& out = b_.at(id);
   out.source_op = op.name;
+  out.source_position = position;
   if (Status s = triton_attrs(op, out); !s.ok()) return s;
   if (rule.role == Role::kCost) {
     if (Status s = cost_op(op, rule.kind, id); !s.ok()) return s;

@@ -186,6 +186,19 @@ TEST(TtgirImport, KeepsTritonsScheduleOnOpsAndLoop) {
   EXPECT_EQ(op_named(r->graph, "x").triton_cluster, 1);
   EXPECT_EQ(op_named(r->graph, "s").triton_stage, 1);
   EXPECT_FALSE(op_named(r->graph, "d").triton_stage.has_value());
+  // Each op's position in the body; a folded op (the splat) is counted.
+  EXPECT_EQ(op_named(r->graph, "x").source_position, 0);
+  EXPECT_EQ(op_named(r->graph, "q").source_position, 3);
+  StatusOr<TtgirImport> folded = import(module_with(R"(
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<64xf32, #blocked>)  : i32 {
+      %c = tt.splat %f : f32 -> tensor<64xf32, #blocked>
+      %a = arith.addf %acc, %c : tensor<64xf32, #blocked>
+      scf.yield %a : tensor<64xf32, #blocked>
+    }
+)"), TtgirOptions{0, false});
+  ASSERT_TRUE(folded.ok()) << folded.status().message();
+  ASSERT_EQ(folded->graph.op_count(), 1);
+  EXPECT_EQ(op_named(folded->graph, "a").source_position, 1);
   // The fields survive the JSON round trip.
   StatusOr<Graph> back = parse_graph_json(write_graph_json(r->graph), "k");
   ASSERT_TRUE(back.ok()) << back.status().message();

@@ -24,6 +24,10 @@ std::span<const GeneratorKind> all_generators();
 // Their names, comma-separated: "auto, serial, cost-based, cost-based-seed, ims, sms, exact".
 std::string generator_names();
 
+enum class PackingRepair { kCostBased, kAll, kOff };
+std::string_view packing_repair_name(PackingRepair p);  // "cost-based", "all", "off"
+std::optional<PackingRepair> parse_packing_repair(std::string_view name);
+
 struct GenerateOptions {
   GeneratorKind generator = GeneratorKind::kAuto;
   int serial_threshold = 8;  // seed 001: op count below it selects serial
@@ -32,6 +36,14 @@ struct GenerateOptions {
   // every op's max_depth lowered to S - 1; the schedule's MII is the
   // capped graph's, and its options record max_stages).
   int64_t max_stages = 0;
+  // The packing repair (docs/EXACT.md, "The packing repair"): where a
+  // generator ends above its lower bound on a graph of at most 64 ops whose
+  // slots pack several holders per row, the IIs below its answer are tried
+  // by the oracle's SAT model under a fixed work budget. By default after
+  // the cost-based generator only (ims and sms are the literature's
+  // baselines, docs/BASELINES.md); kAll adds them; kOff: the generators'
+  // own answers.
+  PackingRepair packing_repair = PackingRepair::kCostBased;
   CostBasedOptions cost_based;
   ImsOptions ims;
   SmsOptions sms;

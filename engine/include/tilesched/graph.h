@@ -29,9 +29,12 @@ struct Op {
   std::optional<int64_t> max_depth;   // stage bound (L6)
   std::optional<std::string> agent;   // warp role overriding the default (tilesched/agents.h)
   // Where the op came from, for imported graphs; no rule reads them
-  // (docs/FORMATS.md): the source IR's op name ("ttng.warp_group_dot"), and
-  // the stage and cluster Triton's own pipeliner gave it (docs/TTGIR.md).
+  // (docs/FORMATS.md): the source IR's op name ("ttng.warp_group_dot"), its
+  // position among the operations of the loop body it was imported from
+  // (folded ones counted), and the stage and cluster Triton's own pipeliner
+  // gave it (docs/TTGIR.md).
   std::optional<std::string> source_op;
+  std::optional<int64_t> source_position;
   std::optional<int64_t> triton_stage;
   std::optional<int64_t> triton_cluster;
   friend bool operator==(const Op&, const Op&) = default;

@@ -1,0 +1,45 @@
+// The packing repair (docs/EXACT.md, "The packing repair"): where a
+// heuristic's II is above its lower bound on a graph whose slots pack
+// several holders per row (a pooled slot, a multi-unit hold, a rate pool),
+// the IIs it failed at are tried again by the exact oracle's SAT model of
+// the whole graph, each under a deterministic work budget (CaDiCaL's
+// learned clauses, no clock): the lower bound first, then by bisection
+// between the highest II not found and the least found. The ladders seat one op at a time and cannot see a packing of
+// the rows that needs several ops moved together; the model sees every row
+// at once. Every schedule it keeps passes the verifier. Internal to the
+// engine: generate_schedule runs it after the heuristics (generate.h).
+#pragma once
+
+#include <cstdint>
+
+#include "tilesched/graph.h"
+#include "tilesched/schedule.h"
+
+namespace tilesched {
+
+struct PackingRepairOptions {
+  // Graphs of more ops are left alone (a model per II costs more there).
+  int max_ops = 64;
+  // Work per II tried and for the whole repair, in the SAT backend's units.
+  int64_t units_per_ii = 5'000;
+  int64_t units_total = 20'000;
+};
+
+// Whether some slot packs several holders per row (capacity above one), some
+// hold takes several units, or some op uses a rate pool: where the repair
+// can find what the ladders miss.
+bool packs_rows(const Graph& g);
+
+// Lowers `s` (a feasible schedule of g by a heuristic; its II at least
+// `ii_floor`) where it can: a SAT check under the budget at L = max(the
+// heuristics' lower bound, ii_floor), then, while it is not found, at the
+// middle of the IIs between the last one not found (unsat or out of
+// budget) and the least found. The least found replaces s (stage and
+// order derived, Pipe_/Mutex_ values and agents dropped, flagged
+// "packing_repair", one diagnostic line).
+// Deterministic. Leaves s alone when g does not pack
+// rows, has more than max_ops ops, or s is not feasible.
+void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions& opts,
+                    Schedule& s);
+
+}  // namespace tilesched

@@ -1,0 +1,64 @@
+// A schedule of a TTGIR loop in the form Triton's pipeliner reads
+// (docs/TTGIR.md, "Export to Triton"): each op's `loop.stage` and
+// `loop.cluster`, keyed by its position in the loop body as the importer
+// saw it (`Op::source_position`). Clusters order the ops of the loop body
+// in the pipelined kernel: the ops of the oldest stage first, and inside a
+// stage by start cycle. Folded ops have no graph op and so no entry here;
+// whoever rewrites the TTGIR places each with its first user (the rule in
+// docs/TTGIR.md; scripts/ttgir_schedule_text.py does it).
+//
+// Before anything is written, the assignment is checked against what
+// Triton 3.6 lowers correctly (check_triton_lowering): a shared-memory
+// buffer is read in the kernel iteration that writes it, and no op runs
+// before an op whose value it reads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tilesched/graph.h"
+#include "tilesched/schedule.h"
+#include "tilesched/status.h"
+
+namespace tilesched::graphgen {
+
+struct TritonPlacement {
+  int64_t position = 0;   // in the loop body (Op::source_position)
+  std::string id;         // the graph op's id
+  std::string source_op;  // its TTGIR op name, which the rewriter checks
+  int64_t stage = 0;
+  int64_t cluster = 0;
+  friend bool operator==(const TritonPlacement&, const TritonPlacement&) = default;
+};
+
+struct TritonSchedule {
+  std::string graph;            // the graph's name
+  std::optional<int64_t> loop;  // N of a graph named ".../loopN"
+  std::string source;           // the schedule's generator, or "triton" (the graph's own)
+  std::optional<int64_t> ii;    // the schedule's II; absent for Triton's own
+  int64_t max_stage = 0;        // tt.scheduled_max_stage
+  std::vector<TritonPlacement> ops;  // one per graph op, by position
+  friend bool operator==(const TritonSchedule&, const TritonSchedule&) = default;
+};
+
+// The assignment of a feasible schedule of `g`: stage floor(start / II),
+// counted from the first stage that holds an op; clusters numbered from the
+// oldest stage's earliest start. Refuses a graph
+// not imported from TTGIR (an op without source_position) and an
+// infeasible schedule or one of another graph.
+StatusOr<TritonSchedule> triton_schedule_from(const Graph& g, const Schedule& s);
+
+// The graph's own Triton schedule (the triton_stage and triton_cluster the
+// importer kept), as it was; refused when an op carries none.
+StatusOr<TritonSchedule> triton_schedule_own(const Graph& g);
+
+// The rules of docs/TTGIR.md ("What the export refuses"): InvalidInput
+// naming the op and the rule, or Ok.
+Status check_triton_lowering(const Graph& g, const TritonSchedule& t);
+
+// tilesched.triton/1 JSON (docs/FORMATS.md), one op per line.
+std::string triton_schedule_json(const TritonSchedule& t);
+
+}  // namespace tilesched::graphgen
