@@ -8,6 +8,15 @@ bin=$1 examples=$2 testdata=$3 hls=${4:-}
 source "$(dirname "$0")/test_lib.sh"
 
 expect 0 "$bin" --help
+# The overview names every command, both importers, and what each --help
+# then lists (-q/--quiet everywhere, -o/--output everywhere but merge).
+grep -q -- '^  import --from ttgir ' "$work/out" || fail "--help does not list import --from ttgir"
+for c in schedule verify generate import sweep compare merge replay export explain stages; do
+  grep -q "^  $c " "$work/out" || fail "--help does not list $c"
+  "$bin" "$c" --help | grep -q -- '-q \[ --quiet \]' || fail "$c --help lists no -q/--quiet"
+  [[ $c == merge ]] || "$bin" "$c" --help | grep -q -- '-o \[ --output \]' ||
+    fail "$c --help lists no -o/--output"
+done
 expect 0 "$bin" schedule --help
 grep -q -- "--generator" "$work/out" || fail "schedule --help does not list --generator"
 expect 0 "$bin" verify --help

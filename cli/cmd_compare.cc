@@ -1,8 +1,8 @@
 // `tilesched compare BASE.csv NEW.csv`: the regression gate over two sweep
-// CSVs (bench/sweep/compare.h has the rules). Prints a summary per
-// generator and family as text, Markdown or JSON; exit 1 when NEW
-// regresses, 0 when not, 2 on bad usage or a malformed file.
-#include <iostream>
+// CSVs (bench/sweep/compare.h has the rules). Writes a summary per
+// generator and family as text, Markdown or JSON (standard output, or
+// -o/--output FILE); exit 1 when NEW regresses, 0 when not, 2 on bad usage
+// or a malformed file.
 #include <sstream>
 
 #include "commands.h"
@@ -18,6 +18,7 @@ struct CompareArgs {
   std::string base_path, new_path;
   sweep::CompareOptions opts;
   bool quiet = false;
+  std::optional<std::string> output;
 };
 
 // The command line into `out`; an exit status when there is nothing more to
@@ -43,6 +44,7 @@ std::optional<int> parse_compare(const Args& args, CompareArgs& out) {
                               "instead of failing")
       ("allow-missing", "scheduled-and-verified BASE rows missing from NEW are a warning "
                         "instead of a regression (a preset deliberately shrunk)");
+  add_output_option(visible, "the report");
   po::options_description hidden;
   hidden.add_options()
       ("base", po::value(&out.base_path)->required(), "baseline CSV")
@@ -71,22 +73,22 @@ std::optional<int> parse_compare(const Args& args, CompareArgs& out) {
   opts.allow_graph_changes = vm.count("allow-graph-changes") > 0;
   opts.allow_missing = vm.count("allow-missing") > 0;
   out.quiet = vm.count("quiet") > 0 && opts.format == sweep::CompareFormat::kText;
+  out.output = output_path(vm);
   return std::nullopt;
 }
 
 // The report, or with `quiet` only its regression and result lines.
-void print_report(const std::string& text, bool quiet) {
-  if (!quiet) {
-    std::cout << text;
-    return;
-  }
+std::string report_text(const std::string& text, bool quiet) {
+  if (!quiet) return text;
   std::istringstream lines(text);
+  std::string out;
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("REGRESSION: ", 0) == 0 || line.rfind("... and ", 0) == 0 ||
         line.rfind("result: ", 0) == 0) {
-      std::cout << line << "\n";
+      out += line + "\n";
     }
   }
+  return out;
 }
 
 }  // namespace
@@ -101,7 +103,9 @@ int run_compare(const Args& args) {
   StatusOr<sweep::CompareReport> report =
       sweep::compare_sweeps(*base, c.base_path, *now, c.new_path, c.opts);
   if (!report.ok()) return fail("compare", report.status());
-  print_report(report->text, c.quiet);
+  if (Status s = emit(c.output, report_text(report->text, c.quiet)); !s.ok()) {
+    return fail("compare", s);
+  }
   return report->regressed ? kExitNoSchedule : kExitOk;
 }
 

@@ -1,7 +1,8 @@
 // `tilesched explain GRAPH [SCHEDULE]`: why the II is not lower. The II is
 // the schedule's, or, without one, that of the schedule --generator makes.
 // Text, or with --json the tilesched.explain/1 document of docs/EXPLAIN.md,
-// which `scripts/draw.py --explain` draws over the Gantt chart.
+// which `scripts/draw.py --explain` draws over the Gantt chart. When a lower
+// II is legal, both give the oracle's schedule at it (the witness).
 #include <algorithm>
 #include <iostream>
 
@@ -10,6 +11,7 @@
 #include "commands.h"
 #include "tilesched/explain.h"
 #include "tilesched/generate.h"
+#include "tilesched/json_io.h"
 #include "tilesched/verify.h"
 
 namespace po = boost::program_options;
@@ -39,6 +41,14 @@ std::string text_explanation(const Graph& g, const Explanation& e, const std::st
   }
   for (int i : e.edges) out += "  edge: " + edge_text(g, i) + "\n";
   for (const std::string& r : e.resources) out += "  resource: " + r + "\n";
+  if (e.witness) {
+    out += "  witness at II " + std::to_string(e.witness->ii) + " (op@start; --json gives it as a "
+           "schedule):";
+    for (OpId v = 0; v < g.op_count(); ++v) {
+      out += " " + g.ops[v].name + "@" + std::to_string(e.witness->start[v]);
+    }
+    out += "\n";
+  }
   if (e.checks > 0) out += "  oracle questions: " + std::to_string(e.checks) + "\n";
   return out;
 }
@@ -77,6 +87,7 @@ std::string json_explanation(const Graph& g, const Explanation& e, const std::st
       {"resources", e.resources},
       {"minimal", e.minimal},
       {"lower_ii", e.verdict == ExplainVerdict::kLowerFeasible ? Json(e.lower_ii) : Json(nullptr)},
+      {"witness", e.witness ? Json::parse(write_schedule_json(g, *e.witness)) : Json(nullptr)},
       {"checks", e.checks}};
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

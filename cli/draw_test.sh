@@ -26,6 +26,13 @@ check_svg() {
 sys.exit(0 if r.tag.endswith("svg") else 1)' "$1" || fail "$1: not a well-formed SVG"
 }
 
+# --help gives every default itself (the binary's search order, the format).
+"$py" "$draw" --help 2>&1 | tr -s ' \n' '  ' >"$work/help" || fail "draw.py --help failed"
+grep -q 'build/release/cli/tilesched of this checkout' "$work/help" ||
+  fail "draw.py --help does not say where the binary comes from: $(cat "$work/help")"
+grep -q 'default: svg' "$work/help" || fail "draw.py --help gives no default format"
+grep -q 'usage text' "$work/help" && fail "draw.py --help points at a usage text it does not show"
+
 for graph in "$examples"/*.loop.json; do
   name=$(basename "$graph" .loop.json)
   expect 0 "$bin" schedule "$graph" -o "$work/$name.schedule.json"

@@ -58,6 +58,20 @@ json.dump(s, open(sys.argv[2], "w"))
 PY
 expect 0 "$bin" explain "$work/pinned.loop.json" "$work/pinned6.schedule.json"
 grep -q "^lower-feasible: II [45] is legal too: II 6 is not the least" "$work/out" || fail "explain: lower-feasible: $(cat "$work/out")"
+grep -Eq "^  witness at II [45] \(op@start; --json gives it as a schedule\): a@[0-9]+ b@[0-9]+ " "$work/out" ||
+  fail "explain: lower-feasible gives no witness schedule: $(cat "$work/out")"
+# The witness in the JSON is a schedule of its own, legal at the lower II.
+expect 0 "$bin" explain "$work/pinned.loop.json" "$work/pinned6.schedule.json" --json -o "$work/lower.json"
+/usr/bin/python3 - "$work/lower.json" "$work/witness.json" <<'PY' || fail "explain --json: witness: $(head -c 400 "$work/lower.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["witness"]
+assert d["verdict"] == "lower-feasible" and w["format"] == "tilesched.schedule/1", d
+assert w["ii"] == d["lower_ii"] < 6 and w["feasible"], w
+json.dump(w, open(sys.argv[2], "w"))
+PY
+expect 0 "$bin" verify "$work/pinned.loop.json" "$work/witness.json"
+grep -q '^legal: ' "$work/out" || fail "verify of the witness: $(cat "$work/out")"
 expect 0 "$bin" explain "$work/pinned.loop.json" --time-limit 0
 grep -q "^open:" "$work/out" || fail "explain: no time should leave it open: $(cat "$work/out")"
 

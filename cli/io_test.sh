@@ -33,6 +33,22 @@ expect 0 "$bin" import --from hatschet "$gtestdata/tiny.graphml" --resources "$g
 grep -q '"format": "tilesched.loop/1"' "$work/tiny.loop.json" || fail "import --output: no graph written"
 expect 0 "$bin" replay "$work/s.csv" --row 1 --output "$work/replay.json"
 grep -q '"format": "tilesched.schedule/1"' "$work/replay.json" || fail "replay --output: no schedule written"
+expect 0 "$bin" compare "$work/s.csv" "$work/s.csv" --output "$work/report.txt"
+grep -q '^result: ok' "$work/report.txt" || fail "compare --output: no report written"
+[[ -s $work/out ]] && fail "compare --output also wrote stdout"
+
+# -o into a directory that does not exist: exit 2, one line naming it, as
+# sweep's; no file anywhere.
+expect 2 "$bin" schedule "$graph" -o "$work/missing/s.json"
+[[ $(cat "$work/err") == "tilesched schedule: $work/missing/s.json: directory $work/missing does not exist" ]] ||
+  fail "-o MISSING/FILE: $(cat "$work/err")"
+[[ -e $work/missing ]] && fail "-o MISSING/FILE made the directory"
+expect 2 "$bin" compare "$work/s.csv" "$work/s.csv" -o "$work/missing/r.txt"
+grep -q ": directory $work/missing does not exist$" "$work/err" || fail "compare -o MISSING/FILE: $(cat "$work/err")"
+# An input that cannot be opened says why.
+expect 2 "$bin" compare "$work/nope.csv" "$work/s.csv"
+[[ $(cat "$work/err") == "tilesched compare: $work/nope.csv: cannot open: No such file or directory" ]] ||
+  fail "compare MISSING.csv: $(cat "$work/err")"
 
 # -o through a symbolic link: the target is replaced, the link stays.
 printf 'old\n' >"$work/target.json"

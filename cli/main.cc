@@ -1,5 +1,6 @@
-// tilesched: schedule, verify, generate and import loop graphs; sweep
-// generators over graph families, compare sweeps, replay a sweep row.
+// tilesched: schedule, verify, explain, generate, import and export loop
+// graphs; sweep generators over graph families, compare and merge sweeps,
+// replay a sweep row; predict num_stages.
 // `tilesched --help` lists them.
 #include <iostream>
 #include <string>
@@ -20,7 +21,9 @@ constexpr std::string_view kUsage =
     "  generate --list | --family NAME --ops N [--seed S] [--param k=v ...]\n"
     "                   write a loop graph of a random or structured family\n"
     "  import --from hatschet GRAPH.graphml --resources RM.xml\n"
-    "                   convert a HatScheT (HLS) instance to a loop graph\n"
+    "  import --from ttgir FILE.ttgir [--list] [--loop N]\n"
+    "                   convert a HatScheT (HLS) instance, or a loop of a Triton TTGIR\n"
+    "                   dump, to a loop graph\n"
     "  sweep --output FILE.csv\n"
     "                   run generators over families, sizes and seeds (or graph files) into a CSV\n"
     "  compare BASE.csv NEW.csv\n"
@@ -38,9 +41,9 @@ constexpr std::string_view kUsage =
     "                   II, shared memory, CTAs per SM and predicted time for num_stages 1..S\n"
     "\n"
     "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
-    "schedule (verify: illegal), 2 bad usage or bad input. schedule, verify,\n"
-    "generate, import, export, explain and replay take -o/--output FILE (- for\n"
-    "standard output), - for an input file to read standard input, and -q/--quiet.\n";
+    "schedule (verify: illegal), 2 bad usage or bad input. Every command takes\n"
+    "-q/--quiet, and all but merge (OUT.csv first) -o/--output FILE (- for\n"
+    "standard output); an input GRAPH or SCHEDULE of - is standard input.\n";
 
 }  // namespace
 

@@ -454,8 +454,12 @@ def main():
     ap.add_argument("graph")
     ap.add_argument("schedule")
     ap.add_argument("--out", required=True, help="directory for the pictures")
-    ap.add_argument("--format", choices=["svg", "png"], default="svg")
-    ap.add_argument("--tilesched", help="the tilesched binary (default: see the usage text)")
+    ap.add_argument("--format", choices=["svg", "png"], default="svg",
+                    help="the pictures' format (default: svg)")
+    ap.add_argument("--tilesched", metavar="BIN",
+                    help="the tilesched binary that resolves the machine model (default: "
+                    "$TILESCHED, else build/release/cli/tilesched of this checkout, else "
+                    "tilesched on PATH)")
     ap.add_argument("--explain", help="a tilesched.explain/1 document of the same graph and II, "
                     "drawn instead of the critical recurrence")
     args = ap.parse_args()

@@ -12,7 +12,9 @@ with one worker (docs/SWEEP.md).
 Writes, as PNG and SVG each:
   ii_over_mii       distribution of II/MII per generator (box plot)
   serial_vs_cost    serial II against each heuristic's II per graph (log-log
-                    scatter: cost-based per arm policy, ims, ...)
+                    scatter: cost-based per arm policy, ims, ...; hollow
+                    markers, one shape per series, so coinciding points
+                    show every series)
   stage_count       mean stage count against op count, per generator
   time_vs_ops       generator time against op count (log-log), with the
                     fitted slope of log(time) on log(ops) per generator
@@ -80,16 +82,36 @@ def power_of_two_ticks(axis, ticker):
 
 
 def readable_log_ticks(axis, ticker):
-    """A log10 axis labelled 1, 2, 5, 10, 20, 50, ... (plain numbers), so that
-    even a range within one decade gets several labelled ticks; over more
-    than three decades, one label per decade. Call it after plotting."""
+    """A log10 axis labelled with plain numbers, densely enough to read a
+    point off it: 1, 2, 3, 4, 5, 6, 8, 10, ... within a decade and a half;
+    1, 2, 3, 5, 10, 20, 30, 50, ... up to three decades; 1, 3, 10, 30, ...
+    up to five; one label per decade beyond. Call it after plotting."""
     lo, hi = sorted(axis.get_view_interval())
-    wide = lo > 0 and hi / lo > 1e3
-    subs = (1.0,) if wide else (1.0, 2.0, 5.0)
+    span = hi / lo if lo > 0 else float("inf")
+    if span <= 10 ** 1.5:
+        subs = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
+    elif span <= 1e3:
+        subs = (1.0, 2.0, 3.0, 5.0)
+    elif span <= 1e5:
+        subs = (1.0, 3.0)
+    else:
+        subs = (1.0,)
     axis.set_major_locator(ticker.LogLocator(base=10, subs=subs, numticks=30))
     axis.set_major_formatter(ticker.FuncFormatter(plain_number))
     axis.set_minor_locator(ticker.LogLocator(base=10, subs="auto", numticks=30))
     axis.set_minor_formatter(ticker.NullFormatter())
+
+
+# Scatter markers, one shape per series and hollow, the first series drawn
+# largest: a point where several series coincide shows every one of them
+# (nested outlines) instead of only the one drawn last.
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
+
+
+def scatter_style(index, colour):
+    """Keyword arguments of ax.scatter for the index-th series of a plot."""
+    return {"marker": MARKERS[index % len(MARKERS)], "s": max(10, 46 - 6 * index),
+            "facecolors": "none", "edgecolors": colour, "linewidths": 1.0, "alpha": 0.8}
 
 
 def save(fig, out, name, written):
@@ -198,12 +220,14 @@ def main():
     fig, ax = plt.subplots(figsize=(5.5, 5))
     key = ["family", "ops", "seed", "graph"]
     serial = ok[ok["generator"] == "serial"][key + ["ii"]].rename(columns={"ii": "serial_ii"})
+    drawn = 0
     for l in labels:
         part = ok[(ok["label"] == l) & ~ok["generator"].isin(["serial", "exact"])]
         if part.empty:
             continue
         m = part.merge(serial, on=key)
-        ax.scatter(m["serial_ii"], m["ii"], s=12, alpha=0.6, label=l, color=colour[l])
+        ax.scatter(m["serial_ii"], m["ii"], label=l, **scatter_style(drawn, colour[l]))
+        drawn += 1
     if len(serial):
         lo, hi = max(1, ok["ii"].min()), ok["ii"].max()
         ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--", label="equal II")

@@ -86,6 +86,8 @@ def prepare(args):
     tool = args.tilesched
     if not os.access(tool, os.X_OK):
         die(f"{tool}: no tilesched binary (build it: cmake --build --preset check)")
+    if not glob.glob(os.path.join(args.kernels_dir, "*.triton-scheduled.ttgir")):
+        die(f"{args.kernels_dir}: no *.triton-scheduled.ttgir dumps (give --kernels-dir)")
     os.makedirs(args.out, exist_ok=True)
     refused, made = [], 0
     with tempfile.TemporaryDirectory() as tmp:

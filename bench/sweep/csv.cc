@@ -2,8 +2,10 @@
 #include "sweep/csv.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <tuple>
@@ -264,8 +266,13 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
 }
 
 StatusOr<std::string> slurp(const std::string& path) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path + ": cannot open");
+  if (!in) {
+    const int err = errno;
+    return Status::IoError(path + ": cannot open" +
+                           (err != 0 ? ": " + std::string(std::strerror(err)) : std::string()));
+  }
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad()) return Status::IoError(path + ": cannot read");

@@ -18,6 +18,35 @@ for name in ii_over_mii serial_vs_cost stage_count time_vs_ops optimality_gap ov
     [[ -s $work/plots/$name.$ext ]] || { echo "FAIL: no $name.$ext"; failures=$((failures + 1)); }
   done
 done
+# serial_vs_cost: every series hollow and in a shape of its own, so a point
+# two series share shows both (a filled marker hides the one drawn before
+# it); each log axis with at least six labelled ticks.
+"$py" - "$work/plots/serial_vs_cost.svg" <<'PY' || failures=$((failures + 1))
+import re, sys
+s = open(sys.argv[1]).read()
+shapes = {}  # stroke colour -> the marker outlines drawn in it
+for chunk in s.split('<g id="PathCollection_')[1:]:
+    chunk = chunk.split('<g id="', 1)[0]
+    d = re.search(r'<path id="[^"]+" d="([^"]*)"', chunk)
+    uses = re.findall(r'<use [^>]*style="([^"]*)"', chunk)
+    if not d or not uses:
+        continue
+    if any("fill: none" not in style for style in uses):
+        sys.exit("FAIL: serial_vs_cost.svg: a filled marker hides the series drawn before it")
+    stroke = re.search(r"stroke: (#[0-9a-f]+)", uses[0]).group(1)
+    shapes.setdefault(stroke, set()).add(" ".join(d.group(1).split()))
+owners = {}
+for stroke, outlines in shapes.items():
+    for d in outlines:
+        owners.setdefault(d, set()).add(stroke)
+if len(shapes) < 2 or any(len(o) > 1 for o in owners.values()):
+    sys.exit(f"FAIL: serial_vs_cost.svg: {len(shapes)} series, some sharing a marker shape")
+for axis in ("xtick", "ytick"):
+    labels = [t for chunk in s.split(f'<g id="{axis}_')[1:]
+              for t in re.findall(r"<text[^>]*>([0-9][0-9,.]*)</text>", chunk)[:1]]
+    if len(labels) < 6:
+        sys.exit(f"FAIL: serial_vs_cost.svg: {axis}: only {labels} labelled")
+PY
 # The version 3 layout (no version line: the header first) plots alike.
 tail -n +2 "$fixture" >"$work/v3.csv"
 "$py" "$plot" "$work/v3.csv" --out "$work/plots3" >"$work/out" 2>"$work/err" ||

@@ -283,7 +283,7 @@ class Asker {
     if (!r.ok()) return r.status();
     const Schedule& s = r->schedule;
     if (s.feasible && s.ii < ii_) {
-      found_ii_ = s.ii;
+      found_ = s;
       return Answer::kSome;
     }
     if (s.lower_bound && *s.lower_bound >= ii_) return Answer::kNone;
@@ -297,7 +297,9 @@ class Asker {
     return a.ok() && *a == Answer::kNone;
   }
   int64_t checks() const { return checks_; }
-  int64_t found_ii() const { return found_ii_; }
+  // The last legal schedule found below II (the whole graph's, when the
+  // first question found one).
+  const std::optional<Schedule>& found() const { return found_; }
   bool definite() const { return definite_; }
 
  private:
@@ -305,7 +307,7 @@ class Asker {
   ExplainOptions opts_;
   Clock::time_point deadline_;
   int64_t checks_ = 0;
-  int64_t found_ii_ = 0;
+  std::optional<Schedule> found_;
   bool definite_ = true;
 };
 
@@ -403,7 +405,10 @@ StatusOr<Explanation> explain_ii(const Graph& g, int64_t ii, const ExplainOption
   if (*whole != Answer::kNone) {
     e.checks = asker.checks();
     e.verdict = *whole == Answer::kSome ? ExplainVerdict::kLowerFeasible : ExplainVerdict::kOpen;
-    e.lower_ii = asker.found_ii();
+    if (*whole == Answer::kSome) {
+      e.witness = asker.found();
+      e.lower_ii = e.witness->ii;
+    }
     e.summary = *whole == Answer::kSome
                     ? "II " + std::to_string(e.lower_ii) + " is legal too: II " +
                           std::to_string(ii) + " is not the least"

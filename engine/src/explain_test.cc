@@ -5,6 +5,7 @@
 #include "test_graphs.h"
 #include "tilesched/exact.h"
 #include "tilesched/mii.h"
+#include "tilesched/verify.h"
 
 namespace tilesched {
 namespace {
@@ -107,6 +108,10 @@ TEST(Explain, AnIiThatIsNotTheLeastSaysWhichIsLegal) {
   EXPECT_EQ(e->verdict, ExplainVerdict::kLowerFeasible);
   EXPECT_LT(e->lower_ii, 6);
   EXPECT_GE(e->lower_ii, 4);
+  // The witness: a legal schedule at lower_ii.
+  ASSERT_TRUE(e->witness.has_value());
+  EXPECT_EQ(e->witness->ii, e->lower_ii);
+  EXPECT_TRUE(verify_schedule(PinnedPair(), *e->witness).legal());
 }
 
 TEST(Explain, WithoutTimeTheAnswerIsOpen) {

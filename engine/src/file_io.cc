@@ -196,6 +196,13 @@ Status replace_file(const OutputPlan& plan, std::string_view contents, const std
   }
   if (raw < 0) {
     const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) {
+      // The path's directory is missing (or a file): say so, as `sweep` does.
+      std::string dir = dir_of(plan.path);
+      if (dir.size() > 1) dir.pop_back();
+      if (dir.empty()) dir = ".";
+      return Status::IoError(shown + ": directory " + text::one_line(dir) + " does not exist");
+    }
     return Status::IoError(shown + ": cannot create a temporary file: " + errno_text(err));
   }
 

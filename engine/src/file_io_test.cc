@@ -1,7 +1,8 @@
 // write_file_atomic on what an output path can be: a symbolic link (written
 // through, the link kept), a FIFO, /dev/null, /dev/fd/N and a link into
 // /proc (written in place, never replaced), a directory (refused, nothing
-// left behind); and read_standard_input.
+// left behind), a path whose directory is missing (named); and
+// read_standard_input.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -153,6 +154,19 @@ TEST(FileIo, RefusesADirectoryAndALinkToOne) {
   }
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"sub", "to_sub"}));
   EXPECT_TRUE(fs::is_empty(dir.path() + "/sub"));
+}
+
+TEST(FileIo, NamesAMissingDirectory) {
+  TempDir dir("tilesched-io");
+  ASSERT_FALSE(dir.path().empty());
+  ASSERT_TRUE(write_file_atomic(dir.path() + "/file", "x").ok());
+  for (const std::string& parent : {dir.path() + "/missing/deeper", dir.path() + "/file"}) {
+    const std::string path = parent + "/out.json";
+    Status s = write_file_atomic(path, "x");
+    EXPECT_EQ(s.code(), StatusCode::kIoError);
+    EXPECT_EQ(s.message(), path + ": directory " + parent + " does not exist");
+  }
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"file"}));
 }
 
 TEST(FileIo, ReadsStandardInput) {

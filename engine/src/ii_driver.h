@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "ii_screen.h"
-#include "tilesched/cost_based.h"
 #include "tilesched/deadline.h"
 #include "tilesched/graph.h"
+#include "tilesched/ii_search.h"
 #include "tilesched/schedule.h"
 
 namespace tilesched {

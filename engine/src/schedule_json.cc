@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "json_reader.h"
-#include "materialize/value_maps.h"
 #include "text.h"
+#include "value_edges.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
 
@@ -95,7 +95,7 @@ StatusOr<Schedule> ScheduleReader::read(const Cursor& root) {
   if (std::optional<Cursor> c = top.optional("pipes")) TS_RETURN_IF_ERROR(read_pipes(*c));
   if (std::optional<Cursor> c = top.optional("mutexes")) TS_RETURN_IF_ERROR(read_mutexes(*c));
   // The edges each value carries follow from its fields and the schedule.
-  materialize_internal::derive_value_edges(g_, s_, s_.pipes, s_.mutexes);
+  derive_value_edges(g_, s_);
   if (std::optional<Cursor> c = top.optional("flags")) {
     TS_ASSIGN_OR_RETURN(s_.flags, read_strings(*c));
   }

@@ -1,5 +1,4 @@
-// Gallop-then-bisect and linear threshold searches (seed 000, "Search
-// Driver", sub_988080).
+// The II search's range and its galloping walk (search.h).
 #include "search.h"
 
 #include <algorithm>
@@ -63,15 +62,6 @@ std::optional<int64_t> gallop_then_bisect(const SearchProbe& probe, int64_t lowe
     }
   }
   return hi;
-}
-
-std::optional<int64_t> linear_search(const SearchProbe& probe, int64_t lower, int64_t upper,
-                                     SearchStats* stats) {
-  if (lower > upper) return std::nullopt;
-  for (int64_t v = lower;; ++v) {
-    if (ask(probe, v, stats)) return v;
-    if (v == upper) return std::nullopt;  // before ++v can overflow at INT64_MAX
-  }
 }
 
 }  // namespace tilesched

@@ -1,9 +1,10 @@
-// The threshold searches the schedulers share (seed 000, "Search Driver" and
-// "Exponential-Then-Binary Search Driver sub_988080"): find the smallest
-// integer in a range at which a feasibility probe turns true. The outer
-// search picks an II; the inner ones pick a cost threshold or a cycle. A
-// probe is a whole placement attempt, so these are not hot loops: they take
-// a std::function and count what they call.
+// The II search's range and its galloping walk, under the shared II search
+// (ii_driver.h): the bottom and top of the range a heuristic generator
+// searches (the exact oracle takes the same bottom), the top when no
+// heuristic schedule gives one, and seed 000's exponential-then-binary
+// search (sub_988080), which the driver runs for --ii-search galloping. A
+// probe is a whole placement attempt, so the walk is no hot loop: it takes
+// a std::function and counts its calls.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,7 @@ int64_t heuristic_ii_lower(const Graph& g, int64_t mii, int64_t group_span);
 // worse than serial), else sequential_ii_cap; at most the RRT's largest II.
 int64_t heuristic_ii_cap(const Graph& g, int64_t lower, int64_t ii_cap, const Schedule& serial);
 
-// A feasibility question about one integer (an II, a threshold, a cycle).
+// A feasibility question about one integer (is this II placeable?).
 using SearchProbe = std::function<bool(int64_t)>;
 
 struct SearchStats {
@@ -61,10 +62,5 @@ struct SearchStats {
 // only, never twice with the same value in one search.
 std::optional<int64_t> gallop_then_bisect(const SearchProbe& probe, int64_t lower,
                                           int64_t upper, SearchStats* stats = nullptr);
-
-// The first value in lower, lower + 1, ..., upper at which probe holds, or
-// nullopt. Exact for any probe; the reference the gallop is tested against.
-std::optional<int64_t> linear_search(const SearchProbe& probe, int64_t lower, int64_t upper,
-                                     SearchStats* stats = nullptr);
 
 }  // namespace tilesched

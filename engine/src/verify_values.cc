@@ -18,7 +18,7 @@
 #include <utility>
 
 #include "tilesched/agents.h"
-#include "tilesched/materialize.h"  // kTrivialFallbackFlag, the flag's name in a schedule
+#include "tilesched/pipes.h"
 
 namespace tilesched::verify_internal {
 

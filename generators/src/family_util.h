@@ -7,7 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "tilesched/graphgen/families.h"
+#include "tilesched/graph.h"
+#include "tilesched/graphgen/params.h"
+#include "tilesched/status.h"
 #include "tilesched/rng.h"
 
 namespace tilesched::graphgen::detail {

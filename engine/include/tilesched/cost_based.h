@@ -18,6 +18,7 @@
 
 #include "tilesched/deadline.h"
 #include "tilesched/graph.h"
+#include "tilesched/ii_search.h"
 #include "tilesched/schedule.h"
 
 namespace tilesched {
@@ -27,10 +28,6 @@ namespace tilesched {
 enum class ArmPolicy { kFirstSuccess, kBestCost };
 std::string_view arm_policy_name(ArmPolicy p);
 std::optional<ArmPolicy> parse_arm_policy(std::string_view name);
-
-enum class IiSearch { kLinear, kGalloping };
-std::string_view ii_search_name(IiSearch s);
-std::optional<IiSearch> parse_ii_search(std::string_view name);
 
 struct CostBasedOptions {
   ArmPolicy arm_policy = ArmPolicy::kFirstSuccess;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,10 @@ struct Explanation {
   // the oracle found feasible below II (or could not decide: then false).
   bool minimal = false;
   int64_t lower_ii = 0;                   // kLowerFeasible
+  // kLowerFeasible: the oracle's legal schedule at lower_ii, the witness
+  // that II is not the least (start cycles, stages and order derived; no
+  // Pipe_/Mutex_ values).
+  std::optional<Schedule> witness;
   int64_t checks = 0;                     // oracle questions asked
   std::string summary;                    // one or two sentences
 };

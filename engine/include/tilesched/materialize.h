@@ -20,10 +20,6 @@
 
 namespace tilesched {
 
-// Written to Schedule::flags when a consumer-only fallback pipe was emitted
-// (seed 000's trivial-fallback bit, Schedule.flags |= 4).
-inline constexpr std::string_view kTrivialFallbackFlag = "trivial-fallback";
-
 // One step of the rebuilt region: the ops in (stage, order), each preceded
 // by the mutexes it acquires and followed by the pipes it produces into and
 // the mutexes it releases. Pipes are consumed as the consumer's operands.

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tilesched/graph.h"
@@ -36,6 +37,10 @@ struct Pipe {
   std::string consumer_agent;
   friend bool operator==(const Pipe&, const Pipe&) = default;
 };
+
+// Written to Schedule::flags when a consumer-only fallback pipe was emitted
+// (seed 000's trivial-fallback bit, Schedule.flags |= 4).
+inline constexpr std::string_view kTrivialFallbackFlag = "trivial-fallback";
 
 // An exclusion value for the order edges from one op to another
 // (write-after-read on a reused buffer and the like): the acquirer of

@@ -24,14 +24,6 @@ std::optional<ArmPolicy> parse_arm_policy(std::string_view name) {
   if (name == "best-cost") return ArmPolicy::kBestCost;
   return std::nullopt;
 }
-std::string_view ii_search_name(IiSearch s) {
-  return s == IiSearch::kLinear ? "linear" : "galloping";
-}
-std::optional<IiSearch> parse_ii_search(std::string_view name) {
-  if (name == "linear") return IiSearch::kLinear;
-  if (name == "galloping") return IiSearch::kGalloping;
-  return std::nullopt;
-}
 std::string_view arm_name(Arm a) {
   static constexpr std::string_view kNames[] = {"permute", "fuse", "retry", "cost_based"};
   return kNames[static_cast<int>(a)];

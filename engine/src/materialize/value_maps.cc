@@ -77,25 +77,4 @@ std::vector<int> pipe_edges_in(const ValueMaps& maps, const Graph& g, const Pipe
   return out;
 }
 
-void derive_value_edges(const Graph& g, const Schedule& s, std::vector<Pipe>& pipes,
-                        std::vector<Mutex>& mutexes) {
-  if (s.stage.size() == g.ops.size() && s.order.size() == g.ops.size()) {
-    const ValueMaps maps = build_value_maps(g, s);
-    for (Pipe& p : pipes) p.edges = pipe_edges_in(maps, g, p);
-  } else {
-    for (Pipe& p : pipes) p.edges.clear();
-  }
-  std::vector<std::vector<int>> order_out(g.ops.size());
-  for (int i = 0; i < g.edge_count(); ++i) {
-    if (g.edges[i].kind == EdgeKind::kOrder) order_out[g.edges[i].from].push_back(i);
-  }
-  for (Mutex& mx : mutexes) {
-    mx.edges.clear();
-    if (mx.releaser < 0 || mx.releaser >= g.op_count()) continue;
-    for (int i : order_out[mx.releaser]) {
-      if (g.edges[i].to == mx.acquirer) mx.edges.push_back(i);
-    }
-  }
-}
-
 }  // namespace tilesched::materialize_internal

@@ -43,10 +43,4 @@ void append_edges_from(const ValueMaps& maps, const Graph& g, OpId u, OpId consu
 // consumer's in-edges instead of the whole edge list.
 std::vector<int> pipe_edges_in(const ValueMaps& maps, const Graph& g, const Pipe& p);
 
-// Fills every pipe's and mutex's `edges` from their other fields (what the
-// schedule reader does, since the JSON leaves them out). Ops out of range
-// are skipped; sizes that disagree with the graph leave `edges` empty.
-void derive_value_edges(const Graph& g, const Schedule& s, std::vector<Pipe>& pipes,
-                        std::vector<Mutex>& mutexes);
-
 }  // namespace tilesched::materialize_internal

@@ -16,10 +16,6 @@ bool is_async(const Graph& g, OpId v) {
   return kind != nullptr && (kind->async || kind->tma || kind->wgmma);
 }
 
-bool live_at_consumer(const Schedule& s, const Edge& e) {
-  return e.distance > 0 || (e.from != e.to && before(s, e.from, e.to));
-}
-
 bool needs_pipe(const Graph& g, const Schedule& s, const AgentAssignment& a, int edge) {
   const Edge& e = g.edges[edge];
   if (e.kind != EdgeKind::kData) return false;
@@ -48,32 +44,6 @@ RawValue raw_value(const Graph& g, const Schedule& s, const AgentAssignment& a, 
     return {RawValue::Kind::kArrival, e.to, a.of_op[e.from]};
   }
   return {RawValue::Kind::kValue, e.from};
-}
-
-std::vector<int> pipe_edges(const Graph& g, const Schedule& s, const Pipe& p) {
-  std::vector<OpId> producers = p.producers;
-  std::sort(producers.begin(), producers.end());
-  std::vector<int> out;
-  for (int i = 0; i < g.edge_count(); ++i) {
-    const Edge& e = g.edges[i];
-    if (e.kind != EdgeKind::kData || e.to != p.consumer) continue;
-    const bool live = live_at_consumer(s, e);
-    if (producers.empty()
-            ? !live
-            : live && std::binary_search(producers.begin(), producers.end(), e.from)) {
-      out.push_back(i);
-    }
-  }
-  return out;
-}
-
-std::vector<int> mutex_edges(const Graph& g, const Mutex& m) {
-  std::vector<int> out;
-  for (int i = 0; i < g.edge_count(); ++i) {
-    const Edge& e = g.edges[i];
-    if (e.kind == EdgeKind::kOrder && e.from == m.releaser && e.to == m.acquirer) out.push_back(i);
-  }
-  return out;
 }
 
 }  // namespace tilesched

@@ -1,13 +1,15 @@
 // The edge rule of MaterializeSchedule (docs/MATERIALIZE.md, "Which edges
 // need values" and "Origins"): which edges of a finished schedule need a
 // Pipe_ or a Mutex_, how deep it is, and which raw value a pipe carries.
-// Internal to the engine: the materializer and the schedule reader use it.
+// Internal to the materializer; which edges a value carries is the
+// model's (../value_edges.h).
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
+#include "../value_edges.h"
 #include "tilesched/agents.h"
 #include "tilesched/graph.h"
 #include "tilesched/pipes.h"
@@ -20,11 +22,6 @@ namespace tilesched {
 // Asynchronous: the op's kind has the async, tma or wgmma flag (target.h).
 // An op of an unknown kind, and every `generic` op, is synchronous.
 bool is_async(const Graph& g, OpId v);
-
-// A data edge u -> v is live at its consumer when the value it reads
-// exists when v runs in region order: it is loop-carried (distance > 0),
-// or u comes strictly before v in (stage, order).
-bool live_at_consumer(const Schedule& s, const Edge& e);
 
 // The rule of docs/MATERIALIZE.md, "Which edges need values": a data edge
 // u -> v needs a Pipe_ when u is asynchronous, when stage(u) != stage(v),
@@ -60,14 +57,6 @@ struct RawValue {
 std::string_view raw_value_kind_name(RawValue::Kind k);  // "arrival", "value", "unproduced"
 // REQUIRES: g.edges[edge] is a data edge.
 RawValue raw_value(const Graph& g, const Schedule& s, const AgentAssignment& a, int edge);
-
-// The edges a value carries, derived from its fields alone (ascending ids):
-// a pipe with producers carries every live data edge from one of them to
-// its consumer; a pipe without producers (the fallback) carries every data
-// edge into its consumer that is not live. A mutex carries every order
-// edge from its releaser to its acquirer.
-std::vector<int> pipe_edges(const Graph& g, const Schedule& s, const Pipe& p);
-std::vector<int> mutex_edges(const Graph& g, const Mutex& m);
 
 // What Schedule::solve did for one (raw value, consumer) candidate pair.
 struct PairSolve {

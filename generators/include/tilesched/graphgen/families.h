@@ -23,13 +23,10 @@
 #include <vector>
 
 #include "tilesched/graph.h"
+#include "tilesched/graphgen/params.h"
 #include "tilesched/status.h"
 
 namespace tilesched::graphgen {
-
-// Parameter values by name. A resolved map holds every parameter of its
-// family, defaults included.
-using ParamMap = std::map<std::string, int64_t>;
 
 struct ParamSpec {
   std::string_view name;
