@@ -107,18 +107,15 @@ StatusOr<graphgen::TritonSchedule> triton_schedule(const Graph& g,
   return graphgen::triton_schedule_from(g, *s);
 }
 
-StatusOr<std::string> to_triton(const Graph& g, const std::string& schedule_path, bool own) {
+StatusOr<std::string> to_triton(const Graph& g, const std::string& schedule_path, bool own,
+                                bool buffer_rule) {
   StatusOr<graphgen::TritonSchedule> t = triton_schedule(g, schedule_path, own);
   if (!t.ok()) return t.status();
-  if (Status s = graphgen::check_triton_lowering(g, *t); !s.ok()) return s;
+  if (Status s = graphgen::check_triton_lowering(g, *t, buffer_rule); !s.ok()) return s;
   return graphgen::triton_schedule_json(*t);
 }
 
-}  // namespace
-
-int run_export(const Args& args) {
-  std::string graph_path, schedule_path, to;
-  po::options_description visible("options");
+void add_formats(po::options_description& visible, std::string& to) {
   visible.add_options()
       ("help,h", "show this help")
       ("dot", "Graphviz DOT: one box per op (id, kind, latency), one arrow per edge labelled "
@@ -131,7 +128,18 @@ int run_export(const Args& args) {
        "imported from TTGIR, keyed by its position in the loop body (docs/TTGIR.md); refused "
        "where Triton's pipeliner would not lower it correctly")
       ("own", "with --to triton and no SCHEDULE: the graph's own Triton schedule (the "
-              "loop.stage and loop.cluster the importer kept)");
+              "loop.stage and loop.cluster the importer kept)")
+      ("skip-buffer-rule", "with --to triton: write a schedule that reads a buffer outside the "
+                           "stage writing it, to test that rule on a GPU; its kernel may compute "
+                           "wrong results");
+}
+
+}  // namespace
+
+int run_export(const Args& args) {
+  std::string graph_path, schedule_path, to;
+  po::options_description visible("options");
+  add_formats(visible, to);
   add_output_option(visible, "the DOT or JSON");
   add_quiet_option(visible);
   po::options_description hidden;
@@ -167,7 +175,8 @@ int run_export(const Args& args) {
   StatusOr<Graph> graph = read_graph_input(graph_path);
   if (!graph.ok()) return fail("export", graph.status());
   if (triton) {
-    StatusOr<std::string> json = to_triton(*graph, schedule_path, vm.count("own") > 0);
+    StatusOr<std::string> json = to_triton(*graph, schedule_path, vm.count("own") > 0,
+                                           vm.count("skip-buffer-rule") == 0);
     if (!json.ok()) return fail("export", json.status());
     if (Status s = emit(output_path(vm), *json); !s.ok()) return fail("export", s);
     return kExitOk;

@@ -59,6 +59,10 @@ one_line "buffer rule"
 grep -q "^tilesched export: op 'x_51' (ttg.local_alloc, stage 0) writes a shared-memory buffer that op 'acc_56' reads in stage 2: a buffer must be read in the stage that writes it" \
   "$work/err" || fail "buffer rule: $(cat "$work/err")"
 [[ -e $work/never.json ]] && fail "a refused export wrote its output file"
+expect 0 "$bin" export "$work/mm.loop.json" "$work/ims_like.json" --to triton --skip-buffer-rule \
+  -o "$work/unchecked.json"
+grep -q '"id":"x_51","op":"ttg.local_alloc","stage":0' "$work/unchecked.json" ||
+  fail "--skip-buffer-rule: $(head -c 300 "$work/unchecked.json")"
 
 # --- Triton's own schedule back: byte for byte with --own; from start
 # cycles (stage * II + cluster), the same stages and cluster order.

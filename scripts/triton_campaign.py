@@ -2,7 +2,9 @@
 """Our schedules as real kernels, in two steps (docs/TTGIR.md, "Export to
 Triton"; the record results/records/2026-11-27-triton-export.md):
 
-  prepare (CPU, the tilesched binary): for the four shared kernels at
+  prepare (CPU, the tilesched binary; with --unchecked, into another --out,
+    only the schedules the buffer rule refuses, exported anyway as
+    GENERATOR+unchecked, to test the rule): for the four shared kernels at
     num_stages S = 2..4 (those with a scheduled dump), the capped schedule
     (--max-stages S) of cost-based, ims and exact, exported with
     `tilesched export --to triton`. Where the export refuses a schedule
@@ -16,7 +18,7 @@ Triton"; the record results/records/2026-11-27-triton-export.md):
     CSV, Triton's own schedule first; a refused schedule gets a row
     "refused: ..." of its own.
 
-usage: triton_campaign.py prepare [--out DIR] [--kernels-dir DIR] [--tilesched BIN]
+usage: triton_campaign.py prepare [--out DIR] [--kernels-dir DIR] [--tilesched BIN] [--unchecked]
        triton_campaign.py run [--out DIR] --csv CSV [--only KERNEL ...] [--rounds N] [--control]
 Exit status 2 with one line on bad input.
 """
@@ -77,9 +79,51 @@ def pin_buffers(graph):
     return graph
 
 
+def relabel(path, source):
+    with open(path) as f:
+        e = json.load(f)
+    e["source"] = source
+    with open(path, "w") as f:
+        json.dump(e, f, indent=1)
+        f.write("\n")
+
+
 def run_tool(args):
     r = subprocess.run(args, capture_output=True, text=True)
     return r.returncode, r.stderr.strip()
+
+
+def export_one(tool, graphs, schedule, out, gen, unchecked, refused, where):
+    """Schedules graphs[0] with `schedule` (its graph left out) and exports
+    it to `out`; a schedule the buffer rule refuses is noted in `refused`
+    and then, with `unchecked`, exported anyway, else scheduled again on
+    the pinned graphs[1]. Without `unchecked` every schedule is written,
+    with it only the refused ones. True when `out` was written."""
+    graph, pinned = graphs
+    sched = schedule[-1]
+    rc, err = run_tool(schedule[:2] + [graph] + schedule[2:])
+    if rc != 0:
+        die(f"{where}: schedule failed: {err}")
+    rc, err = run_tool([tool, "export", graph, sched, "--to", "triton", "-o", out])
+    if rc == 0 and unchecked:
+        os.unlink(out)
+        return False
+    if rc == 2:
+        refused.append((*where.split(" "), err.replace("tilesched export: ", "")))
+        if unchecked:
+            rc, err = run_tool([tool, "export", graph, sched, "--to", "triton",
+                                "--skip-buffer-rule", "-o", out])
+            label = gen + "+unchecked"
+        else:
+            rc, err = run_tool(schedule[:2] + [pinned] + schedule[2:])
+            if rc == 0:
+                rc, err = run_tool([tool, "export", pinned, sched, "--to", "triton", "-o", out])
+            label = gen + "+pinned"
+        if rc == 0:
+            relabel(out, label)
+    if rc != 0:
+        die(f"{where}: {err}")
+    return True
 
 
 def prepare(args):
@@ -91,13 +135,12 @@ def prepare(args):
     os.makedirs(args.out, exist_ok=True)
     refused, made = [], 0
     with tempfile.TemporaryDirectory() as tmp:
+        graph, pinned = os.path.join(tmp, "g.loop.json"), os.path.join(tmp, "pinned.loop.json")
         for kernel, stem in CONFIGS.items():
             for s in STAGES:
                 dump = os.path.join(args.kernels_dir, stem.format(S=s) + ".triton-scheduled.ttgir")
                 if not os.path.exists(dump):
                     continue
-                graph = os.path.join(tmp, "g.loop.json")
-                pinned = os.path.join(tmp, "pinned.loop.json")
                 rc, err = run_tool([tool, "import", "--from", "ttgir", dump, "-o", graph])
                 if rc != 0:
                     die(f"{dump}: {err}")
@@ -106,39 +149,23 @@ def prepare(args):
                 with open(pinned, "w") as f:
                     json.dump(pin_buffers(g), f)
                 for gen, opts in GENERATORS:
+                    schedule = [tool, "schedule", "-g", gen, *opts, "--max-stages", str(s), "-o",
+                                os.path.join(tmp, "s.json")]
                     out = os.path.join(args.out, f"{kernel}_S{s}.{gen}.json")
-                    sched = os.path.join(tmp, "s.json")
-                    schedule = [tool, "schedule", "-g", gen, *opts, "--max-stages", str(s), "-o", sched]
-                    rc, err = run_tool(schedule[:2] + [graph] + schedule[2:])
-                    if rc != 0:
-                        die(f"{kernel} S={s} {gen}: schedule failed: {err}")
-                    rc, err = run_tool([tool, "export", graph, sched, "--to", "triton", "-o", out])
-                    if rc == 2:
-                        refused.append((kernel, s, gen, err.replace("tilesched export: ", "")))
-                        rc, err = run_tool(schedule[:2] + [pinned] + schedule[2:])
-                        if rc == 0:
-                            rc, err = run_tool([tool, "export", pinned, sched, "--to", "triton",
-                                                "-o", out])
-                        if rc == 0:
-                            with open(out) as f:
-                                e = json.load(f)
-                            e["source"] = gen + "+pinned"
-                            with open(out, "w") as f:
-                                json.dump(e, f, indent=1)
-                                f.write("\n")
-                    if rc != 0:
-                        die(f"{kernel} S={s} {gen}: {err}")
-                    made += 1
-    with open(os.path.join(args.out, "refused.tsv"), "w") as f:
+                    made += export_one(tool, (graph, pinned), schedule, out, gen, args.unchecked,
+                                       refused, f"{kernel} {s} {gen}")
+    name = "unchecked.tsv" if args.unchecked else "refused.tsv"
+    with open(os.path.join(args.out, name), "w") as f:
         f.write("kernel\tnum_stages\tgenerator\twhy\n")
         for row in refused:
             f.write("\t".join(map(str, row)) + "\n")
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
+    how = "exported anyway (--unchecked: only those)" if args.unchecked else "scheduled again pinned"
     with open(os.path.join(args.out, "MANIFEST"), "w") as f:
         f.write(f"made by scripts/triton_campaign.py prepare on commit {commit}: {made} exports, "
-                f"{len(refused)} refused by the buffer rule and scheduled again pinned\n")
-    print(f"{made} exports in {args.out}, {len(refused)} refused and pinned")
+                f"{len(refused)} refused by the buffer rule and {how}\n")
+    print(f"{made} exports in {args.out}, {len(refused)} refused and {how}")
 
 
 def run(args):
@@ -194,6 +221,9 @@ def main(argv):
     ap.add_argument("--only", nargs="*", choices=list(CONFIGS))
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--control", action="store_true")
+    ap.add_argument("--unchecked", action="store_true",
+                    help="prepare: only the schedules the buffer rule refuses, exported anyway "
+                         "(export --skip-buffer-rule), to test the rule on a GPU")
     ap.add_argument("--timeout", type=int, default=240, help="seconds for one (kernel, S)")
     args = ap.parse_args(argv)
     if args.step == "prepare":

@@ -59,6 +59,8 @@ def need_gpu_stack():
     try:
         import torch
         import triton
+        import triton.knobs  # noqa: F401  (the stages hook)
+        import triton.testing  # noqa: F401  (do_bench)
     except ImportError as e:
         die(f"needs Triton 3.6 and PyTorch in this Python ({e}); run it with one that has both")
     if not triton.__version__.startswith("3.6"):
@@ -115,7 +117,9 @@ def make_hook(export, keep, label, note):
     """The stages hook applying `export` (None: the text as Triton
     scheduled it) in the ttgir stage; `note` receives ops_moved."""
     body = json.dumps(export, sort_keys=True) if export else "control"
-    key = "tilesched-" + hashlib.sha256((body + open(__file__).read()).encode()).hexdigest()
+    with open(__file__, encoding="utf-8") as f:
+        body += f.read()  # another script, another compiled kernel
+    key = "tilesched-" + hashlib.sha256(body.encode()).hexdigest()
 
     def hook(*args, **kwargs):
         if not args and not kwargs:  # Triton asks for the key of its cache
@@ -264,7 +268,7 @@ def compile_variant(torch, triton, problem, hook):
     return run, compiled, diff, rel
 
 
-def main(argv):
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("kernel", choices=KERNELS)
     ap.add_argument("stages", type=int)
@@ -277,7 +281,12 @@ def main(argv):
                     help="also Triton's own schedule through the hook (the text unchanged)")
     ap.add_argument("--keep", help="write each variant's TTGIR before and after the rewrite here")
     ap.add_argument("--kernels-dir", default=os.path.join(HERE, "..", "generators", "testdata", "ttgir"))
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def read_exports(args):
+    """[(source, path, export)] of the exports given, each checked to be of
+    this kernel at this num_stages."""
     exports = []
     for path in args.exports:
         try:
@@ -290,16 +299,14 @@ def main(argv):
             die(f"{path}: not a tilesched.triton/1 export of {args.kernel} at num_stages "
                 f"{args.stages} (graph {e.get('graph')!r})")
         exports.append((e.get("source", "export"), path, e))
-    torch, triton = need_gpu_stack()
-    if args.keep:
-        os.makedirs(args.keep, exist_ok=True)
-    problem = Problem(torch, triton, load_kernels(args.kernels_dir), args.kernel, args.stages)
-    variants = [("triton", "", None, None)]
-    if args.control:
-        variants.append(("triton-via-hook", "", {}, None))
-    variants += [(src, path, e, None) for src, path, e in exports]
+    return exports
+
+
+def compile_all(torch, triton, problem, args, variants):
+    """One CSV row per variant (source, path, export: None for Triton's
+    own, {} for the control), and the launchers of the correct ones."""
     rows, timed = [], []
-    for source, path, export, _ in variants:
+    for source, path, export in variants:
         row = {"kernel": args.kernel, "num_stages": args.stages, "source": source,
                "export": os.path.basename(path), "device": torch.cuda.get_device_name(),
                "triton": triton.__version__, "torch": torch.__version__}
@@ -319,6 +326,12 @@ def main(argv):
         rows.append(row)
         if row["status"] == "ok":
             timed.append((row, run, []))
+    return rows, timed
+
+
+def time_interleaved(triton, problem, args, timed):
+    """`rounds` do_bench samples of each launcher, alternating the order
+    every round; the rows get the median, extremes and ratio to Triton's."""
     for r in range(max(args.rounds, 1)):
         for row, run, samples in (timed if r % 2 == 0 else timed[::-1]):
             samples.append(triton.testing.do_bench(run, warmup=args.warmup, rep=args.rep,
@@ -329,6 +342,18 @@ def main(argv):
         row.update(ms=f"{ms:.4f}", ms_min=f"{min(samples):.4f}", ms_max=f"{max(samples):.4f}",
                    samples=len(samples), tflops=f"{problem.flops / ms / 1e9:.1f}",
                    rel_to_triton=f"{ms / base:.4f}" if base else "")
+
+
+def main(argv):
+    args = parse_args(argv)
+    exports = read_exports(args)
+    torch, triton = need_gpu_stack()
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    problem = Problem(torch, triton, load_kernels(args.kernels_dir), args.kernel, args.stages)
+    variants = [("triton", "", None)] + ([("triton-via-hook", "", {})] if args.control else [])
+    rows, timed = compile_all(torch, triton, problem, args, variants + exports)
+    time_interleaved(triton, problem, args, timed)
     out = open(args.csv, "a", newline="") if args.csv else sys.stdout
     writer = csv.DictWriter(out, fieldnames=FIELDS)
     if not args.csv or out.tell() == 0:

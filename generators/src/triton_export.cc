@@ -106,7 +106,7 @@ StatusOr<TritonSchedule> triton_schedule_own(const Graph& g) {
                         std::move(*ops)};
 }
 
-Status check_triton_lowering(const Graph& g, const TritonSchedule& t) {
+Status check_triton_lowering(const Graph& g, const TritonSchedule& t, bool buffer_rule) {
   // Per graph op: its placement (the placements are by position).
   std::vector<const TritonPlacement*> at(g.ops.size(), nullptr);
   for (const TritonPlacement& p : t.ops) {
@@ -120,7 +120,7 @@ Status check_triton_lowering(const Graph& g, const TritonSchedule& t) {
     const TritonPlacement& v = *at[e.to];
     // A buffer ttg.local_alloc writes is read in the kernel iteration that
     // writes it: the pipeliner neither multi-buffers it nor keeps it alive.
-    if (e.kind == EdgeKind::kData && g.ops[e.from].source_op == "ttg.local_alloc" &&
+    if (buffer_rule && e.kind == EdgeKind::kData && g.ops[e.from].source_op == "ttg.local_alloc" &&
         v.stage + e.distance != u.stage) {
       return Status::InvalidInput(
           "op " + in_quotes(u.id) + " (ttg.local_alloc, stage " + std::to_string(u.stage) +

@@ -58,6 +58,10 @@ struct CostBasedOptions {
   // best-cost's placement fails the refinement loop (docs/COST_BASED.md);
   // false: seed 001 as written.
   bool policy_fallback = true;
+  // The seeds' all-pairs distance closure (seed 000) for the windows and
+  // the II screen; false: windows kept along the edges, no closure
+  // (docs/COST_BASED.md).
+  bool all_pairs_closure = false;
   uint64_t seed = 1;              // seeds permutation sampling
 };
 

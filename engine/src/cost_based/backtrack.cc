@@ -154,8 +154,9 @@ class Backtracker {
   // seat at all comes back with an empty range (the branch is dead).
   std::optional<Frame> choose();
   // u was seated or unseated: the counts of the ops it can see are stale
-  // (a shared slot or pool, its leader group, a path in the closure either
-  // way; a window, the gates and the builder constraints read nothing else).
+  // (a shared slot or pool, its leader group, the ops whose dependence
+  // bounds moved (Placement::moved); a window, the gates and the builder
+  // constraints read nothing else).
   void touched(OpId u);
   // After seating v: each singleton slot it claims can still hold what is unplaced.
   bool room_left(OpId v) const;
@@ -260,7 +261,7 @@ void Backtracker::touched(OpId u) {
   for (int i = facts_.share_begin[u]; i < facts_.share_begin[u + 1]; ++i) {
     stale_[facts_.share[i]] = 1;
   }
-  for (OpId v : p_.related(u)) stale_[v] = 1;
+  for (OpId v : p_.moved(u)) stale_[v] = 1;
 }
 
 bool Backtracker::room_left(OpId v) const {

@@ -109,7 +109,7 @@ void Builder::add_grouping_constraints() {
     const OpKind* kind = g.target.find_kind(g.ops[e.from].kind);
     if (kind == nullptr || !kind->waits) continue;
     if (ctx_.group_of[e.from] != kNoGroup || ctx_.group_of[e.to] != kNoGroup) continue;
-    if (placement_.dist().at(e.from, e.to) > ii - 1) continue;  // cannot share a stage
+    if (placement_.longest_path(e.from, e.to) > ii - 1) continue;  // cannot share a stage
     batch.push_back({ConstraintFamily::kGrouping, BuilderConstraint::Shape::kSameStage, e.from,
                      e.to, 0, 0,
                      "grouping: the wait '" + g.ops[e.from].name + "' and the op it guards, '" +

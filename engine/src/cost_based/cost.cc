@@ -22,11 +22,11 @@ CostVector& CostVector::operator+=(const CostVector& o) {
   return *this;
 }
 
-PipeSlotBasis PipeSlotBasis::of(const Window& w) {
-  return {w.has_pred, w.latest_pred_bound, w.earliest_pred_bound};
+PipeSlotBasis PipeSlotBasis::of(const Placement& p, OpId v, const Window& w) {
+  return {w.has_pred, w.latest_pred_bound, p.earliest_pred_bound(v, w)};
 }
 
-PipeSlotBasis PipeSlotBasis::of(const Placement& p, OpId v) { return of(p.window(v)); }
+PipeSlotBasis PipeSlotBasis::of(const Placement& p, OpId v) { return of(p, v, p.window(v)); }
 
 int64_t pipe_slot_cost(const Placement& p, const PipeSlotBasis& basis, OpId v, int64_t t) {
   if (!p.fits(v, t)) return kInfiniteCost;
@@ -136,7 +136,7 @@ CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t
 
 CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,
                          const Window& w) {
-  CostVector c = evaluate_seat(p, ctx, v, t, PipeSlotBasis::of(w));
+  CostVector c = evaluate_seat(p, ctx, v, t, PipeSlotBasis::of(p, v, w));
   if (c.feasible()) c.structural = structural_distance(p, v, t);
   return c;
 }

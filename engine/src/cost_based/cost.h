@@ -36,7 +36,7 @@ struct PipeSlotBasis {
   int64_t latest_bound = 0;    // max over placed p with a path of s_p + D[p][v]
   int64_t earliest_bound = 0;  // min over the same
   static PipeSlotBasis of(const Placement& p, OpId v);
-  static PipeSlotBasis of(const Window& w);
+  static PipeSlotBasis of(const Placement& p, OpId v, const Window& w);  // w = p.window(v)
 };
 
 // Pipe-slot evaluator (seed 000, sub_98E6C0): the RRT probe, then every

@@ -187,9 +187,8 @@ std::optional<Proposal> Driver::try_permute(const std::vector<OpId>& ready, bool
 bool Driver::can_fuse(OpId a, OpId b) const {
   const Op& x = ctx_.g.ops[a];
   const Op& y = ctx_.g.ops[b];
-  if (p_.dist().has_path(a, b) || p_.dist().has_path(b, a)) return false;  // dependence
-  if (slot_mask(x) == 0 || slot_mask(x) != slot_mask(y)) return false;      // slot group
-  if (ctx_.group_of[a] != ctx_.group_of[b]) return false;                    // no nesting
+  if (slot_mask(x) == 0 || slot_mask(x) != slot_mask(y)) return false;  // slot group
+  if (ctx_.group_of[a] != ctx_.group_of[b]) return false;                // no nesting
   for (const Triple& tx : x.resources) {
     for (const Triple& ty : y.resources) {
       if (tx.slot == ty.slot &&
@@ -205,7 +204,8 @@ bool Driver::can_fuse(OpId a, OpId b) const {
       }
     }
   }
-  return true;
+  // Last: the cheapest test of a pair along the edges is a search.
+  return !p_.has_path(a, b) && !p_.has_path(b, a);  // dependence
 }
 
 std::optional<Proposal> Driver::try_fuse(const std::vector<OpId>& ready) {
@@ -288,7 +288,7 @@ std::optional<Proposal> Driver::try_cost_based(const std::vector<OpId>& ready) {
 
 bool Driver::cheapest_seat(OpId v, const Window& w, SeatSearch first,
                            std::optional<Proposal>& best) {
-  const PipeSlotBasis basis = PipeSlotBasis::of(w);
+  const PipeSlotBasis basis = PipeSlotBasis::of(p_, v, w);
   // Only an op without placed predecessors compares every cycle of its
   // window; index its structural distance then, count it directly otherwise.
   const std::optional<StructuralIndex> order =

@@ -5,6 +5,7 @@
 // the published schedule. docs/COST_BASED.md maps each seed phase to its
 // function.
 #include <chrono>
+#include <memory>
 
 #include "../elapsed.h"
 #include "../distance.h"
@@ -53,6 +54,7 @@ CostBasedOptions as_the_seeds_write_it(CostBasedOptions opts) {
   opts.backtrack_budget_ratio = 0;
   opts.descent_budget_ratio = 0;
   opts.policy_fallback = false;
+  opts.all_pairs_closure = true;
   return opts;
 }
 
@@ -132,12 +134,12 @@ class Generator {
   Generator(const Graph& g, const CostBasedOptions& opts)
       : serial_(generate_serial(g)),
         ctx_(g, opts, serial_.mii),
-        screen_(ctx_.g, ctx_.adj, &closure_),
-        placement_(ctx_, &closure_),
-        driver_(ctx_, placement_, stats_),
-        builder_(ctx_, placement_, stats_, notes_),
-        ladder_(placement_, driver_, stats_, serial_, notes_),
-        refinement_(ctx_, placement_, driver_, ladder_, builder_, stats_, notes_) {}
+        screen_(ctx_.g, ctx_.adj, opts.all_pairs_closure ? &closure_ : nullptr),
+        placement_(make_placement(ctx_, opts.all_pairs_closure ? &closure_ : nullptr)),
+        driver_(ctx_, *placement_, stats_),
+        builder_(ctx_, *placement_, stats_, notes_),
+        ladder_(*placement_, driver_, stats_, serial_, notes_),
+        refinement_(ctx_, *placement_, driver_, ladder_, builder_, stats_, notes_) {}
 
   CostBasedResult run(std::chrono::steady_clock::time_point t0);
 
@@ -153,9 +155,19 @@ class Generator {
 
   Schedule serial_;
   Context ctx_;
-  DistanceMatrix closure_;  // built by the screen at each II, read by the placement
+  // With the seeds' closure (cost-based-seed): built by the screen at each
+  // II, read by the placement. Otherwise unused: the screen closes only the
+  // components it tests, the placement keeps its windows along the edges.
+  DistanceMatrix closure_;
   IiScreen screen_;
-  Placement placement_;
+  // The seeds' all-pairs closure (`closure`, shared with the II screen),
+  // or the windows kept along the edges (nullptr).
+  static std::unique_ptr<Placement> make_placement(const Context& ctx, DistanceMatrix* closure) {
+    return closure != nullptr ? std::make_unique<Placement>(ctx, closure)
+                              : std::make_unique<Placement>(ctx, AlongEdges{});
+  }
+
+  std::unique_ptr<Placement> placement_;
   CostBasedStats stats_;
   Notes notes_;
   Driver driver_;
@@ -186,7 +198,7 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   std::vector<int64_t> seats;
   bool serial_fallback = refinement_.serial_fallback();
   if (r.end == IiSearchEnd::kFound) {
-    seats = placement_.starts();
+    seats = placement_->starts();
     if (ctx_.opts.descent_budget_ratio > 0) r.ii = descend(r.ii, range.lower, seats, serial_fallback);
   }
   result.schedule = publish(r, seats, serial_fallback, range);
@@ -232,7 +244,7 @@ int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& s
     }
     ++stats_.descent_successes;
     found = ii;
-    seats = placement_.starts();
+    seats = placement_->starts();
     serial_fallback = false;
   }
   return found;

@@ -31,8 +31,19 @@ Placement::Placement(const Context& ctx, DistanceMatrix* closure)
   live_end_.assign(n, 0);
 }
 
+Placement::Placement(const Context& ctx, AlongEdges) : Placement(ctx, nullptr) {
+  edges_.emplace(ctx.g, ctx.adj);
+  in_moved_.assign(static_cast<size_t>(ctx.g.op_count()), 0);
+  broken_mark_.assign(static_cast<size_t>(ctx.g.op_count()), 0);
+}
+
 bool Placement::reset(int64_t ii) {
   ii_ = ii;
+  if (edges_) {
+    if (!edges_->reset(ii)) return false;
+    clear_seats();
+    return true;
+  }
   const bool built = dist_.valid() && dist_.ii() == ii && dist_.size() == ctx_.g.op_count();
   if (!built && !dist_.build(ctx_.g, ctx_.adj, ii)) return false;
   const int n = ctx_.g.op_count();
@@ -91,6 +102,9 @@ void Placement::set_undo_trail(bool on) {
 void Placement::clear_trail() {
   trail_.clear();
   marks_.clear();
+  // Along the edges the trail is always kept (bounded; place()), so that
+  // trials and the backtracking rung undo their seats cheaply.
+  if (edges_) edges_->drop_trail();
 }
 
 void Placement::clear_seats() {
@@ -107,6 +121,7 @@ void Placement::clear_seats() {
   for (OpId v : trial_ops_) in_trial_[v] = 0;
   trial_ops_.clear();
   clear_trail();
+  if (edges_) edges_->clear();
 }
 
 void Placement::clear_intermediate() {
@@ -160,10 +175,86 @@ const Placement::DepBounds& Placement::bounds(OpId v) const {
   return dep_[v];
 }
 
+Placement::DepBounds Placement::edge_bounds(OpId v) const {
+  DepBounds b;
+  if (placed(v)) {
+    // The labels count v's own seat: the other placed ops' bounds by two
+    // searches instead (the diagnostics ask this of a placed op).
+    b.lo = EdgeWindows::kNone;
+    int64_t down = EdgeWindows::kOpen;
+    const std::vector<int64_t>& to_v = edges_->longest_to(v);  // D[*][v]
+    const std::vector<int64_t>& from_v = edges_->longest_from(v);  // D[v][*]
+    for (OpId u : placed_list_) {
+      if (u == v) continue;
+      if (to_v[u] != EdgeWindows::kNone) b.lo = std::max(b.lo, start_[u] + to_v[u]);
+      if (from_v[u] != EdgeWindows::kNone) down = std::min(down, start_[u] - from_v[u]);
+    }
+    b.hi = down >= EdgeWindows::kOpen ? kUnbounded : down;
+  } else {
+    b.lo = edges_->from_placed(v);
+    const int64_t down = edges_->to_placed(v);
+    b.hi = down >= EdgeWindows::kOpen ? kUnbounded : down;
+  }
+  if (b.lo == EdgeWindows::kNone) {
+    b.lo = 0;
+    return b;
+  }
+  b.preds = 1;
+  b.earliest = b.lo;  // Placement::earliest_pred_bound computes it
+  return b;
+}
+
+int64_t Placement::earliest_pred_bound(OpId v, const Window& w) const {
+  if (!edges_ || !w.has_pred) return w.earliest_pred_bound;
+  if (std::optional<int64_t> exact = edges_->least_bound_from_placed(v, kExactEarliestVisits)) {
+    return *exact;
+  }
+  int64_t earliest = w.latest_pred_bound;
+  bool direct = false;
+  for (int q = ctx_.adj.in_begin[v]; q < ctx_.adj.in_begin[v + 1]; ++q) {
+    const int e = ctx_.adj.in_edges[q];
+    const OpId p = ctx_.g.edges[e].from;
+    if (p == v || !placed(p)) continue;
+    const int64_t bound = start_[p] + edges_->weight(e);
+    earliest = direct ? std::min(earliest, bound) : bound;
+    direct = true;
+  }
+  return earliest;
+}
+
+int64_t Placement::longest_path(OpId a, OpId b) const {
+  if (!edges_) return dist_.has_path(a, b) ? dist_.at(a, b) : DistanceMatrix::kNoPath;
+  const int64_t d = edges_->longest_from(a)[b];
+  return d == EdgeWindows::kNone ? DistanceMatrix::kNoPath : d;
+}
+
+std::span<const OpId> Placement::moved(OpId v) {
+  if (!edges_) return related(v);
+  const std::span<const OpId> changed = edges_->changed();
+  if (changed.size() == static_cast<size_t>(ctx_.g.op_count())) return changed;
+  moved_.assign(changed.begin(), changed.end());
+  for (OpId u : moved_) in_moved_[u] = 1;
+  auto add = [&](OpId u) {
+    if (!in_moved_[u]) {
+      in_moved_[u] = 1;
+      moved_.push_back(u);
+    }
+  };
+  add(v);
+  for (int q = ctx_.adj.in_begin[v]; q < ctx_.adj.in_begin[v + 1]; ++q) {
+    add(ctx_.g.edges[ctx_.adj.in_edges[q]].from);
+  }
+  for (int q = ctx_.adj.out_begin[v]; q < ctx_.adj.out_begin[v + 1]; ++q) {
+    add(ctx_.g.edges[ctx_.adj.out_edges[q]].to);
+  }
+  for (OpId u : moved_) in_moved_[u] = 0;
+  return moved_;
+}
+
 Window Placement::window(OpId v) const {
   Window w;
-  DepBounds b = bounds(v);
-  if (!trial_ops_.empty()) {
+  DepBounds b = edges_ ? edge_bounds(v) : bounds(v);
+  if (!edges_ && !trial_ops_.empty()) {
     const size_t n = static_cast<size_t>(ctx_.g.op_count());
     const int64_t* to_v = dist_t_.get() + static_cast<size_t>(v) * n;  // D[*][v]
     const std::span<const int64_t> from_v = dist_.row(v);               // D[v][*]
@@ -171,7 +262,7 @@ Window Placement::window(OpId v) const {
       if (u != v) fold(b, to_v[u], from_v[u], start_[u]);
     }
   }
-  w.lo = asap_[v];
+  w.lo = asap(v);
   if (b.preds > 0) {
     w.has_pred = true;
     w.earliest_pred_bound = b.earliest;
@@ -226,12 +317,18 @@ void Placement::place(OpId v, int64_t t) {
   const int group = ctx_.group_of[v];
   if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
   pressure_.add_bank(v, t, +1);
+  if (edges_) edges_->seat(v, t);
   if (trial_depth_ > 0) {  // window() folds trial seats in; nothing else to update
     in_trial_[v] = 1;
     trial_ops_.push_back(v);
     return;
   }
   update_live_ranges(v, +1);  // not for trial seats: no one reads the rows in a trial
+  if (edges_) {
+    // O(ops + edges) entries at most: past that a later unseat recomputes.
+    edges_->trim_trail(4 * (ctx_.g.edges.size() + static_cast<size_t>(ctx_.g.op_count())) + 64);
+    return;
+  }
   const size_t n = static_cast<size_t>(ctx_.g.op_count());
   const std::span<const int64_t> row = dist_.row(v);  // D[v][*]
   const int64_t* col = dist_t_.get() + static_cast<size_t>(v) * n;  // D[*][v]
@@ -269,12 +366,14 @@ void Placement::unplace(OpId v) {
   --placed_count_;
   const int group = ctx_.group_of[v];
   if (group != kNoGroup) --group_placed_[group];
+  if (edges_) edges_->unseat(v);
   if (in_trial_[v]) {  // a trial seat: nothing was folded
     assert(trial_ops_.back() == v && "trials unplace in reverse order");
     trial_ops_.pop_back();
     in_trial_[v] = 0;
     return;
   }
+  if (edges_) return;
   if (!marks_.empty() && marks_.back().op == v) {
     // The last seat: its related ops' bounds are those before it, exactly
     // (every later seat was undone in turn).
@@ -359,13 +458,26 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   const NodeRrt& nv = ctx_.nodes[v];
   const int64_t stage = t / ii_;
   const std::optional<int64_t> gstage = group_stage(ctx_.group_of[v]);
-  const size_t n = static_cast<size_t>(ctx_.g.op_count());
-  const std::span<const int64_t> from_v = dist_.row(v);               // D[v][*]
-  const int64_t* to_v = dist_t_.get() + static_cast<size_t>(v) * n;  // D[*][v]
+  // Dependences broken: from the closure's rows D[v][*] and D[*][v], or
+  // along the edges by the searches of EdgeWindows::broken_by.
+  const int64_t* from_v = nullptr;
+  const int64_t* to_v = nullptr;
+  if (edges_) {
+    edges_->broken_by(v, t, broken_);
+    for (OpId u : broken_) broken_mark_[u] = 1;
+  } else {
+    const size_t n = static_cast<size_t>(ctx_.g.op_count());
+    from_v = dist_.row(v).data();
+    to_v = dist_t_.get() + static_cast<size_t>(v) * n;
+  }
   for (OpId u : placed_list_) {
     bool hit = false;
-    if (from_v[u] != DistanceMatrix::kNoPath && start_[u] < t + from_v[u]) hit = true;
-    if (to_v[u] != DistanceMatrix::kNoPath && t < start_[u] + to_v[u]) hit = true;
+    if (edges_) {
+      hit = broken_mark_[u] != 0;
+    } else {
+      if (from_v[u] != DistanceMatrix::kNoPath && start_[u] < t + from_v[u]) hit = true;
+      if (to_v[u] != DistanceMatrix::kNoPath && t < start_[u] + to_v[u]) hit = true;
+    }
     if (gstage && *gstage != stage && ctx_.group_of[u] == ctx_.group_of[v]) hit = true;
     if (!hit && breaks_constraint(v, t, u)) hit = true;
     if (!hit && (ctx_.singleton_mask[u] & ctx_.singleton_mask[v]) != 0) {
@@ -384,6 +496,8 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
     }
     if (hit) out.push_back(u);
   }
+  for (OpId u : broken_) broken_mark_[u] = 0;
+  broken_.clear();
   std::sort(out.begin(), out.end());
   return out;
 }

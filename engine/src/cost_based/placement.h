@@ -1,6 +1,7 @@
 // The state of one placement attempt at a fixed II, by concern: the seats
-// and their windows (the modulo RRT, the seats taken, the structural
-// distance closure of seed 000 / Rau's MinDist, group stages for G4, the
+// and their windows (the modulo RRT, the seats taken, the dependence
+// bounds: either kept along the edges (edge_windows.h) or read from the
+// structural distance closure of seed 000 / Rau's MinDist; group stages for G4, the
 // trial seats of the permute and fuse arms); the builder constraints in
 // force (builder_constraints.h); the pressure evaluators' state (bank,
 // surcharges; pressure.h); and the attempt's intermediate state, the dead
@@ -19,6 +20,7 @@
 #include "../rrt.h"
 #include "builder_constraints.h"
 #include "context.h"
+#include "edge_windows.h"
 #include "pressure.h"
 #include "register_rows.h"
 
@@ -31,7 +33,11 @@ struct Window {
   // Placed predecessors (with a path to the op): the pipe-slot evaluator's
   // basis. latest_pred_bound = max over them of s_p + D[p][v] (<= lo).
   bool has_pred = false;
-  int64_t earliest_pred_bound = 0;  // min over them of s_p + D[p][v]
+  // min over them of s_p + D[p][v]: from the closure's placement only;
+  // read it through Placement::earliest_pred_bound, which computes it along
+  // the edges (on demand: the gates, which ask for windows at every seat,
+  // never read it).
+  int64_t earliest_pred_bound = 0;
   int64_t latest_pred_bound = 0;
   // Placed successors (the op has a path to one): `hi` is then theirs too,
   // not only the op's max_depth or a builder constraint.
@@ -39,12 +45,19 @@ struct Window {
   bool empty() const { return lo > hi; }
 };
 
+// Chooses the placement whose dependence bounds are kept along the edges.
+struct AlongEdges {};
+
 class Placement {
  public:
-  // With `closure`, the placement reads the distance closure there (the
-  // generator's II screen builds it, ii_screen.h) instead of keeping its
-  // own. REQUIRES: `closure` outlives the placement.
+  // Bounds from the all-pairs distance closure (the seeds' placement). With
+  // `closure`, the placement reads the closure there (the generator's II
+  // screen builds it, ii_screen.h) instead of keeping its own. REQUIRES:
+  // `closure` outlives the placement.
   explicit Placement(const Context& ctx, DistanceMatrix* closure = nullptr);
+  // Bounds kept along the edges (edge_windows.h): no closure, O(ops +
+  // edges) memory. dist() and related() are the closure's: not available.
+  Placement(const Context& ctx, AlongEdges);
   Placement(const Placement&) = delete;
   Placement& operator=(const Placement&) = delete;
 
@@ -59,19 +72,41 @@ class Placement {
 
   const Context& ctx() const { return ctx_; }
   int64_t ii() const { return ii_; }
-  // Earliest start from the closure alone (every start is >= 0).
-  int64_t asap(OpId v) const { return asap_[v]; }
-  const DistanceMatrix& dist() const { return dist_; }
+  // Earliest start from the dependences alone (every start is >= 0).
+  int64_t asap(OpId v) const { return edges_ ? edges_->asap(v) : asap_[v]; }
+  // REQUIRES: the closure's placement.
+  const DistanceMatrix& dist() const {
+    assert(!edges_);
+    return dist_;
+  }
+  bool along_edges() const { return edges_.has_value(); }
+  // A path of dependence edges from a to b, a != b.
+  bool has_path(OpId a, OpId b) const {
+    return edges_ ? edges_->has_path(a, b) : dist_.has_path(a, b);
+  }
+  // The longest path weight from a to b at the II (Rau's MinDist), or
+  // DistanceMatrix::kNoPath. REQUIRES: a successful reset().
+  int64_t longest_path(OpId a, OpId b) const;
   const ModuloRrt& rrt() const { return rrt_; }
   bool placed(OpId v) const { return placed_[v] != 0; }
   int64_t start(OpId v) const { return start_[v]; }
   int placed_count() const { return placed_count_; }
   const std::vector<OpId>& placed_ops() const { return placed_list_; }
 
-  // Dependence window from the closure against every placed op, the
+  // Dependence window from the closure (or the labels along the edges)
+  // against every placed op, the
   // static ASAP bound, max_depth (L6) and the builder constraints in force.
   // The group's stage (L5) is left to gate G4.
   Window window(OpId v) const;
+  // The pipe-slot evaluator's earliest predecessor bound of v, given
+  // w = window(v) (REQUIRES: w.has_pred, or the answer is unused): the
+  // closure's min over the placed ops p with a path to v of s_p + D[p][v].
+  // Along the edges the same from a search back from v when it visits at
+  // most kExactEarliestVisits edges; past that, the least bound of v's
+  // placed direct predecessors' edges (s_p + λ − II·δ), or the latest
+  // bound when none is direct.
+  int64_t earliest_pred_bound(OpId v, const Window& w) const;
+  static constexpr int64_t kExactEarliestVisits = 256;
   // The stage the group's placed members share, if any is placed. Inline:
   // the gates ask it for every seat they admit.
   std::optional<int64_t> group_stage(int group) const {
@@ -79,11 +114,17 @@ class Placement {
     return group_stage_[group];
   }
   // The ops with a path to or from v in the closure, v left out (the same
-  // at every II). REQUIRES: a successful reset().
+  // at every II). REQUIRES: a successful reset(), the closure's placement.
   std::span<const OpId> related(OpId v) const {
+    assert(!edges_);
     return {related_.data() + related_begin_[v],
             static_cast<size_t>(related_begin_[v + 1] - related_begin_[v])};
   }
+  // The ops whose dependence bounds the latest place(v) or unplace(v) may
+  // have moved, v and its direct neighbours included: related(v) from the
+  // closure, the ops whose labels changed (and v's neighbours) along the
+  // edges. Valid until the next place or unplace.
+  std::span<const OpId> moved(OpId v);
 
   bool fits(OpId v, int64_t t, RrtConflict* why = nullptr) const {
     return rrt_.probe(ctx_.nodes[v], t, why);
@@ -175,6 +216,8 @@ class Placement {
   void update_live_ranges(OpId v, int sign);
   void add_live_range(OpId u, int sign);
   void clear_trail();
+  // The bounds of an op along the edges (REQUIRES: not placed).
+  DepBounds edge_bounds(OpId v) const;
 
   // One related op's bounds before a seat folded into them.
   struct TrailEntry {
@@ -192,6 +235,11 @@ class Placement {
   int64_t ii_ = 0;
   DistanceMatrix own_dist_;
   DistanceMatrix& dist_;  // own_dist_ or the generator's
+  std::optional<EdgeWindows> edges_;  // set: bounds along the edges, no closure
+  std::vector<OpId> moved_;           // scratch of moved()
+  std::vector<char> in_moved_;
+  mutable std::vector<OpId> broken_;  // scratch of conflicts() along the edges
+  mutable std::vector<char> broken_mark_;
   ModuloRrt rrt_;
   std::vector<int64_t> asap_;
   std::vector<int64_t> start_;
