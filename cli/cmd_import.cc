@@ -40,14 +40,16 @@ StatusOr<std::string> read_input(const std::string& path) {
   return path == kStdio ? read_standard_input() : read_file(path);
 }
 
-// One line per loop: INDEX, FILE:LINE, ops, dot, load, innermost, whether
-// Triton's schedule is on it, and which loop is the default.
+// A header line, then one line per loop: its index (--loop), FILE:LINE,
+// function, op, the graph ops an import makes, dot, load, innermost,
+// whether Triton's schedule is on it, and which loop is the default.
 std::string loop_table(const std::vector<graphgen::TtgirLoop>& loops, const std::string& name) {
   const std::optional<int> chosen = graphgen::default_ttgir_loop(loops);
   std::ostringstream out;
+  out << "loop\tlocation\tfunction\top\tops\tdot\tload\tnesting\ttriton\tdefault\n";
   for (const graphgen::TtgirLoop& l : loops) {
-    out << l.index << "\t" << name << ":" << l.line << "\t" << l.op_count << " ops\t"
-        << (l.has_dot ? "dot" : "-") << "\t" << (l.has_load ? "load" : "-") << "\t"
+    out << l.index << "\t" << name << ":" << l.line << "\t" << l.function << "\t" << l.op << "\t"
+        << l.op_count << "\t" << (l.has_dot ? "dot" : "-") << "\t" << (l.has_load ? "load" : "-") << "\t"
         << (l.innermost ? "innermost" : "outer") << "\t"
         << (l.triton_schedule ? "triton-schedule" : "-") << "\t"
         << (chosen == l.index ? "default" : "-") << "\n";
@@ -100,7 +102,8 @@ int run_import(const Args& args) {
        "the input format: hatschet (HatScheT GraphML graph + XML resource model) or ttgir "
        "(Triton's TTGIR, docs/TTGIR.md)")
       ("resources,r", po::value(&f.resources_path), "hatschet: the resource model (RM.xml)")
-      ("list", "ttgir: print the module's scf.for loops, one per line, instead of a graph")
+      ("list", "ttgir: print the module's loops (scf.for, scf.while), a header line then one "
+       "line per loop, instead of a graph")
       ("loop", po::value(&f.loop), "ttgir: import loop N of --list (default: the first "
        "innermost loop holding a dot or a load)")
       ("strict", "ttgir: refuse ops the importer does not know (exit 2) instead of importing "

@@ -2,7 +2,10 @@
 # End-to-end checks of `tilesched import --from ttgir` (docs/TTGIR.md):
 # --list, the default loop, --loop, --strict, the one warning line for
 # unknown ops (and --quiet), one-line refusals of malformed input with no
-# output file, standard input; then every shared Triton configuration
+# output file, standard input; every loop shape of shapes/ (scf.if
+# epilogues, nested loops, two loops in one function, scf.while, fp8 with
+# warp_group_dot waits, bf16) imports strictly and every generator's
+# schedule of it verifies; then every shared Triton configuration
 # (KERNELS_DIR, skipped when absent) imports, and every generator's
 # schedule of each one verifies against it.
 # usage: ttgir_test.sh TILESCHED TTGIR_TESTDATA_DIR [KERNELS_DIR]
@@ -15,19 +18,29 @@ one_line() { [[ $(wc -l <"$work/err") == 1 ]] || fail "$1: stderr is not one lin
 scheduled=$testdata/matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0.triton-scheduled.ttgir
 input=$testdata/matmul_STAGES3_BM128_BN128_BK64_W8.input.ttgir
 
-# --list: one line per scf.for; the scheduled dump's first loop is the default.
+# --list: a header, then one line per loop; the scheduled dump's first loop
+# is the default. Its op count is the imported graph's.
 expect 0 "$bin" import --from ttgir "$scheduled" --list
-[[ $(wc -l <"$work/out") == 3 ]] || fail "--list: expected 3 loops: $(cat "$work/out")"
-head -1 "$work/out" | grep -qP '^0\t.*:32\t6 ops\tdot\tload\tinnermost\ttriton-schedule\tdefault$' ||
-  fail "--list: first line: $(head -1 "$work/out")"
+[[ $(wc -l <"$work/out") == 4 ]] || fail "--list: expected a header and 3 loops: $(cat "$work/out")"
+head -1 "$work/out" | grep -qP '^loop\tlocation\tfunction\top\tops\tdot\tload\tnesting\ttriton\tdefault$' ||
+  fail "--list: header: $(head -1 "$work/out")"
+sed -n 2p "$work/out" |
+  grep -qP '^0\t.*:32\t@matmul_tma\tscf.for\t6\tdot\tload\tinnermost\ttriton-schedule\tdefault$' ||
+  fail "--list: first loop: $(sed -n 2p "$work/out")"
 grep -qP '^1\t.*\t-$' "$work/out" || fail "--list: loop 1 is not marked as not the default"
+expect 0 "$bin" import --from ttgir "$input" --list
+listed=$(awk -F'\t' 'NR > 1 && $10 == "default" {print $5}' "$work/out")
+expect 0 "$bin" import --from ttgir "$input" -o "$work/input.loop.json"
+imported=$(grep -c '"source_op": ' "$work/input.loop.json")
+[[ $listed == 11 && $imported == 11 ]] || fail "--list counts $listed ops, the graph has $imported"
 
 # The default loop and --loop; names, target and Triton's schedule.
 expect 0 "$bin" import --from ttgir "$scheduled" -o "$work/s0.loop.json"
 grep -q '"name": "ttgir/matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0.triton-scheduled/loop0"' \
   "$work/s0.loop.json" || fail "import: graph not named after file and loop"
 grep -q '"target": "hopper"' "$work/s0.loop.json" || fail "import: not on the hopper target"
-grep -q '"attrs": {"triton_num_stages": 3, "num_warps": 8}' "$work/s0.loop.json" || fail "import: tt.num_stages or ttg.num-warps lost"
+grep -q '"attrs": {"triton_num_stages": 3, "num_warps": 8}' "$work/s0.loop.json" ||
+  fail "import: tt.num_stages or ttg.num-warps lost"
 grep -q '"kind": "wgmma", .*"triton_stage": 2' "$work/s0.loop.json" || fail "import: loop.stage lost"
 expect 0 "$bin" import --from ttgir "$scheduled" --loop 2 --strict -o "$work/s2.loop.json"
 grep -q '"source_op": "ttng.wait_barrier"' "$work/s2.loop.json" || fail "--loop 2: no barrier wait"
@@ -77,6 +90,43 @@ expect 2 "$bin" import --from ttgir "$work/truncated.ttgir"
 one_line "truncated TTGIR"
 [[ -s $work/out ]] && fail "truncated TTGIR: something was written to stdout"
 
+# Every loop shape of our own: each innermost loop imports strictly, and
+# every generator's schedule of it verifies; an outer loop is refused.
+shapes=$testdata/shapes
+generators=(serial cost-based "cost-based --arm-policy best-cost" cost-based-seed ims sms
+            "exact --time-limit 10" auto)
+shape_loops=0
+for f in "$shapes"/*.ttgir; do
+  name=$(basename "$f" .ttgir)
+  expect 0 "$bin" import --from ttgir "$f" --list
+  cp "$work/out" "$work/$name.list"
+  while IFS=$'\t' read -r index _ _ _ ops _ _ nesting _ _; do
+    [[ $index == loop ]] && continue
+    if [[ $nesting == outer ]]; then
+      expect 2 "$bin" import --from ttgir "$f" --loop "$index" --strict -o "$work/never.json"
+      one_line "outer loop $name:$index"
+      grep -q "loop $index holds another loop; only innermost loops are imported" "$work/err" ||
+        fail "outer loop $name:$index: $(cat "$work/err")"
+      continue
+    fi
+    shape_loops=$((shape_loops + 1))
+    graph=$work/$name.$index.loop.json
+    expect 0 "$bin" import --from ttgir "$f" --loop "$index" --strict -o "$graph"
+    [[ $(grep -c '"source_op": ' "$graph") == "$ops" ]] || fail "$name:$index: --list says $ops ops"
+    for g in "${generators[@]}"; do
+      # shellcheck disable=SC2086  # $g is a generator and its options
+      expect 0 "$bin" schedule "$graph" -g $g -o "$work/shape.schedule.json"
+      expect 0 "$bin" verify "$graph" "$work/shape.schedule.json"
+    done
+  done <"$work/$name.list"
+done
+[[ $shape_loops == 6 ]] || fail "expected 6 innermost loops among the shapes, found $shape_loops"
+grep -q '"num_warps": 8' "$work/persistent_tma_matmul_f16.0.loop.json" || fail "num_warps not kept"
+grep -q '"kind": "tma_store", .*"source_op": "tt.descriptor_store", "source_position": 14' \
+  "$work/persistent_tma_matmul_f16.0.loop.json" || fail "the epilogue's store is not imported"
+[[ $(grep -c '"store_bytes": 2048' "$work"/rownorm_f16.[01].loop.json | cut -d: -f2 | sort -u) == 1 ]] ||
+  fail "rownorm: each loop's load does not carry its 2048-byte buffer"
+
 # Every shared configuration: both dumps import without unknown ops; every
 # generator schedules each graph and the schedule verifies against it.
 # Graphs that differ only in their name and Triton's attributes (the same
@@ -84,8 +134,6 @@ one_line "truncated TTGIR"
 # (schedules depend on ops, edges and target only, docs/CONTRACT.md), so
 # each distinct loop is scheduled once and its schedules verified against
 # every configuration's own graph.
-generators=(serial cost-based "cost-based --arm-policy best-cost" cost-based-seed ims sms
-            "exact --time-limit 10" auto)
 if [[ -n $kernels && -d $kernels ]]; then
   configs=0
   declare -A scheduled_for

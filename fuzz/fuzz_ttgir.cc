@@ -1,16 +1,18 @@
 // fuzz_ttgir: bytes -> the Triton TTGIR importer
 // (tilesched/graphgen/ttgir.h). The input is TTGIR text. Checks: the
-// importer never crashes or hangs; listing the loops and importing the
-// default one (and loop 0, strictly) either succeed or refuse with
-// InvalidInput and one line "f.ttgir:LINE: ..."; an imported graph passes
-// validate_graph, survives write -> read unchanged, comes out the same on
-// a second import, and its serial schedule (up to 32 ops) is legal or
-// infeasible with a reason.
+// importer never crashes or hangs; listing the loops, importing the
+// default one, loop 0 strictly and each of the first four innermost loops
+// either succeed or refuse with InvalidInput and one line
+// "f.ttgir:LINE: ..."; an imported graph passes validate_graph, survives
+// write -> read unchanged, comes out the same on a second import, has as
+// many ops as --list says, and its serial schedule (up to 32 ops) is legal
+// or infeasible with a reason.
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fuzz_support.h"
 #include "tilesched/graphgen/ttgir.h"
@@ -38,8 +40,14 @@ void check_refusal(const Status& s) {
 }
 
 void check_graph(std::string_view text, const graphgen::TtgirOptions& options,
-                 const graphgen::TtgirImport& imported) {
+                 const graphgen::TtgirImport& imported,
+                 const std::vector<graphgen::TtgirLoop>& loops) {
   const Graph& g = imported.graph;
+  const bool listed = imported.loop >= 0 && imported.loop < static_cast<int>(loops.size());
+  FUZZ_CHECK(listed, "the imported loop is not listed", std::to_string(imported.loop));
+  FUZZ_CHECK(loops[imported.loop].op_count == g.op_count(),
+             "--list's op count differs from the imported graph's",
+             std::to_string(loops[imported.loop].op_count) + " vs " + std::to_string(g.op_count()));
   const Status valid = validate_graph(g);
   FUZZ_CHECK(valid.ok(), "imported graph fails validate_graph", valid.message());
   const std::string written = write_graph_json(g);
@@ -51,14 +59,15 @@ void check_graph(std::string_view text, const graphgen::TtgirOptions& options,
   if (g.op_count() <= 32) fuzz::check_result(g, generate_serial(g), "serial");
 }
 
-void import_and_check(std::string_view text, const graphgen::TtgirOptions& options) {
+void import_and_check(std::string_view text, const graphgen::TtgirOptions& options,
+                      const std::vector<graphgen::TtgirLoop>& loops) {
   StatusOr<graphgen::TtgirImport> imported =
       graphgen::import_ttgir_text(text, kSource, options, "f");
   if (!imported.ok()) {
     check_refusal(imported.status());
     return;
   }
-  check_graph(text, options, *imported);
+  check_graph(text, options, *imported, loops);
 }
 
 }  // namespace
@@ -70,7 +79,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_refusal(loops.status());
     return 0;
   }
-  import_and_check(text, graphgen::TtgirOptions{});
-  if (!loops->empty()) import_and_check(text, graphgen::TtgirOptions{0, true});
+  import_and_check(text, graphgen::TtgirOptions{}, *loops);
+  if (!loops->empty()) import_and_check(text, graphgen::TtgirOptions{0, true}, *loops);
+  int innermost = 0;
+  for (const graphgen::TtgirLoop& l : *loops) {
+    if (!l.innermost || l.index == 0 || ++innermost > 4) continue;
+    import_and_check(text, graphgen::TtgirOptions{l.index, false}, *loops);
+  }
   return 0;
 }

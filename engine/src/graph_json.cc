@@ -39,7 +39,6 @@ constexpr std::string_view kTripleFields[] = {"slot", "duration", "occupancy"};
 constexpr std::string_view kEdgeFields[] = {"from", "to", "latency", "distance", "kind"};
 
 constexpr size_t kMaxName = static_cast<size_t>(limits::kMaxNameLength);
-constexpr int64_t kMaxWarps = 1024;  // attrs.num_warps
 
 std::string slot_label(const Target& t, int slot) {
   return "slot " + std::to_string(slot) + " (" + t.slot(slot).name + ")";
@@ -165,7 +164,7 @@ StatusOr<Graph> GraphReader::read(const Cursor& root) {
                         attrs.optional_integer("triton_num_stages", 0, limits::kMaxMaxDepth));
     TS_ASSIGN_OR_RETURN(g_.attrs.resident_smem_bytes,
                         attrs.optional_integer("resident_smem_bytes", 0, limits::kMaxPoolCapacity));
-    TS_ASSIGN_OR_RETURN(g_.attrs.num_warps, attrs.optional_integer("num_warps", 1, kMaxWarps));
+    TS_ASSIGN_OR_RETURN(g_.attrs.num_warps, attrs.optional_integer("num_warps", 1, limits::kMaxWarps));
   }
 
   TS_ASSIGN_OR_RETURN(Cursor ops_c, top.required("ops"));

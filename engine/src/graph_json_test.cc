@@ -588,6 +588,8 @@ Graph RandomGraph(uint64_t seed) {
   g.target = r.coin(50) ? blackwell_target() : RandomGenericTarget(r);
   const Target& t = g.target;
   g.attrs.force_serial_execution = r.coin(25);
+  if (r.coin(30)) g.attrs.num_warps = r.range(1, limits::kMaxWarps);
+  if (r.coin(30)) g.attrs.resident_smem_bytes = r.range(0, 1 << 20);
   const int64_t n = r.range(1, 14);
   for (int64_t v = 0; v < n; ++v) {
     Op op;
@@ -616,6 +618,9 @@ Graph RandomGraph(uint64_t seed) {
     if (r.coin(30)) op.gid = r.range(0, limits::kMaxGroupId);
     if (r.coin(30)) op.leader_gid = r.range(0, 5);
     if (r.coin(30)) op.max_depth = r.range(0, 4);
+    if (r.coin(30)) op.source_op = "tt.op" + std::to_string(v);
+    if (r.coin(30)) op.source_position = r.range(0, limits::kMaxSourcePosition);
+    if (r.coin(30)) op.triton_stage = r.range(0, 4);
     g.ops.push_back(std::move(op));
   }
   const int64_t m = r.range(0, 2 * n);
@@ -740,6 +745,41 @@ TEST(GraphJson, RegisterFootprintsDefaultByKindAndOverride) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().rfind("bad.json: $.ops[0].registers:", 0), 0u)
       << bad.status().message();
+}
+
+TEST(GraphJson, ImportedProvenanceIsReadWrittenAndBounded) {
+  const std::string text = R"({"format": "tilesched.loop/1", "target": "hopper",
+    "attrs": {"triton_num_stages": 3, "num_warps": 8},
+    "ops": [{"id": "a", "kind": "alu", "source_op": "arith.addf", "source_position": 7}]})";
+  StatusOr<Graph> g = parse_graph_json(text, "p.json");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->attrs.num_warps, 8);
+  EXPECT_EQ(g->ops[0].source_position, 7);
+  const std::string out = write_graph_json(*g);
+  EXPECT_NE(out.find("\"num_warps\": 8"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"source_op\": \"arith.addf\", \"source_position\": 7"), std::string::npos) << out;
+  for (const auto& [bad, path] :
+       {std::pair{R"("attrs": {"num_warps": 0}, "ops": [{"id": "a", "kind": "alu"}])",
+                  "$.attrs.num_warps"},
+        std::pair{R"("attrs": {"num_warps": 1025}, "ops": [{"id": "a", "kind": "alu"}])",
+                  "$.attrs.num_warps"},
+        std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_position": -1}])",
+                  "$.ops[0].source_position"},
+        std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_position": 2147483648}])",
+                  "$.ops[0].source_position"}}) {
+    const std::string doc =
+        std::string(R"({"format": "tilesched.loop/1", "target": "hopper", )") + bad + "}";
+    StatusOr<Graph> refused = parse_graph_json(doc, "b.json");
+    ASSERT_FALSE(refused.ok()) << doc;
+    EXPECT_EQ(refused.status().message().rfind(std::string("b.json: ") + path + ":", 0), 0u)
+        << refused.status().message();
+  }
+  Graph direct = *g;
+  direct.attrs.num_warps = 0;
+  EXPECT_EQ(validate_graph(direct).message().rfind("$.attrs.num_warps:", 0), 0u);
+  direct = *g;
+  direct.ops[0].source_position = -2;
+  EXPECT_EQ(validate_graph(direct).message().rfind("$.ops[0].source_position:", 0), 0u);
 }
 
 TEST(GraphJson, GenericTargetRegisterBudgetRoundTrips) {

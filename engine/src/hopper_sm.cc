@@ -55,13 +55,24 @@ int64_t ctas_per_sm(const CtaFootprint& cta, CtaLimit* limit) {
 }
 
 int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
-  int64_t total = 0, peak = 0, live = 0;
-  // In program order: a buffer is written at its op and freed after its
-  // last same-iteration reader (an op later in the body).
+  int64_t total = 0, loads = 0, peak = 0, live = 0;
+  // A buffer a load op carries (its value goes on to registers) exists
+  // only when the loop is pipelined, stages - 1 deep: it is free once read
+  // back. The others (a ttg.local_alloc a dot reads) are `stages` deep; at
+  // one stage those never alive together share memory. In program order
+  // a buffer is written at its op and freed after its last same-iteration
+  // reader (an op later in the body).
+  auto load_buffer = [&g](int v) {
+    return g.ops[v].kind == "global_load" || g.ops[v].kind == "tiled_tma_load";
+  };
   std::vector<int64_t> freed_after(g.ops.size(), 0);
   for (int v = 0; v < g.op_count(); ++v) {
     const int64_t bytes = g.ops[v].store_bytes;
     if (bytes <= 0) continue;
+    if (load_buffer(v)) {
+      loads += bytes;
+      continue;
+    }
     total += bytes;
     int last = v;
     for (const Edge& e : g.edges) {
@@ -70,11 +81,11 @@ int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
     freed_after[last] += bytes;
   }
   for (int v = 0; v < g.op_count(); ++v) {
-    live += g.ops[v].store_bytes;
+    live += load_buffer(v) ? 0 : g.ops[v].store_bytes;
     peak = std::max(peak, live);
     live -= freed_after[v];
   }
-  const int64_t loop = stages <= 1 ? peak : total * stages;
+  const int64_t loop = stages <= 1 ? peak : total * stages + loads * (stages - 1);
   return g.attrs.resident_smem_bytes.value_or(0) + loop;
 }
 

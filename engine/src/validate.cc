@@ -238,9 +238,8 @@ Status validate_graph(const Graph& g) {
       !s.ok()) {
     return s;
   }
-  if (g.attrs.num_warps && (*g.attrs.num_warps < 1 || *g.attrs.num_warps > 1024)) {
-    return Status::InvalidInput("$.attrs.num_warps: must be 1..1024, got " +
-                                std::to_string(*g.attrs.num_warps));
+  if (g.attrs.num_warps && (*g.attrs.num_warps < 1 || *g.attrs.num_warps > limits::kMaxWarps)) {
+    return range_error("$.attrs.num_warps", "num_warps", *g.attrs.num_warps, 1, limits::kMaxWarps);
   }
   if (g.ops.empty() || g.op_count() > limits::kMaxOps) {
     return Status::InvalidInput("$.ops: a graph needs 1.." + std::to_string(limits::kMaxOps) +

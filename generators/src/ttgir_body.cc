@@ -1,10 +1,13 @@
-// One scf.for of a TTGIR document as a loop graph (ttgir_loop.h). The body
+// One loop of a TTGIR document as a loop graph (ttgir_loop.h). The body
 // is walked once in program order: each op is folded or becomes a graph
-// op; each value gets the list of graph ops that produce it (a folded op's
-// list is its operands'); the loop's iter_args resolve, after the walk,
-// to what scf.yield passes them, one iteration later per hop. Data edges
-// follow those lists; order edges follow the shared-memory buffers and
-// barriers the ops touch (docs/TTGIR.md, "Edges").
+// op, the ops of an scf.if's branches too (guarded: they read its
+// condition); each value gets the list of graph ops that produce it (a
+// folded op's list is its operands', an scf.if result's both branches');
+// the loop's carried values resolve, after the walk, to what scf.yield
+// passes them, one iteration later per hop. Data edges follow those
+// lists; order edges follow the shared-memory buffers and barriers the
+// ops touch (docs/TTGIR.md, "Edges"); loads whose value stays in
+// registers get the buffer Triton's pipeliner gives them ("Buffers").
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -17,6 +20,7 @@
 #include "tilesched/limits.h"
 #include "ttgir_loop.h"
 #include "ttgir_ops.h"
+#include "ttgir_smem.h"
 #include "ttgir_types.h"
 
 namespace tilesched::graphgen::ttgir {
@@ -32,51 +36,6 @@ struct Producer {
 };
 using Producers = std::vector<Producer>;
 
-// Every operation under `root` by its result names, first definition kept.
-std::map<std::string, const Operation*, std::less<>> definitions(const Operation& root) {
-  std::map<std::string, const Operation*, std::less<>> defs;
-  std::vector<const Operation*> stack = {&root};
-  while (!stack.empty()) {
-    const Operation* op = stack.back();
-    stack.pop_back();
-    for (const std::string& r : op->results) defs.emplace(r, op);
-    for (const Region& reg : op->regions) {
-      for (const Block& b : reg.blocks) {
-        for (const Operation& inner : b.ops) stack.push_back(&inner);
-      }
-    }
-  }
-  return defs;
-}
-
-// Bytes of the buffers allocated outside the loop that it uses: the
-// ttg.local_alloc results its operands reach through memdesc views, each
-// counted once.
-StatusOr<int64_t> resident_smem(const LoopRef& loop, std::string_view source) {
-  if (loop.func == nullptr) return int64_t{0};
-  const auto defs = definitions(*loop.func);
-  std::vector<std::string> work = operands_of(*loop.op);
-  std::set<std::string, std::less<>> seen;
-  int64_t bytes = 0;
-  while (!work.empty()) {
-    const std::string v = std::move(work.back());
-    work.pop_back();
-    const auto it = defs.find(v);
-    if (it == defs.end() || !seen.insert(v).second) continue;
-    const Operation& def = *it->second;
-    if (def.name.rfind("ttg.memdesc_", 0) == 0) {
-      const std::vector<std::string> from = operands_of(def);
-      if (!from.empty()) work.push_back(from.front());
-    } else if (def.name == "ttg.local_alloc" && seen.insert("alloc " + def.results.front()).second) {
-      StatusOr<TypeSection> types = read_types(def, source);
-      if (!types.ok()) return types.status();
-      if (!types->results.empty()) bytes += types->results.front().data_bytes();
-      bytes = std::min(bytes, limits::kMaxPoolCapacity);
-    }
-  }
-  return bytes;
-}
-
 class BodyBuilder {
  public:
   BodyBuilder(const Document& doc, const LoopRef& loop, std::string_view source, bool strict)
@@ -84,17 +43,28 @@ class BodyBuilder {
   StatusOr<TtgirImport> build(std::string name);
 
  private:
+  // Where a body op sits: its top-level operation's position and attributes,
+  // and the scf.if conditions guarding it.
+  struct Place {
+    int64_t position = 0;
+    const Operation* top = nullptr;
+    std::vector<std::string> guards;
+  };
+
   Status error(int line, std::string_view what) const { return error_at(source_, line, what); }
   Status read_header();
   Status walk_body();
-  Status add_op(const Operation& op, const std::vector<std::string>& operands, int64_t position);
+  Status walk_op(const Operation& op, const Place& place);
+  Status walk_if(const Operation& op, const Place& place);
+  Status add_op(const Operation& op, const std::vector<std::string>& operands, const Place& place);
   Status cost_op(const Operation& op, std::string_view kind, OpId id);
-  Status triton_attrs(const Operation& op, Op& out) const;
+  Status triton_attrs(const Operation& op, const Operation& top, Op& out) const;
   Status note(const std::string& value, Producers list);
   StatusOr<Producers> gather(const std::vector<std::string>& values, int line);
   Status resolve_iter_args();
   Status add_data_edges();
   Status add_buffer_edges();
+  void add_load_buffers();
   int key_of(const std::string& value);
   void note_view(const Operation& op, const std::vector<std::string>& operands);
   std::string unique_id(const Operation& op);
@@ -105,11 +75,15 @@ class BodyBuilder {
   bool strict_;
   GraphBuilder b_;
   int64_t threads_ = 128;
-  int64_t warps_ = 4;  // the module's ttg.num-warps
-  std::vector<std::string> iter_args_, yielded_;
-  // Per graph op: the values it reads, and the buffers it touches.
+  int64_t num_warps_ = 4;  // the module's ttg.num-warps
+  LoopShape shape_;
+  // Per graph op: the values it reads, the buffers it touches, the bytes
+  // of the buffer its load needs when its value stays in registers (0: none).
   std::vector<std::vector<std::string>> reads_;
   std::vector<std::vector<Access>> accesses_;
+  std::vector<int64_t> load_buffer_;
+  std::vector<std::vector<int>> users_;  // graph ops reading each op's value, any distance
+  int64_t staging_bytes_ = 0;            // TMA stores' staging buffers
   std::map<std::string, Producers, std::less<>> producers_;  // value -> its producers
   std::vector<Producers> iter_arg_producers_;
   size_t entries_ = 0;  // list entries stored and read, bounded by kMaxProducerEntries
@@ -127,80 +101,121 @@ StatusOr<TtgirImport> BodyBuilder::build(std::string name) {
   if (Status s = resolve_iter_args(); !s.ok()) return s;
   if (Status s = add_data_edges(); !s.ok()) return s;
   if (Status s = add_buffer_edges(); !s.ok()) return s;
+  add_load_buffers();
   StatusOr<Graph> g = b_.build();
   if (!g.ok()) return error(loop_.op->line, g.status().message());
   g->name = std::move(name);
   TtgirImport out{std::move(*g), 0, std::move(unknown_)};
+  out.graph.attrs.num_warps = num_warps_;
   if (const std::optional<int64_t> n = int_attr(*loop_.op, "tt.num_stages")) {
     if (*n < 0 || *n > limits::kMaxMaxDepth) return error(loop_.op->line, "tt.num_stages is out of range");
     out.graph.attrs.triton_num_stages = *n;
   }
-  StatusOr<int64_t> resident = resident_smem(loop_, source_);
+  StatusOr<int64_t> resident = live_outside_smem(loop_, source_);
   if (!resident.ok()) return resident.status();
-  if (*resident > 0) out.graph.attrs.resident_smem_bytes = *resident;
-  out.graph.attrs.num_warps = warps_;
+  const int64_t bytes = std::min(*resident + staging_bytes_, limits::kMaxPoolCapacity);
+  if (bytes > 0) out.graph.attrs.resident_smem_bytes = bytes;
   // The latency a schedule must hide is the loaded SM's (one memory
   // latency model for the target and the prediction, docs/TARGETS.md).
   out.graph = hopper::with_loaded_memory_latency(out.graph);
   return out;
 }
 
-// The header `%iv = %lb to %ub step %s iter_args(%a = %x, ...)`, the
-// terminator's operands, and the CTA's thread count from the module.
+// The loop's carried values and body (ttgir_loop.h), and the CTA's thread
+// count from the module.
 Status BodyBuilder::read_header() {
-  const Operation& loop = *loop_.op;
-  if (loop.regions.empty() || loop.regions.front().blocks.empty()) {
-    return error(loop.line, "scf.for without a body");
-  }
-  int depth = 0;
-  bool in_iter_args = false;
-  for (size_t i = 0; i < loop.tokens.size(); ++i) {
-    const Token& t = loop.tokens[i];
-    if (t.kind == Tok::kIdent && t.text == "iter_args") in_iter_args = true;
-    if (t.is("(")) ++depth;
-    if (t.is(")") && --depth == 0) in_iter_args = false;
-    const bool defined = i + 1 < loop.tokens.size() && loop.tokens[i + 1].is("=");
-    if (in_iter_args && depth == 1 && t.kind == Tok::kValue && defined) iter_args_.emplace_back(t.text);
-  }
-  if (iter_args_.size() > kMaxIterArgs) return error(loop.line, "more than 4096 iter_args");
-  const std::vector<Operation>& ops = loop.regions.front().blocks.front().ops;
-  if (!ops.empty() && ops.back().name == "scf.yield") yielded_ = operands_of(ops.back());
-  if (yielded_.size() != iter_args_.size()) {
-    return error(loop.line, "scf.yield passes " + std::to_string(yielded_.size()) +
-                                " values to " + std::to_string(iter_args_.size()) + " iter_args");
-  }
+  StatusOr<LoopShape> shape = read_loop_shape(*loop_.op, source_);
+  if (!shape.ok()) return shape.status();
+  shape_ = std::move(*shape);
   const Operation& top = doc_.ops[loop_.top_index];
-  const int64_t warps = int_attr(top, "ttg.num-warps").value_or(4);
+  const std::optional<int64_t> num_warps = int_attr(top, "ttg.num-warps");
+  if (num_warps && (*num_warps < 1 || *num_warps > limits::kMaxWarps)) {
+    return error(top.line, "ttg.num-warps = " + std::to_string(*num_warps) +
+                               " is out of range 1.." + std::to_string(limits::kMaxWarps));
+  }
+  const int64_t warps = num_warps.value_or(4);  // Triton's default
+  num_warps_ = warps;
   const int64_t lanes = int_attr(top, "ttg.threads-per-warp").value_or(32);
   threads_ = std::clamp<int64_t>(warps, 1, 1024) * std::clamp<int64_t>(lanes, 1, 1024);
-  warps_ = std::clamp<int64_t>(warps, 1, 1024);
-  iter_arg_producers_.resize(iter_args_.size());
+  iter_arg_producers_.resize(shape_.iter_args.size());
   return Status::Ok();
 }
 
+// The body's operations in program order, positions counted across an
+// scf.while's two blocks. scf.condition makes the do block's arguments
+// stand for the values it forwards; the trailing scf.yield is read by
+// resolve_iter_args.
 Status BodyBuilder::walk_body() {
-  const std::vector<Operation>& ops = loop_.op->regions.front().blocks.front().ops;
-  for (size_t position = 0; position < ops.size(); ++position) {
-    const Operation& op = ops[position];
-    if (&op == &ops.back() && op.name == "scf.yield") break;
-    const std::vector<std::string> operands = operands_of(op);
-    const OpRule rule = rule_of(op.name);
-    if (rule.role == Role::kFold) {
-      StatusOr<Producers> list = gather(operands, op.line);
-      if (!list.ok()) return list.status();
-      for (const std::string& r : op.results) {
-        if (Status s = note(r, *list); !s.ok()) return s;
+  int64_t position = 0;
+  for (const Block* block : shape_.blocks) {
+    for (const Operation& op : block->ops) {
+      const Place place{position++, &op, {}};
+      if (op.name == "scf.condition") {
+        for (size_t i = 0; i < shape_.after_args.size(); ++i) {
+          StatusOr<Producers> list = gather({shape_.forwarded[i]}, op.line);
+          if (!list.ok()) return list.status();
+          if (Status s = note(shape_.after_args[i], std::move(*list)); !s.ok()) return s;
+        }
+        continue;
       }
-      note_view(op, operands);
-      continue;
+      if (op.name == "scf.yield") continue;
+      if (Status s = walk_op(op, place); !s.ok()) return s;
     }
-    if (Status s = add_op(op, operands, static_cast<int64_t>(position)); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status BodyBuilder::walk_op(const Operation& op, const Place& place) {
+  if (op.name == "scf.if") return walk_if(op, place);
+  const std::vector<std::string> operands = operands_of(op);
+  if (rule_of(op.name).role == Role::kFold) {
+    StatusOr<Producers> list = gather(operands, op.line);
+    if (!list.ok()) return list.status();
+    for (const std::string& r : op.results) {
+      if (Status s = note(r, *list); !s.ok()) return s;
+    }
+    note_view(op, operands);
+    return Status::Ok();
+  }
+  return add_op(op, operands, place);
+}
+
+// Both branches' ops, each guarded by the condition (it reads it); each
+// result is produced by what either branch yields for it, and depends on
+// the condition that chose.
+Status BodyBuilder::walk_if(const Operation& op, const Place& place) {
+  const auto cond = std::find_if(op.tokens.begin(), op.tokens.end(),
+                                 [](const Token& t) { return t.kind == Tok::kValue; });
+  if (cond == op.tokens.end()) return error(op.line, "scf.if without a condition");
+  Place inner = place;
+  inner.guards.emplace_back(cond->text);
+  std::vector<std::vector<std::string>> merged(op.results.size(), {std::string(cond->text)});
+  for (const Region& r : op.regions) {
+    if (r.blocks.empty()) continue;
+    const std::vector<Operation>& ops = r.blocks.front().ops;
+    for (const Operation& branch_op : ops) {
+      if (branch_op.name == "scf.yield") continue;
+      if (Status s = walk_op(branch_op, inner); !s.ok()) return s;
+    }
+    if (ops.empty() || ops.back().name != "scf.yield") continue;
+    const std::vector<std::string> yielded = operands_of(ops.back());
+    if (yielded.size() != op.results.size()) {
+      return error(ops.back().line, "scf.yield passes " + std::to_string(yielded.size()) +
+                                        " values to an scf.if of " +
+                                        std::to_string(op.results.size()) + " results");
+    }
+    for (size_t i = 0; i < yielded.size(); ++i) merged[i].push_back(yielded[i]);
+  }
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    StatusOr<Producers> list = gather(merged[i], op.line);
+    if (!list.ok()) return list.status();
+    if (Status s = note(op.results[i], std::move(*list)); !s.ok()) return s;
   }
   return Status::Ok();
 }
 
 Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& operands,
-                           int64_t position) {
+                           const Place& place) {
   const OpRule rule = rule_of(op.name);
   if (rule.role == Role::kUnknown) {
     if (strict_) {
@@ -218,12 +233,16 @@ Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& 
   const OpId id = b_.op(unique_id(op), rule.role == Role::kCost ? std::string(rule.kind) : "generic");
   Op& out = b_.at(id);
   out.source_op = op.name;
-  out.source_position = position;
-  if (Status s = triton_attrs(op, out); !s.ok()) return s;
+  out.source_position = place.position;
+  if (Status s = triton_attrs(op, *place.top, out); !s.ok()) return s;
+  load_buffer_.push_back(0);
+  users_.emplace_back();
   if (rule.role == Role::kCost) {
     if (Status s = cost_op(op, rule.kind, id); !s.ok()) return s;
   }
-  reads_.push_back(operands);
+  std::vector<std::string> reads = operands;
+  reads.insert(reads.end(), place.guards.begin(), place.guards.end());
+  reads_.push_back(std::move(reads));
   accesses_.push_back(buffer_accesses(op, operands));
   for (const std::string& r : op.results) {
     if (Status s = note(r, Producers{Producer{id, -1, 0}}); !s.ok()) return s;
@@ -253,14 +272,19 @@ Status BodyBuilder::cost_op(const Operation& op, std::string_view kind, OpId id)
                                 " bytes of shared memory a block may use");
     }
   }
+  const ImplicitBuffer implicit = implicit_buffer(op, *types, layouts);
+  load_buffer_[id] = std::min(implicit.load_bytes, hopper::kSmemBytesPerBlock);
+  staging_bytes_ = std::min(staging_bytes_ + implicit.staging_bytes, limits::kMaxPoolCapacity);
   return Status::Ok();
 }
 
-Status BodyBuilder::triton_attrs(const Operation& op, Op& out) const {
+// Triton's loop.stage and loop.cluster: the op's own, else (an op in an
+// scf.if branch) those of the top-level operation holding it.
+Status BodyBuilder::triton_attrs(const Operation& op, const Operation& top, Op& out) const {
   const std::pair<std::string_view, std::optional<int64_t>*> keys[] = {
       {"loop.stage", &out.triton_stage}, {"loop.cluster", &out.triton_cluster}};
   for (const auto& [key, field] : keys) {
-    const std::optional<int64_t> v = int_attr(op, key);
+    const std::optional<int64_t> v = int_attr(op, key) ? int_attr(op, key) : int_attr(top, key);
     if (!v) continue;
     if (*v < 0 || *v > limits::kMaxMaxDepth) {
       return error(op.line, std::string(key) + " = " + std::to_string(*v) + " is out of range 0.." +
@@ -304,8 +328,9 @@ StatusOr<Producers> BodyBuilder::gather(const std::vector<std::string>& values, 
       for (const Producer& p : it->second) add(p);
       continue;
     }
-    const auto arg = std::find(iter_args_.begin(), iter_args_.end(), v);
-    if (arg != iter_args_.end()) add(Producer{-1, static_cast<int>(arg - iter_args_.begin()), 0});
+    const std::vector<std::string>& args = shape_.iter_args;
+    const auto arg = std::find(args.begin(), args.end(), v);
+    if (arg != args.end()) add(Producer{-1, static_cast<int>(arg - args.begin()), 0});
   }
   Producers out;
   for (const auto& [key, distance] : least) out.push_back(Producer{key.first, key.second, distance});
@@ -317,15 +342,16 @@ StatusOr<Producers> BodyBuilder::gather(const std::vector<std::string>& values, 
 // one more per hop (a breadth-first walk, so each op gets its least
 // distance; an iter_arg passed back unchanged produces nothing).
 Status BodyBuilder::resolve_iter_args() {
-  std::vector<Producers> yielded(iter_args_.size());
-  for (size_t j = 0; j < iter_args_.size(); ++j) {
-    StatusOr<Producers> p = gather({yielded_[j]}, loop_.op->line);
+  const size_t n = shape_.iter_args.size();
+  std::vector<Producers> yielded(n);
+  for (size_t j = 0; j < n; ++j) {
+    StatusOr<Producers> p = gather({shape_.yielded[j]}, loop_.op->line);
     if (!p.ok()) return p.status();
     yielded[j] = std::move(*p);
   }
-  for (size_t j = 0; j < iter_args_.size(); ++j) {
+  for (size_t j = 0; j < n; ++j) {
     std::map<int, int64_t> least;
-    std::vector<char> seen(iter_args_.size(), 0);
+    std::vector<char> seen(n, 0);
     std::vector<std::pair<size_t, int64_t>> frontier = {{j, 1}};
     seen[j] = 1;
     for (size_t f = 0; f < frontier.size(); ++f) {
@@ -366,6 +392,7 @@ Status BodyBuilder::add_data_edges() {
       if (u == static_cast<int>(v) && distance == 0) continue;  // not in SSA; kept safe
       if (++edges_ > limits::kMaxEdges) break;
       b_.edge(u, static_cast<OpId>(v), std::nullopt, distance, EdgeKind::kData);
+      users_[u].push_back(static_cast<int>(v));
       if (distance == 0) data_.emplace(u, static_cast<int>(v));
     }
   }
@@ -374,6 +401,19 @@ Status BodyBuilder::add_data_edges() {
                                      " edges (the format's limit)");
   }
   return Status::Ok();
+}
+
+// A pipelined load whose value a user other than a ttg.local_alloc reads
+// is copied into a buffer of its own and read back into registers: the
+// load op carries that buffer's bytes (docs/TTGIR.md, "Buffers").
+void BodyBuilder::add_load_buffers() {
+  for (size_t v = 0; v < load_buffer_.size(); ++v) {
+    if (load_buffer_[v] == 0) continue;
+    const bool to_registers = std::any_of(users_[v].begin(), users_[v].end(), [&](int u) {
+      return b_.at(u).source_op != "ttg.local_alloc";
+    });
+    if (to_registers) b_.at(static_cast<OpId>(v)).store_bytes = load_buffer_[v];
+  }
 }
 
 // The buffer a value names: memdesc views looked through, an index
@@ -460,64 +500,6 @@ std::string BodyBuilder::unique_id(const Operation& op) {
 }
 
 }  // namespace
-
-std::vector<LoopRef> find_loops(const Document& doc) {
-  std::vector<LoopRef> out;
-  // An explicit stack (operation, top-level index) in place of recursion;
-  // children are pushed in reverse so they pop in file order.
-  struct Entry {
-    const Operation* op;
-    size_t top;
-    const Operation* func;
-  };
-  std::vector<Entry> stack;
-  for (size_t i = doc.ops.size(); i-- > 0;) stack.push_back({&doc.ops[i], i, &doc.ops[i]});
-  while (!stack.empty()) {
-    Entry e = stack.back();
-    stack.pop_back();
-    if (e.op->name == "tt.func" || e.op->name == "func.func") e.func = e.op;
-    if (e.op->name == "scf.for") out.push_back(LoopRef{e.op, e.top, e.func});
-    std::vector<const Operation*> children;
-    for (const Region& r : e.op->regions) {
-      for (const Block& b : r.blocks) {
-        for (const Operation& inner : b.ops) children.push_back(&inner);
-      }
-    }
-    for (size_t k = children.size(); k-- > 0;) stack.push_back({children[k], e.top, e.func});
-  }
-  return out;
-}
-
-TtgirLoop describe_loop(const LoopRef& loop, int index) {
-  TtgirLoop d;
-  d.index = index;
-  d.line = loop.op->line;
-  d.innermost = true;
-  std::vector<const Operation*> stack;
-  for (const Region& r : loop.op->regions) {
-    for (const Block& b : r.blocks) {
-      for (const Operation& op : b.ops) {
-        if (op.name == "scf.yield") continue;
-        ++d.op_count;
-        d.triton_schedule |= int_attr(op, "loop.stage").has_value();
-        stack.push_back(&op);
-      }
-    }
-  }
-  while (!stack.empty()) {
-    const Operation* op = stack.back();
-    stack.pop_back();
-    d.has_dot |= is_dot_op(op->name);
-    d.has_load |= is_load_op(op->name);
-    d.innermost &= op->name != "scf.for" && op->name != "scf.while";
-    for (const Region& r : op->regions) {
-      for (const Block& b : r.blocks) {
-        for (const Operation& inner : b.ops) stack.push_back(&inner);
-      }
-    }
-  }
-  return d;
-}
 
 StatusOr<TtgirImport> build_loop_graph(const Document& doc, const LoopRef& loop,
                                        std::string_view source, bool strict,

@@ -265,6 +265,25 @@ StatusOr<hopper::Work> work_of(const Operation& op, std::string_view kind,
   return w;
 }
 
+ImplicitBuffer implicit_buffer(const Operation& op, const TypeSection& types,
+                               const LayoutLookup& layouts) {
+  ImplicitBuffer out;
+  const TileType* t = types.result();
+  const bool tensor = t != nullptr && t->kind == TypeKind::kTensor && !t->shape.empty();
+  if (op.name == "tt.load" && tensor && t->pointee) {
+    const int64_t access_bits = vector_of(*t, layouts) * hopper::element_bits(*t->pointee);
+    if (access_bits >= 32) out.load_bytes = t->data_bytes();
+  }
+  if (op.name == "tt.descriptor_load" && tensor) out.load_bytes = t->data_bytes();
+  if (op.name == "tt.descriptor_store" || op.name == "tt.descriptor_scatter" ||
+      op.name == "tt.descriptor_reduce") {
+    for (const TileType& in : types.inputs) {
+      if (in.kind == TypeKind::kTensor) out.staging_bytes = std::max(out.staging_bytes, in.data_bytes());
+    }
+  }
+  return out;
+}
+
 int64_t result_registers(std::string_view kind, const TypeSection& types, int64_t threads) {
   for (std::string_view k : {"tiled_tma_load", "tma_store", "global_store", "cp_async",
                              "smem_write", "cp_async_commit", "cp_async_wait", "wgmma_wait",

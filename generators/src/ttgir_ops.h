@@ -58,6 +58,20 @@ StatusOr<hopper::Work> work_of(const Operation& op, std::string_view kind,
                                const TypeSection& types, const LayoutLookup& layouts,
                                std::string_view source);
 
+// Shared memory Triton's pipeliner adds for an op that names no buffer
+// (docs/TTGIR.md, "Buffers"): `load_bytes`, the tile a pipelined load
+// (`tt.load` of a tensor whose accesses are at least 4 bytes, the least a
+// cp.async copies, or `tt.descriptor_load`) lands in before it is read
+// into registers -- needed when a user other than a ttg.local_alloc reads
+// its value; `staging_bytes`, the tile a TMA store of a register tensor
+// (`tt.descriptor_store`, scatter, reduce) is staged in.
+struct ImplicitBuffer {
+  int64_t load_bytes = 0;
+  int64_t staging_bytes = 0;
+};
+ImplicitBuffer implicit_buffer(const Operation& op, const TypeSection& types,
+                               const LayoutLookup& layouts);
+
 // Registers per thread the op's result holds (0 for buffers and tokens).
 int64_t result_registers(std::string_view kind, const TypeSection& types, int64_t threads);
 

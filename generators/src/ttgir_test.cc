@@ -205,6 +205,37 @@ TEST(TtgirImport, KeepsTritonsScheduleOnOpsAndLoop) {
   EXPECT_EQ(*back, r->graph);
 }
 
+TEST(TtgirImport, KeepsEachOpsPositionInTheBodyAndTheModulesWarps) {
+  // A folded op ahead of the load shifts every position by one: positions
+  // count the body's operations as written, folded ones included.
+  std::string loop(kLoop);
+  const std::string load = "      %x = tt.load";
+  loop.insert(loop.find(load), "      %z = arith.constant 0 : i32\n");
+  StatusOr<TtgirImport> r = import(module_with(loop));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Graph& g = r->graph;
+  EXPECT_EQ(op_named(g, "x").source_position, 1);
+  EXPECT_EQ(op_named(g, "s").source_position, 2);
+  EXPECT_EQ(op_named(g, "d").source_position, 3);
+  EXPECT_EQ(op_named(g, "q").source_position, 4);
+  EXPECT_EQ(g.attrs.num_warps, 4);
+  auto warps = [](std::string_view attr) {
+    std::string text = module_with(kLoop);
+    const std::string_view four = "\"ttg.num-warps\" = 4 : i32";
+    return text.replace(text.find(four), four.size(), attr);
+  };
+  StatusOr<TtgirImport> r8 = import(warps("\"ttg.num-warps\" = 8 : i32"));
+  ASSERT_TRUE(r8.ok()) << r8.status().message();
+  EXPECT_EQ(r8->graph.attrs.num_warps, 8);
+  // 8 warps: the 64x64 fp32 accumulator spreads over twice the threads.
+  EXPECT_EQ(op_named(r8->graph, "d").registers * 2, op_named(r->graph, "d").registers);
+  StatusOr<TtgirImport> r0 = import(warps("\"ttg.shared\" = 0 : i32"));
+  ASSERT_TRUE(r0.ok()) << r0.status().message();
+  EXPECT_EQ(r0->graph.attrs.num_warps, 4);  // Triton's default
+  const std::string zero = warps("\"ttg.num-warps\" = 0 : i32");
+  expect_refused(zero, 7, "ttg.num-warps = 0 is out of range 1..1024");
+}
+
 TEST(TtgirImport, LargerDotTileHasLargerLatencyAndTensorTime) {
   auto dot_loop = [](int m, int n, int k) {
     const std::string a = std::to_string(m) + "x" + std::to_string(k) + "xf16";
@@ -314,7 +345,7 @@ TEST(TtgirImport, MalformedInputIsOneLineWithFileAndLine) {
   expect_refused("module {\n  %x = arith.addi (%a : i32\n", 2, "unbalanced brackets in 'arith.addi'");
   expect_refused("\n\n%x = arith.addi \x01\n", 3, "unexpected character '\\x01'");
   expect_refused("%x = \"unterminated\n", 1, "unterminated string");
-  expect_refused("module {\n}\n", 1, "no scf.for loop");
+  expect_refused("module {\n}\n", 1, "no scf.for or scf.while loop");
   std::string bad_shape = module_with(kLoop);  // in the tt.addptr of line 19
   bad_shape.replace(bad_shape.rfind("tensor<64x64xi32"), 16, "tensor<64x0xi32");
   expect_refused(bad_shape, 19, "tensor dimension '0' is out of range");
@@ -350,10 +381,9 @@ TEST(TtgirLoops, ListsLoopsAndPicksTheInnermostWithADot) {
   StatusOr<TtgirImport> r = import(module_with(nested));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->loop, 2);
-  // Loop 0 holds a loop: it imports as one generic op, with a warning.
-  StatusOr<TtgirImport> outer = import(module_with(nested), TtgirOptions{0, false});
-  ASSERT_TRUE(outer.ok()) << outer.status().message();
-  EXPECT_EQ(outer->unknown_ops, (std::vector<std::string>{"scf.for"}));
+  // Loop 0 holds a loop: only innermost loops are imported.
+  expect_refused(module_with(nested), 15, "loop 0 holds another loop; only innermost loops",
+                 TtgirOptions{0, false});
 }
 
 // ---- Triton's own dumps ---------------------------------------------------

@@ -79,6 +79,10 @@ StatusOr<TileType> TypeReader::type(int depth) {
   const Token& tok = t_[p_++];
   const bool angled = at("<");
   if (tok.kind == Tok::kIdent && tok.text == "tensor" && angled) return shaped(TypeKind::kTensor, depth);
+  if (tok.is("<")) {  // a buffer type printed without its name: `-> <128x64xf16, #shared, ...>`
+    --p_;
+    return shaped(TypeKind::kMemdesc, depth);
+  }
   if (tok.kind == Tok::kBang && tok.text == "!ttg.memdesc" && angled) {
     return shaped(TypeKind::kMemdesc, depth);
   }

@@ -39,9 +39,12 @@ int64_t ctas_per_sm(const CtaFootprint& cta, CtaLimit* limit = nullptr);
 
 // Shared memory one CTA of a loop graph needs when Triton pipelines it
 // `stages` deep: the graph's resident_smem_bytes, plus every buffer
-// (store_bytes) `stages` times; at one stage buffers that are never alive
-// together share memory, so the most the buffers hold at once in program
-// order (a buffer lives from its op to its last same-iteration reader).
+// (store_bytes) `stages` times -- but a load op's own buffer (a pipelined
+// load whose value goes on to registers, docs/TTGIR.md "Buffers")
+// `stages - 1` times; at one stage buffers that are never alive together
+// share memory, so the most the buffers hold at once in program order (a
+// buffer lives from its op to its last same-iteration reader), load
+// buffers left out (an unpipelined load needs none).
 // REQUIRES: stages >= 1.
 int64_t predicted_smem_bytes(const Graph& g, int64_t stages);
 

@@ -1,15 +1,20 @@
 // Importer for Triton's TTGIR: the MLIR text Triton prints for a kernel
 // (Triton 3.6; `*.ttgir` dumps such as ../shared/kernels/triton-h200/),
-// one `scf.for` loop of it as a loop graph on the `hopper` target.
-// docs/TTGIR.md is the reference: what is read, which ops are folded and
-// why, the kind each op maps to, the Triton schedule attributes kept, the
-// limits and the messages.
+// one loop of it (`scf.for` or `scf.while`) as a loop graph on the
+// `hopper` target.
+// docs/TTGIR.md is the reference: what is read, the loop shapes, which
+// ops are folded and why, the kind each op maps to, the Triton schedule
+// attributes kept, the buffers counted, the limits and the messages.
 //
 // Mapping, in short:
+// - only innermost loops are imported (an outer loop's ops are context);
 // - every op of the loop body that costs time or a resource becomes one
 //   graph op, with a kind of hopper_target() and a latency and resources
 //   computed from its tile types (tilesched/hopper.h); its id comes from
-//   its SSA name, and `source_op` keeps the TTGIR op name;
+//   its SSA name, `source_op` keeps the TTGIR op name and `source_position`
+//   its position in the body; the ops of an scf.if's branches too,
+//   guarded (they read its condition); an scf.while's body is its test
+//   region, then its do region;
 // - ops that compile to nothing (constants, splat/broadcast/expand_dims,
 //   memdesc views, ...) are folded: their users depend on their operands;
 // - edges: SSA def-use inside the body (data, distance 0), values that
@@ -19,7 +24,10 @@
 //   writing);
 // - `loop.stage` / `loop.cluster` on ops become `triton_stage` /
 //   `triton_cluster`, the loop's `tt.num_stages` the graph attribute
-//   `triton_num_stages`;
+//   `triton_num_stages`, the module's `ttg.num-warps` `num_warps`;
+// - buffers: a ttg.local_alloc's, a pipelined load's whose value goes to
+//   registers (on the load op), and those alive outside the loop
+//   (`resident_smem_bytes`);
 // - an op the importer does not know becomes a `generic` op (latency one
 //   unit, no resources) and is named in `unknown_ops`; with `strict` it
 //   is refused instead.
@@ -36,14 +44,16 @@
 
 namespace tilesched::graphgen {
 
-// One `scf.for` of a module, numbered in file order from 0.
+// One `scf.for` or `scf.while` of a module, numbered in file order from 0.
 struct TtgirLoop {
   int index = 0;
-  int line = 0;            // the line of its `scf.for`
-  int op_count = 0;        // operations directly in its body, scf.yield left out
+  int line = 0;            // the line of its `scf.for` / `scf.while`
+  std::string op;          // "scf.for" or "scf.while"
+  std::string function;    // the function holding it ("@matmul"), "-" when none
+  int op_count = 0;        // graph ops an import makes (folded ops and terminators left out)
   bool has_dot = false;    // a tt.dot or ttng.warp_group_dot anywhere inside
   bool has_load = false;   // a global, cp.async or TMA load anywhere inside
-  bool innermost = false;  // no scf.for inside it
+  bool innermost = false;  // no loop inside it (only innermost loops are imported)
   bool triton_schedule = false;  // an op of its body carries loop.stage
 };
 
@@ -58,7 +68,7 @@ struct TtgirImport {
   std::vector<std::string> unknown_ops;  // distinct unknown op names, in body order
 };
 
-// Every scf.for of the text, in file order.
+// Every loop (scf.for, scf.while) of the text, in file order.
 StatusOr<std::vector<TtgirLoop>> list_ttgir_loops(std::string_view text, std::string_view source);
 
 // The loop imported when none is named: the first, in file order, of the

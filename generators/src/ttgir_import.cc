@@ -43,17 +43,17 @@ StatusOr<TtgirImport> import_ttgir_text(std::string_view text, std::string_view 
   StatusOr<ttgir::Document> doc = read_document(text, source);
   if (!doc.ok()) return doc.status();
   const std::vector<ttgir::LoopRef> loops = ttgir::find_loops(*doc);
-  if (loops.empty()) return ttgir::error_at(source, 1, "no scf.for loop in the input");
+  if (loops.empty()) return ttgir::error_at(source, 1, "no scf.for or scf.while loop in the input");
+  std::vector<TtgirLoop> described;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    described.push_back(ttgir::describe_loop(loops[i], static_cast<int>(i)));
+  }
   std::optional<int> pick = options.loop;
   if (!pick) {
-    std::vector<TtgirLoop> described;
-    for (size_t i = 0; i < loops.size(); ++i) {
-      described.push_back(ttgir::describe_loop(loops[i], static_cast<int>(i)));
-    }
     pick = default_ttgir_loop(described);
     if (!pick) {
       return ttgir::error_at(source, loops.front().op->line,
-                             "no innermost scf.for holds a dot or a load; name one with --loop N "
+                             "no innermost loop holds a dot or a load; name one with --loop N "
                              "(--list shows them)");
     }
   }
@@ -61,6 +61,12 @@ StatusOr<TtgirImport> import_ttgir_text(std::string_view text, std::string_view 
     return ttgir::error_at(source, 1, "--loop " + std::to_string(*pick) + ": the input has " +
                                           std::to_string(loops.size()) + " loops (0.." +
                                           std::to_string(loops.size() - 1) + ")");
+  }
+  if (!described[*pick].innermost) {
+    return ttgir::error_at(source, loops[*pick].op->line,
+                           "loop " + std::to_string(*pick) +
+                               " holds another loop; only innermost loops are imported (the "
+                               "outer loop's ops are their context; --list marks them)");
   }
   StatusOr<TtgirImport> out = ttgir::build_loop_graph(*doc, loops[*pick], source, options.strict,
                                                       std::move(graph_name));
