@@ -67,7 +67,8 @@ for src in "${sources[@]}"; do
   extra=()
   case $src in
     */engine/src/cost_based/*|*/engine/src/ims/*|*/engine/src/sms/*|\
-    */engine/src/rrt.cc|*/engine/src/distance.cc|*/engine/src/search.cc|\
+    */engine/src/rrt.cc|*/engine/src/distance.cc|*/engine/src/distance_closure.cc|\
+    */engine/src/distance_lines.cc|*/engine/src/search.cc|\
     */engine/src/ii_driver.cc|*/engine/src/ii_screen.cc)
       extra=(-fno-sanitize-coverage=trace-cmp) ;;
   esac
