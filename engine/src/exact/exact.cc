@@ -3,8 +3,9 @@
 // below that schedule's II; then, at the reported II, the stage count is
 // lowered from the best known one by bisection (and, optionally, the sum of
 // starts). Every II below the reported one that was proven infeasible
-// raises the lower bound; an undecided one (time limit) stops it. A
-// watchdog thread interrupts Z3 when the call's time limit is reached.
+// raises the lower bound; an undecided one (time limit) stops it (the
+// backends stop a check at the call's deadline: sat_backend.cc,
+// smt_backend.cc's watchdog).
 // This file holds the search over IIs and the proof at each; the start
 // schedules are in start_schedules.cc, the stage descent in
 // stage_descent.cc, the class they share in oracle.h.
