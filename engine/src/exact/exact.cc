@@ -1,5 +1,5 @@
 // The exact oracle (docs/EXACT.md): starts from the best heuristic
-// schedule; one Z3 satisfiability check per candidate II from the MII up,
+// schedule; one satisfiability check (CaDiCaL or Z3) per candidate II from the MII up,
 // below that schedule's II; then, at the reported II, the stage count is
 // lowered from the best known one by bisection (and, optionally, the sum of
 // starts). Every II below the reported one that was proven infeasible
