@@ -11,13 +11,16 @@
 # the shared libraries the targets need beyond glibc (Z3, pugixml, and the
 # C++ runtimes they pull in) are copied into $OUT/lib, and the targets find
 # them through an rpath $ORIGIN/lib (DT_RPATH, which also serves the copied
-# libraries' own dependencies).
+# libraries' own dependencies). CaDiCaL, the exact oracle's SAT backend,
+# comes only as a static library built against libstdc++ (libcadical-dev):
+# it is linked with libstdc++ beside libc++ (no standard-library type
+# crosses its interface), and libstdc++.so.6 lands in $OUT/lib with the rest.
 #
 # Locally, as OSS-Fuzz runs it (fuzz/ossfuzz_test.sh does this):
 #   CXX=clang++-14 CXXFLAGS="-O1 -fsanitize=address -fsanitize=fuzzer-no-link -stdlib=libc++" \
 #   LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT=/tmp/out WORK=/tmp/work fuzz/build.sh
-# Needs nlohmann-json (headers), Z3 and pugixml (Debian: nlohmann-json3-dev,
-# libz3-dev, libpugixml-dev). $SRC/tilesched is the checkout under OSS-Fuzz;
+# Needs nlohmann-json (headers), Z3, pugixml and CaDiCaL (Debian:
+# nlohmann-json3-dev, libz3-dev, libpugixml-dev, libcadical-dev). $SRC/tilesched is the checkout under OSS-Fuzz;
 # by default the checkout this script lives in. Objects go to $WORK/obj.
 set -euo pipefail
 
@@ -64,7 +67,8 @@ for src in "${sources[@]}"; do
   extra=()
   case $src in
     */engine/src/cost_based/*|*/engine/src/ims/*|*/engine/src/sms/*|\
-    */engine/src/rrt.cc|*/engine/src/distance.cc|*/engine/src/search.cc|\
+    */engine/src/rrt.cc|*/engine/src/distance.cc|*/engine/src/distance_closure.cc|\
+    */engine/src/distance_lines.cc|*/engine/src/search.cc|\
     */engine/src/ii_driver.cc|*/engine/src/ii_screen.cc)
       extra=(-fno-sanitize-coverage=trace-cmp) ;;
   esac
@@ -79,7 +83,7 @@ for src in "${sources[@]}"; do
 done
 
 # Link each target; ship the shared libraries it needs beyond glibc.
-libs=(-lz3 -lpugixml -pthread)
+libs=(-lz3 -lpugixml -lcadical -l:libstdc++.so.6 -pthread)
 system_lib='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil)\.so'
 for t in "${targets[@]}"; do
   # shellcheck disable=SC2086,SC2016  # LIB_FUZZING_ENGINE: words; $ORIGIN: for ld.so

@@ -10,7 +10,9 @@ set -uo pipefail
 src=$(cd "$1" && pwd)
 # shellcheck source=cli/test_lib.sh
 source "$src/cli/test_lib.sh"
-targets=(parse schedule materialize verify differential import)
+# Every target build.sh builds, from its own list.
+read -ra targets <<<"$(sed -n 's/^targets=(\(.*\))$/\1/p' "$src/fuzz/build.sh")"
+((${#targets[@]} > 0)) || { echo "FAIL: no targets=(...) line in fuzz/build.sh"; exit 1; }
 
 command -v clang++-14 >/dev/null || { echo "SKIP: no clang++-14"; exit 77; }
 echo '#include <vector>' | clang++-14 -stdlib=libc++ -x c++ -fsyntax-only - 2>/dev/null \
@@ -18,15 +20,28 @@ echo '#include <vector>' | clang++-14 -stdlib=libc++ -x c++ -fsyntax-only - 2>/d
 
 mkdir -p "$work/src" "$work/out" "$work/work"
 ln -s "$src" "$work/src/tilesched"
+# Through ccache when it is installed, so that a run over unchanged sources
+# compiles nothing: build.sh runs inside the scratch directory and ccache
+# rewrites the paths under it as relative ones (its name changes every run).
+cc=clang-14 cxx=clang++-14
+if command -v ccache >/dev/null; then
+  mkdir -p "$work/bin"
+  for c in clang-14 clang++-14; do
+    printf '#!/bin/sh\nexec ccache %s "$@"\n' "$c" >"$work/bin/$c"
+    chmod +x "$work/bin/$c"
+  done
+  cc=$work/bin/clang-14 cxx=$work/bin/clang++-14
+  export CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1
+fi
 flags="-O1 -fno-omit-frame-pointer -gline-tables-only -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 flags+=" -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
 # Debian's libFuzzer runtime (libclang_rt.fuzzer) is built against libstdc++,
 # OSS-Fuzz's against a private libc++: here it needs libstdc++ beside it
 # (named by file: under -stdlib=libc++, clang turns -lstdc++ into -lc++).
-if ! env CC=clang-14 CXX=clang++-14 CFLAGS="$flags" CXXFLAGS="$flags -stdlib=libc++" \
+if ! (cd "$work" && env CC="$cc" CXX="$cxx" CFLAGS="$flags" CXXFLAGS="$flags -stdlib=libc++" \
        LIB_FUZZING_ENGINE="-fsanitize=fuzzer -l:libstdc++.so.6" SANITIZER=address FUZZING_ENGINE=libfuzzer \
        SRC="$work/src" OUT="$work/out" WORK="$work/work" \
-       bash "$work/src/tilesched/fuzz/build.sh" >"$work/build.log" 2>&1; then
+       bash "$work/src/tilesched/fuzz/build.sh" >"$work/build.log" 2>&1); then
   fail "fuzz/build.sh: $(tail -20 "$work/build.log")"
   finish ossfuzz_test
 fi

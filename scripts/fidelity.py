@@ -105,6 +105,7 @@ def check_config(args, m):
     row = next(r for r in pred["stages"] if r["s"] == stages)
     diff, ops = stage_differences(capped_cb, triton) if capped_cb else ([], 0)
     return {"tag": tag, "kernel": m["kernel"], "group": group_key(m), "stages": stages,
+            "fit": pred["fit"],
             "graph": graph, "problems": problems, "pred": row, "ii": row["ii"], "diff": diff,
             "ops": ops, "uncapped_stage_count": uncapped_cb, "m": m}
 
@@ -180,8 +181,22 @@ def report(results, recs, fits, loko):
     smem = max(abs(r["pred"]["smem_bytes"] / r["m"]["shared_bytes"] - 1) for r in results)
     print("\nfitted constants (scored on all configurations: largest error, then median):")
     key = best_fit(results, fits)
-    print(f"  kMaxLoadedMemoryLatency {key[0]} cycles, kL2BytesPerCycle {key[1]} bytes/cycle/SM "
-          f"fit best over {FIT_CAPS[0]}..{FIT_CAPS[-1]} x {FIT_L2[0]}..{FIT_L2[-1]}")
+    print(f"  best over {FIT_CAPS[0]}..{FIT_CAPS[-1]} x {FIT_L2[0]}..{FIT_L2[-1]}: "
+          f"kMaxLoadedMemoryLatency {key[0]} cycles, kL2BytesPerCycle {key[1]} bytes/cycle/SM")
+    shipped = (results[0]["fit"]["max_loaded_memory_latency"], results[0]["fit"]["l2_bytes_per_cycle"])
+    for l2 in sorted({shipped[1], key[1]}):
+        cells = []
+        for cap in FIT_CAPS:
+            m, w = summary(errors(ratios(results, fits[(cap, l2)])))
+            cells.append(f"{cap}: {w:.1%}/{m:.1%}")
+        print(f"  l2 {l2}, cap: largest/median error: " + ", ".join(cells))
+    for cap in sorted({shipped[0], key[0]}):
+        cells = []
+        for l2 in FIT_L2:
+            m, w = summary(errors(ratios(results, fits[(cap, l2)])))
+            cells.append(f"{l2}: {w:.1%}/{m:.1%}")
+        print(f"  cap {cap}, l2: largest/median error: " + ", ".join(cells))
+    print(f"  shipped: cap {shipped[0]}, l2 {shipped[1]}")
     print("\nleave-one-kernel-out (fitted on the other three kernels, predicting this one):")
     loko_errs = []
     for held, (cap, l2), e in loko:
@@ -252,7 +267,7 @@ def main():
     except RuntimeError as e:
         print(f"fidelity: {e}", file=sys.stderr)
         return 1
-    ratios(results, {r["tag"]: r["pred"]["sm_cycles"] for r in results})
+    results = ratios(results, {r["tag"]: r["pred"]["sm_cycles"] for r in results})
     print_table(results)
     ok = report(results, recs, fits, leave_one_kernel_out(results, fits))
     from fidelity_output import plot, write_csv

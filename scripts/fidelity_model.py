@@ -42,21 +42,23 @@ def ratios(rows, cycles_by_tag):
     """Per group: each row's measured time and predicted cycles over the
     group's best; `best_both` marks the row that is both the measured and
     the predicted best (the one configuration errors leave out). Returns
-    new row dicts; the input rows gain the same fields."""
-    groups = {}
+    copies of the rows, in their order, with those fields."""
+    best = {}
     for r in rows:
-        groups.setdefault(r["group"], []).append(r)
+        ms, cycles = r["m"]["ms"], cycles_by_tag[r["tag"]]
+        b = best.setdefault(r["group"], [ms, cycles or None])
+        b[0] = min(b[0], ms)
+        if cycles and (b[1] is None or cycles < b[1]):
+            b[1] = cycles
     out = []
-    for members in groups.values():
-        best_ms = min(r["m"]["ms"] for r in members)
-        fitting = [cycles_by_tag[r["tag"]] for r in members if cycles_by_tag[r["tag"]]]
-        best_pred = min(fitting)
-        for r in members:
-            cycles = cycles_by_tag[r["tag"]]
-            r["measured_ratio"] = r["m"]["ms"] / best_ms
-            r["predicted_ratio"] = cycles / best_pred if cycles else float("inf")
-            r["best_both"] = r["m"]["ms"] == best_ms and cycles == best_pred
-            out.append(dict(r))
+    for r in rows:
+        best_ms, best_pred = best[r["group"]]
+        cycles = cycles_by_tag[r["tag"]]
+        c = dict(r)
+        c["measured_ratio"] = r["m"]["ms"] / best_ms
+        c["predicted_ratio"] = cycles / best_pred if cycles else float("inf")
+        c["best_both"] = r["m"]["ms"] == best_ms and cycles == best_pred
+        out.append(c)
     return out
 
 

@@ -40,8 +40,10 @@ class Errors(unittest.TestCase):
         self.rows = [config("mm", 1, 1.5), config("mm", 2, 1.2), config("mm", 3, 1.0)]
 
     def test_the_best_both_ways_is_left_out(self):
-        fm.ratios(self.rows, {"mm_S1_WSNone": 300, "mm_S2_WSNone": 200, "mm_S3_WSNone": 100})
-        errs = fm.errors(self.rows)
+        rows = fm.ratios(self.rows, {"mm_S1_WSNone": 300, "mm_S2_WSNone": 200, "mm_S3_WSNone": 100})
+        self.assertNotIn("predicted_ratio", self.rows[0])  # the input rows are left alone
+        self.assertEqual([r["stages"] for r in rows], [1, 2, 3])
+        errs = fm.errors(rows)
         self.assertEqual(len(errs), 2)
         self.assertAlmostEqual(errs[0], 3.0 / 1.5 - 1)
 

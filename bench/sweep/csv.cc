@@ -199,22 +199,29 @@ Status split_table(std::string_view content, const std::string& source, ReadResu
   return Status::Ok();
 }
 
+// A last line without its line break (a write cut short): dropped from
+// `content` and counted in `result` when `drop`, refused otherwise.
+Status drop_torn_tail(std::string_view& content, const std::string& source, bool drop,
+                      ReadResult& result) {
+  if (content.empty() || content.back() == '\n') return Status::Ok();
+  const size_t last = content.rfind('\n');
+  const size_t keep = last == std::string_view::npos ? 0 : last + 1;
+  if (!drop) {
+    const size_t lines = static_cast<size_t>(std::count(content.begin(), content.end(), '\n'));
+    return Status::InvalidInput(source + ": line " + std::to_string(lines + 1) +
+                                ": torn last line (the file does not end with a line break)");
+  }
+  result.dropped_bytes = content.size() - keep;
+  content = content.substr(0, keep);
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string& source,
                                      bool drop_partial_tail) {
   ReadResult result;
-  if (!content.empty() && content.back() != '\n') {
-    const size_t last = content.rfind('\n');
-    const size_t keep = last == std::string_view::npos ? 0 : last + 1;
-    if (!drop_partial_tail) {
-      const size_t lines = static_cast<size_t>(std::count(content.begin(), content.end(), '\n'));
-      return Status::InvalidInput(source + ": line " + std::to_string(lines + 1) +
-                                  ": torn last line (the file does not end with a line break)");
-    }
-    result.dropped_bytes = content.size() - keep;
-    content = content.substr(0, keep);
-  }
+  if (Status st = drop_torn_tail(content, source, drop_partial_tail, result); !st.ok()) return st;
   std::vector<std::string_view> lines;
   std::vector<size_t> line_numbers;
   if (Status st = split_table(content, source, result, lines, line_numbers); !st.ok()) return st;

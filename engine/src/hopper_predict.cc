@@ -55,13 +55,41 @@ double l2_scale(const FittedConstants& fit) {
          static_cast<double>(std::max<int64_t>(fit.l2_bytes_per_cycle, 1));
 }
 
+// Elementwise work on a register tile: each thread runs the op over its
+// elements one after another.
+bool is_elementwise(const Op& op) {
+  return op.kind == "alu" || op.kind == "exp" || op.kind == "sfu" || op.kind == "convert";
+}
+
+// Cycles of the op's busiest unit: the part of its latency that is the
+// tile streaming through, not the fixed latency of one element.
+double streaming_cycles(const Op& op) {
+  int64_t most = 0;
+  for (const Triple& t : op.resources) most = std::max(most, t.duration * t.occupancy);
+  return static_cast<double>(most);
+}
+
 // Cycles from the start of an edge's producer until the consumer may start.
+// A load waits the memory latency and its transfer. An elementwise op
+// feeding an elementwise op or a reduction on the same tile streams into
+// it: the consumer starts once the first elements are through (the
+// producer's fixed latency) and keeps behind it (it does not finish before
+// the producer's last element, so it starts no earlier than the producer's
+// streaming time less its own).
 double edge_cycles(const Graph& g, const Edge& e, double memory_latency, double l2) {
   const Op& from = g.ops[e.from];
   if (is_pipelined_load(from)) {
     return memory_latency + static_cast<double>(slot_cycles(from, kL2)) * l2;
   }
-  return static_cast<double>(e.latency * kCyclesPerUnit);
+  const double latency = static_cast<double>(e.latency * kCyclesPerUnit);
+  const Op& to = g.ops[e.to];
+  if (e.kind == EdgeKind::kData && is_elementwise(from) &&
+      (is_elementwise(to) || to.kind == "reduce")) {
+    const double stream = streaming_cycles(from);
+    const double fixed = std::max(0.0, latency - stream);
+    return std::min(latency, fixed + std::max(0.0, stream - streaming_cycles(to)));
+  }
+  return latency;
 }
 
 // The busy cycles of each unit with L2's at the fitted bandwidth.

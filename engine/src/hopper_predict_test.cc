@@ -121,6 +121,24 @@ TEST(HopperPrediction, StagesHideTheLoadLatencyAtStageBoundaries) {
   EXPECT_DOUBLE_EQ(cta_cycles_per_iteration(p, triton_stages(p, 3), 1000.0), 832.0);
 }
 
+TEST(HopperPrediction, ElementwiseOpsStreamIntoEachOther) {
+  GraphBuilder b(hopper_target(), "softmax-ish");
+  const OpId x = b.op("x", "alu");  // 128x64 fp32: 64 alu cycles, latency 5 units (80)
+  const OpId e = b.op("e", "exp");  // 512 sfu cycles, latency 34 units (544)
+  const OpId y = b.op("y", "alu");
+  const OpId m = b.op("m", "wgmma");  // not elementwise: waits for y's whole tile
+  b.edge(x, e);
+  b.edge(e, y);
+  b.edge(y, m);
+  StatusOr<Graph> g = b.build();
+  ASSERT_TRUE(g.ok());
+  // x -> e: e starts once x's first elements are through (80 - 64 = 16
+  // cycles); e -> y: y keeps behind e, starting 544 - 64 = 480 cycles after
+  // it; m starts after y's whole 80: at 576 (summed whole-tile latencies:
+  // 704). The tensor cores' 512 cycles do not bind.
+  EXPECT_DOUBLE_EQ(cta_cycles_per_iteration(*g, triton_stages(*g, 1), 480.0), 576.0);
+}
+
 TEST(HopperPrediction, CtasShareTheSmAndTheMemoryLatencyFollowsTheLoad) {
   const Graph g = matmul_step();
   const CtaFootprint cta{0, 128, 256};  // 8 warps of 128 registers: 2 CTAs by registers

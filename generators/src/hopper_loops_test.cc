@@ -60,10 +60,10 @@ struct Loop {
 };
 
 const Loop kLoops[] = {
-    {"matmul_STAGES3_BM128_BN128_BK64_W8", 122, {1.5323, 1.1995, 1.0, 1.0, 1.0}},
+    {"matmul_STAGES3_BM128_BN128_BK64_W8", 122, {1.5317, 1.1995, 1.0, 1.0, 1.0}},
     {"matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0", 90, {1.5229, 1.1707, 1.0, 1.0, 1.0}},
-    {"attention_STAGES3_BM128_BN64_HEAD128_W8", 148, {1.4152, 1.2787, 1.0, 1.0, 1.0}},
-    {"attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0", 187, {1.3155, 1.1102, 1.0, 0.0, 0.0}}};
+    {"attention_STAGES3_BM128_BN64_HEAD128_W8", 148, {1.4653, 1.3101, 1.0, 1.0, 1.0}},
+    {"attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0", 187, {1.3543, 1.1271, 1.0, 0.0, 0.0}}};
 
 TEST(HopperLoops, PredictedTimesOfTheCommittedLoops) {
   for (const Loop& l : kLoops) {
@@ -115,7 +115,7 @@ TEST(HopperLoops, ImportedLoadsCarryTheLoadedLatency) {
 // Against the measurements (retimed.json, else measured.json): per kernel
 // and configuration group, the predicted time ratio of every configuration
 // but the one that is best both ways within 12 % of the measured, the
-// median within 5 %; shared memory within 5 %.
+// median within 5 % (the targets); shared memory within 5 %.
 TEST(HopperLoops, PredictedTimesFollowTheMeasuredCurves) {
   if (!fs::is_directory(kKernelsDir)) {
     GTEST_SKIP() << "TILESCHED_KERNELS_DIR " << kKernelsDir << " is absent";
@@ -153,7 +153,7 @@ TEST(HopperLoops, PredictedTimesFollowTheMeasuredCurves) {
     const auto& [ms, cycles] = best[c.group];
     if (c.ms == ms && c.cycles == cycles) continue;  // best both ways: exact by definition
     const double error = (c.cycles / cycles) / (c.ms / ms) - 1;
-    EXPECT_LE(std::abs(error), 0.15) << c.group << " " << c.ms;
+    EXPECT_LE(std::abs(error), 0.12) << c.group << " " << c.ms;
     errors.push_back(std::abs(error));
   }
   std::sort(errors.begin(), errors.end());

@@ -38,9 +38,9 @@ struct CostBasedOptions {
   // Smallest II tried (0: the lower bound from the graph); the stage cap's
   // runs search above the uncapped II (docs/CONTRACT.md).
   int64_t ii_floor = 0;
-  // No II attempt, rung, refinement iteration or stretch of 1024
-  // backtracking seats starts after it (tilesched/deadline.h); a search it
-  // cuts ends as budget-exhausted.
+  // No II attempt, rung, refinement iteration, stretch of 64 rung steps or
+  // of 64 backtracking seats starts after it (tilesched/deadline.h); a
+  // search it cuts ends as budget-exhausted.
   Deadline deadline;
   int permute_budget = 24;        // exhaustive permutations up to this count
   int permute_samples = 8;        // seeded samples beyond it

@@ -145,9 +145,15 @@ class Backtracker {
   // Counted seats per op: fail first looks no further than this.
   static constexpr int kEnough = 3;
   // Seats between two looks at the options' deadline (a clock read).
-  static constexpr int64_t kSeatsPerDeadlinePoll = 1024;
+  static constexpr int64_t kSeatsPerDeadlinePoll = 64;
 
   Frame range_of(OpId v) const;
+  // Whether v's latest start is held below what its max_depth alone allows
+  // (placed successors, a builder constraint): such an op with no placed
+  // predecessor is tried from that latest start down. The bound a stage
+  // cap puts on every op is not one (it would start every source op at
+  // the top of its stages).
+  bool bounded_above(OpId v, const Window& w) const;
   std::optional<int64_t> next_seat(Frame& f);  // through the gates
   // Fail first: the unplaced op with the fewest seats (up to kEnough),
   // ties by priority; ops held by G1 wait for their anchor. An op with no
@@ -201,13 +207,18 @@ Backtracker::Backtracker(const Context& ctx, Placement& p, Gates& gates,
   for (int i = 0; i < n_; ++i) rank_[order[i]] = i;
 }
 
+bool Backtracker::bounded_above(OpId v, const Window& w) const {
+  const std::optional<int64_t>& depth = ctx_.g.ops[v].max_depth;
+  return w.has_succ || w.hi < (depth ? (*depth + 1) * ii_ - 1 : kUnbounded);
+}
+
 Backtracker::Frame Backtracker::range_of(OpId v) const {
   const Window w = p_.window(v);
   Frame f{v, w.lo, w.lo, std::min(w.hi, w.lo + ii_ - 1), false};
   if (std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v])) {
     f.next = std::max(w.lo, *stage * ii_);  // L5: only the group's stage
     f.end = std::min(w.hi, *stage * ii_ + ii_ - 1);
-  } else if (!w.has_pred && w.has_succ && !w.empty()) {
+  } else if (!w.has_pred && bounded_above(v, w) && !w.empty()) {
     f.down = true;
     f.next = w.hi;
     f.end = std::max(w.lo, w.hi - ii_ + 1);

@@ -443,8 +443,12 @@ bool Driver::run(Rung rung, ArmPolicy policy) {
   failure_.clear();
   placements_ = 0;
   budget_ = static_cast<int64_t>(ctx_.opts.eviction_budget_ratio) * ctx_.g.op_count();
-  while (p_.placed_count() < ctx_.g.op_count()) {
+  for (int64_t steps = 1; p_.placed_count() < ctx_.g.op_count(); ++steps) {
     if (!step(rung, policy)) return false;
+    if (steps % kStepsPerDeadlinePoll == 0 && deadline_passed(ctx_.opts.deadline)) {
+      failure_.push_back("stopped at the deadline");
+      return false;
+    }
     if (placements_ > budget_) {
       give_up_ = GiveUp::kNoSeat;
       failure_.push_back("placement budget of " + std::to_string(budget_) + " seats spent");

@@ -53,6 +53,8 @@ class Driver : public Gates {
   static constexpr int64_t kDescentWork = int64_t{1} << 26;
   // Restarts with shuffled tie-breaks after a run in the priority order.
   static constexpr int kRestarts = 4;
+  // A rung's steps between two looks at the options' deadline (a clock read).
+  static constexpr int64_t kStepsPerDeadlinePoll = 64;
   // Restarts the permute arm's sampling stream for an II attempt, so an
   // attempt depends on (seed, II) only, not on which IIs were tried before
   // (the galloping search re-runs the II it settles on).

@@ -49,7 +49,7 @@ bool Placement::reset(int64_t ii) {
   const int n = ctx_.g.op_count();
   const size_t un = static_cast<size_t>(n);
   if (dist_t_cells_ != un * un) {
-    dist_t_ = std::make_unique_for_overwrite<int64_t[]>(un * un);
+    dist_t_.reset(new int64_t[un * un]);  // uninitialised (libc++ 14: no make_unique_for_overwrite)
     dist_t_cells_ = un * un;
   }
   // ASAP: every start is >= 0, so s_v >= max(0, max_u D[u][v]); kNoPath is

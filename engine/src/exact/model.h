@@ -27,7 +27,7 @@ class IiModel {
 
   // One check under a Z3 resource limit counted from the check's start
   // (0: none). The time limit is the caller's: it interrupts the context
-  // at `until` (Z3's own "timeout" parameter is never set, see exact.cc's
+  // at `until` (Z3's own "timeout" parameter is never set, see smt_backend.cc's
   // Watchdog), and a check ended by that interrupt answers unknown.
   z3::check_result check(std::chrono::steady_clock::time_point until, int64_t rlimit = 0);
   // Z3's resource counter of this context so far ("rlimit count").
