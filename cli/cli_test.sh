@@ -134,10 +134,11 @@ for g in "$examples"/*.loop.json; do
 done
 grep -Eq '"ii": ?34' "$work/attention_forward.exact.json" || fail "attention_forward: exact II is not 34"
 # Deterministic: a second run gives the same schedule (timings aside,
-# also the per-II times in the diagnostics).
+# also the per-II times in the diagnostics and the thread's measured CPU
+# share, exact.cpu_share_pct, which follows the machine's load).
 expect 0 "$bin" schedule "$examples/generic_dsp.loop.json" --generator exact
-cmp -s <(grep -Ev '"time_ns"|_us"|"diagnostics"| ms\)"' "$work/out") \
-  <(grep -Ev '"time_ns"|_us"|"diagnostics"| ms\)"' "$work/generic_dsp.exact.json") ||
+cmp -s <(grep -Ev '"time_ns"|_us"|_pct"|"diagnostics"| ms\)"' "$work/out") \
+  <(grep -Ev '"time_ns"|_us"|_pct"|"diagnostics"| ms\)"' "$work/generic_dsp.exact.json") ||
   fail "generic_dsp: two exact runs differ"
 grep -Eq '"lower_bound": ?34' "$work/attention_forward.exact.json" ||
   fail "attention_forward: exact lower bound is not 34"
