@@ -33,6 +33,26 @@ inline Schedule Schedule_(const Graph& g, CostBasedOptions opts = {}) {
 
 inline constexpr ArmPolicy kPolicies[] = {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost};
 
+// A random loop of lo..hi generic ops and 2n edges drawn at random: forward
+// in op order within an iteration, backward ones carried 1..max_distance
+// iterations, and with `self_edges` an op's edge to itself, carried as a
+// backward one (parallel edges come as they are drawn).
+inline Graph RandomGenericLoop(SplitMix64& rng, int lo, int hi, int64_t max_distance,
+                               bool self_edges) {
+  GraphBuilder b(blackwell_target());
+  const int n = static_cast<int>(rng.uniform(lo, hi));
+  for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), rng.uniform(0, 5));
+  for (int e = 0; e < 2 * n; ++e) {
+    const OpId x = static_cast<OpId>(rng.uniform(0, n - 1));
+    const OpId y = static_cast<OpId>(rng.uniform(0, n - 1));
+    if (x < y) b.edge(x, y, rng.uniform(0, 6));
+    if (x > y || (self_edges && x == y)) {
+      b.edge(x, y, rng.uniform(0, 6), rng.uniform(1, max_distance));
+    }
+  }
+  return Build(b);
+}
+
 // Small pseudo-random Blackwell loops: TMA loads, SMEM traffic, WGMMAs and
 // ALU work, forward edges plus loop-carried ones.
 inline Graph RandomLoop(uint64_t seed, int n) {

@@ -69,19 +69,9 @@ TEST(CostEvaluators, CostVectorIsLexicographic) {
   EXPECT_FALSE(sum.feasible());
 }
 
-// A random loop of lo..hi ops: edges forward in op order within an
-// iteration, backward ones carried 1..max_distance iterations.
+// A random loop of lo..hi ops, no self-edges.
 Graph RandomLoop(SplitMix64& rng, int lo, int hi, int64_t max_distance) {
-  GraphBuilder b(blackwell_target());
-  const int n = static_cast<int>(rng.uniform(lo, hi));
-  for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), rng.uniform(0, 5));
-  for (int e = 0; e < 2 * n; ++e) {
-    const OpId x = static_cast<OpId>(rng.uniform(0, n - 1));
-    const OpId y = static_cast<OpId>(rng.uniform(0, n - 1));
-    if (x < y) b.edge(x, y, rng.uniform(0, 6));
-    if (x > y) b.edge(x, y, rng.uniform(0, 6), rng.uniform(1, max_distance));
-  }
-  return Build(b);
+  return RandomGenericLoop(rng, lo, hi, max_distance, false);
 }
 
 // ASAP is max(0, max over u != v with a path of D[u][v]), at RecMII (where

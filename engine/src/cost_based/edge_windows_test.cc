@@ -16,16 +16,7 @@ namespace {
 // A random loop of lo..hi ops: edges either way, the backward ones carried
 // 1..2 iterations, some self-edges and parallel edges.
 Graph RandomEdges(SplitMix64& rng, int lo, int hi) {
-  GraphBuilder b(blackwell_target());
-  const int n = static_cast<int>(rng.uniform(lo, hi));
-  for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), rng.uniform(0, 5));
-  for (int e = 0; e < 2 * n; ++e) {
-    const OpId x = static_cast<OpId>(rng.uniform(0, n - 1));
-    const OpId y = static_cast<OpId>(rng.uniform(0, n - 1));
-    if (x < y) b.edge(x, y, rng.uniform(0, 6));
-    if (x >= y) b.edge(x, y, rng.uniform(0, 6), rng.uniform(1, 2));
-  }
-  return Build(b);
+  return RandomGenericLoop(rng, lo, hi, 2, true);
 }
 
 struct Labels {
