@@ -4,9 +4,9 @@
 // the IIs it failed at are tried again by the exact oracle's SAT model of
 // the whole graph, each under a deterministic work budget (CaDiCaL's
 // learned clauses, no clock): the lower bound first, then by bisection
-// between the highest II not found and the least found. The ladders seat one op at a time and cannot see a packing of
-// the rows that needs several ops moved together; the model sees every row
-// at once. Every schedule it keeps passes the verifier. Internal to the
+// between the highest II not found and the least found. The ladders seat
+// one op at a time and cannot see a packing of the rows that needs several
+// ops moved together; the model sees every row at once. Every schedule it keeps passes the verifier. Internal to the
 // engine: generate_schedule runs it after the heuristics (generate.h).
 #pragma once
 
