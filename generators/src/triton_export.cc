@@ -48,11 +48,33 @@ StatusOr<std::vector<TritonPlacement>> skeleton(const Graph& g) {
 }
 
 // The placements by position (the order of the loop body), ops keeping
-// their graph ids for the messages.
+// their graph ids for the messages; ops of one position (the ops of one
+// scf.if) in graph order.
 void sort_by_position(std::vector<TritonPlacement>& ops) {
-  std::sort(ops.begin(), ops.end(), [](const TritonPlacement& a, const TritonPlacement& b) {
+  std::stable_sort(ops.begin(), ops.end(), [](const TritonPlacement& a, const TritonPlacement& b) {
     return a.position < b.position;
   });
+}
+
+// Triton places a whole op of the body, so the graph ops made of one (the
+// ops of one scf.if) must share its stage; they take the earliest cluster
+// among them. `ops` is by position.
+Status one_place_per_position(std::vector<TritonPlacement>& ops) {
+  for (size_t b = 0, e = 0; b < ops.size(); b = e) {
+    int64_t cluster = ops[b].cluster;
+    for (e = b + 1; e < ops.size() && ops[e].position == ops[b].position; ++e) {
+      if (ops[e].stage != ops[b].stage) {
+        return Status::InvalidInput(
+            "ops " + in_quotes(ops[b].id) + " and " + in_quotes(ops[e].id) +
+            " come from one TTGIR op (body position " + std::to_string(ops[b].position) +
+            ") but are in stages " + std::to_string(ops[b].stage) + " and " +
+            std::to_string(ops[e].stage) + ": Triton's pipeliner places a whole op in one stage");
+      }
+      cluster = std::min(cluster, ops[e].cluster);
+    }
+    for (size_t i = b; i < e; ++i) ops[i].cluster = cluster;
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -84,6 +106,7 @@ StatusOr<TritonSchedule> triton_schedule_from(const Graph& g, const Schedule& s)
                         distinct.begin();
   }
   sort_by_position(*ops);
+  if (Status st = one_place_per_position(*ops); !st.ok()) return st;
   return TritonSchedule{g.name, loop_of(g.name), s.generator, s.ii, max_stage, std::move(*ops)};
 }
 

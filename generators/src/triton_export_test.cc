@@ -90,6 +90,23 @@ TEST(TritonExport, StagesFromStartsAndClustersOldestStageFirst) {
   EXPECT_TRUE(check_triton_lowering(g, *t).ok());
 }
 
+// Graph ops made of one TTGIR op (an scf.if's) share a stage, and their
+// cluster is the earliest among them; different stages are refused.
+TEST(TritonExport, OpsOfOneBodyOpShareAStageAndACluster) {
+  Graph g = imported(kMatmul);
+  g.ops[*g.find_op("ap_57")].source_position = g.ops[*g.find_op("bp_58")].source_position;
+  std::vector<std::pair<std::string, int64_t>> starts = matmul_starts(12, 12, 13);
+  starts.back().second = 5;  // bp_58 one cycle after ap_57, in its stage
+  StatusOr<TritonSchedule> t = triton_schedule_from(g, schedule_of(g, 10, starts));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(placed(*t, "ap_57").cluster, placed(*t, "bp_58").cluster);
+  starts.back().second = 14;  // bp_58 one stage after ap_57
+  t = triton_schedule_from(g, schedule_of(g, 10, starts));
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("places a whole op in one stage"), std::string::npos)
+      << t.status().message();
+}
+
 TEST(TritonExport, TritonsOwnScheduleAsItWas) {
   const Graph g = imported(kMatmul);
   StatusOr<TritonSchedule> t = triton_schedule_own(g);
