@@ -169,7 +169,12 @@ def _placements(body, export):
             raise TextError(f"position {pos} is {body[pos].name!r} in the text but "
                             f"{entry['op']!r} ({entry['id']}) in the export: not the loop "
                             "the graph was imported from")
-        place[pos] = (entry["stage"], entry["cluster"])
+        here = (entry["stage"], entry["cluster"])
+        if place[pos] is not None and place[pos] != here:
+            raise TextError(f"position {pos} ({body[pos].name!r}) is placed twice, at stage "
+                            f"{place[pos][0]} cluster {place[pos][1]} and at stage {here[0]} "
+                            f"cluster {here[1]}: Triton places a whole op once")
+        place[pos] = here
     producer = {r: i for i, op in enumerate(body) for r in op.results}
     users = [[] for _ in body]
     for i, op in enumerate(body):

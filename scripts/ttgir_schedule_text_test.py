@@ -109,6 +109,10 @@ class Snippet(unittest.TestCase):
             t.apply_schedule(SNIPPET, {"ops": []})
         with self.assertRaisesRegex(t.TextError, "loop 4: the text has 1 loop"):
             t.apply_schedule(SNIPPET, dict(EXPORT, loop=4))
+        first = EXPORT["ops"][0]
+        twice = dict(EXPORT, ops=EXPORT["ops"] + [dict(first, stage=first["stage"] + 1)])
+        with self.assertRaisesRegex(t.TextError, "position 0 .* is placed twice"):
+            t.apply_schedule(SNIPPET, twice)
 
 
 class SharedDumps(unittest.TestCase):
