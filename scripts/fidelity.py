@@ -184,18 +184,16 @@ def report(results, recs, fits, loko):
     print(f"  best over {FIT_CAPS[0]}..{FIT_CAPS[-1]} x {FIT_L2[0]}..{FIT_L2[-1]}: "
           f"kMaxLoadedMemoryLatency {key[0]} cycles, kL2BytesPerCycle {key[1]} bytes/cycle/SM")
     shipped = (results[0]["fit"]["max_loaded_memory_latency"], results[0]["fit"]["l2_bytes_per_cycle"])
+    def line(label, axis, fit_of):
+        cells = []
+        for x in axis:
+            m, w = summary(errors(ratios(results, fits[fit_of(x)])))
+            cells.append(f"{x}: {w:.1%}/{m:.1%}")
+        print(f"  {label}: largest/median error: " + ", ".join(cells))
     for l2 in sorted({shipped[1], key[1]}):
-        cells = []
-        for cap in FIT_CAPS:
-            m, w = summary(errors(ratios(results, fits[(cap, l2)])))
-            cells.append(f"{cap}: {w:.1%}/{m:.1%}")
-        print(f"  l2 {l2}, cap: largest/median error: " + ", ".join(cells))
+        line(f"l2 {l2}, cap", FIT_CAPS, lambda cap: (cap, l2))
     for cap in sorted({shipped[0], key[0]}):
-        cells = []
-        for l2 in FIT_L2:
-            m, w = summary(errors(ratios(results, fits[(cap, l2)])))
-            cells.append(f"{l2}: {w:.1%}/{m:.1%}")
-        print(f"  cap {cap}, l2: largest/median error: " + ", ".join(cells))
+        line(f"cap {cap}, l2", FIT_L2, lambda l2: (cap, l2))
     print(f"  shipped: cap {shipped[0]}, l2 {shipped[1]}")
     print("\nleave-one-kernel-out (fitted on the other three kernels, predicting this one):")
     loko_errs = []
