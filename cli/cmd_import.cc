@@ -1,5 +1,5 @@
 // `tilesched import --from hatschet GRAPH.graphml --resources RM.xml` and
-// `tilesched import --from ttgir FILE [--list] [--loop N] [--strict]`:
+// `tilesched import --from ttgir FILE [--list] [--loop N] [--strict] [--no-smem-bound]`:
 // convert a loop graph from another tool into tilesched.loop/1 JSON
 // (generators/include/tilesched/graphgen/hatschet.h and ttgir.h describe
 // the mappings; docs/TTGIR.md the TTGIR one in full).
@@ -74,6 +74,7 @@ int run_ttgir(const ImportFlags& f, const po::variables_map& vm) {
   graphgen::TtgirOptions options;
   if (vm.count("loop")) options.loop = f.loop;
   options.strict = vm.count("strict") > 0;
+  options.smem_stage_bound = vm.count("no-smem-bound") == 0;
   const std::string stem =
       f.input_path == kStdio ? "stdin" : std::filesystem::path(f.input_path).stem().string();
   StatusOr<graphgen::TtgirImport> imported = graphgen::import_ttgir_text(*text, name, options, "");
@@ -108,6 +109,9 @@ int run_import(const Args& args) {
        "innermost loop holding a dot or a load)")
       ("strict", "ttgir: refuse ops the importer does not know (exit 2) instead of importing "
        "them as generic ops with a warning")
+      ("no-smem-bound", "ttgir: leave the ops' stages unbounded (by default every op's max_depth "
+       "keeps a schedule within the stages whose multi-buffered copies of the loop's buffers "
+       "Triton can fit in a CTA's shared memory, docs/TTGIR.md)")
       ("target", po::value(&f.target), "ttgir: the target the costs are for (hopper, the "
        "default and the only one)");
   add_output_option(visible, "the graph");
@@ -121,7 +125,7 @@ int run_import(const Args& args) {
   if (std::optional<int> done = parse_args(args, "import",
                                            "--from hatschet GRAPH.graphml --resources RM.xml "
                                            "[-o FILE] | --from ttgir FILE [--list] [--loop N] "
-                                           "[--strict] [-o FILE]",
+                                           "[--strict] [--no-smem-bound] [-o FILE]",
                                            visible, hidden, positional, vm)) {
     return *done;
   }
@@ -130,7 +134,7 @@ int run_import(const Args& args) {
     return fail("import", Status::InvalidInput("--from: unknown format '" + f.from +
                                                "' (hatschet, ttgir)"));
   }
-  for (const char* ttgir_only : {"list", "loop", "strict", "target"}) {
+  for (const char* ttgir_only : {"list", "loop", "strict", "no-smem-bound", "target"}) {
     if (vm.count(ttgir_only)) {
       return fail("import", Status::InvalidInput(std::string("--") + ttgir_only +
                                                  " applies to --from ttgir only"));

@@ -51,6 +51,17 @@ expect 2 "$bin" import --from ttgir "$input" --target blackwell
 one_line "--target blackwell"
 expect 2 "$bin" import --from hatschet "$input" --resources "$input" --loop 1
 one_line "--loop with hatschet"
+expect 2 "$bin" import --from hatschet "$input" --resources "$input" --no-smem-bound
+one_line "--no-smem-bound with hatschet"
+
+# The stage bound: the TMA attention's buffers fit 3 stages deep, not 4;
+# every op's max_depth says so unless --no-smem-bound.
+tma_attention=$testdata/attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0.input.ttgir
+expect 0 "$bin" import --from ttgir "$tma_attention" -o "$work/att.loop.json"
+[[ $(grep -c '"max_depth": 2' "$work/att.loop.json") == $(grep -c '"kind":' "$work/att.loop.json") ]] ||
+  fail "import: not every op's max_depth is 2 (3 stages of Triton's buffers)"
+expect 0 "$bin" import --from ttgir "$tma_attention" --no-smem-bound -o "$work/att_free.loop.json"
+grep -q '"max_depth"' "$work/att_free.loop.json" && fail "--no-smem-bound: an op has a max_depth"
 
 # Standard input.
 expect 0 "$bin" import --from ttgir - <"$input"

@@ -1,9 +1,13 @@
 // The TTGIR importer's entry points (tilesched/graphgen/ttgir.h): read the
-// text, find its loops, pick one, build its graph (ttgir_body.cc).
+// text, find its loops, pick one, build its graph (ttgir_body.cc), bound
+// its stages by shared memory.
 #include "tilesched/graphgen/ttgir.h"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "tilesched/hopper.h"
+#include "tilesched/hopper_predict.h"
 #include "tilesched/json_io.h"
 #include "ttgir_loop.h"
 #include "ttgir_syntax.h"
@@ -70,8 +74,29 @@ StatusOr<TtgirImport> import_ttgir_text(std::string_view text, std::string_view 
   }
   StatusOr<TtgirImport> out = ttgir::build_loop_graph(*doc, loops[*pick], source, options.strict,
                                                       std::move(graph_name));
-  if (out.ok()) out->loop = *pick;
+  if (!out.ok()) return out;
+  out->loop = *pick;
+  if (options.smem_stage_bound) {
+    out->stage_bound = ttgir_stage_bound(out->graph);
+    if (out->stage_bound) {
+      const int64_t depth = out->stage_bound->stages - 1;
+      for (Op& op : out->graph.ops) op.max_depth = op.max_depth ? std::min(*op.max_depth, depth) : depth;
+    }
+  }
   return out;
+}
+
+std::optional<TtgirStageBound> ttgir_stage_bound(const Graph& g) {
+  int64_t fits = 0;
+  for (int64_t s = 1; s < kMaxBoundedStages; ++s) {
+    const int64_t bytes = hopper::predicted_smem_bytes(g, s);
+    if (bytes > hopper::kSmemBytesPerBlock) {
+      if (fits == 0) return std::nullopt;
+      return TtgirStageBound{fits, bytes};
+    }
+    fits = s;
+  }
+  return std::nullopt;
 }
 
 StatusOr<TtgirImport> import_ttgir(const std::string& path, const TtgirOptions& options) {

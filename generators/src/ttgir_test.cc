@@ -512,6 +512,63 @@ TEST(TtgirTriton, PredictedSharedMemoryOfTheCommittedLoops) {
   EXPECT_EQ(hopper::predicted_smem_bytes(a->graph, 1), 32768 + 16384);  // measured: 49152
 }
 
+// Every op's stage is bounded so that Triton can allocate the loop's
+// buffers num_stages deep within a CTA's 227 KiB: the largest such S,
+// and the bytes one stage more would need.
+TEST(TtgirTriton, StagesAreBoundedByWhatTritonsBuffersFit) {
+  const std::tuple<std::string, int64_t> cases[] = {
+      {"matmul_STAGES3_BM128_BN128_BK64_W8", 7},
+      {"matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0", 7},
+      {"attention_STAGES3_BM128_BN64_HEAD128_W8", 6},
+      {"attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0", 3}};  // 4 x 64 KiB + Q's 32 KiB
+  for (const auto& [name, stages] : cases) {
+    const std::string path = kTestdata + "/" + name + ".input.ttgir";
+    StatusOr<TtgirImport> r = import_ttgir(path, {});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_TRUE(r->stage_bound.has_value()) << name;
+    EXPECT_EQ(r->stage_bound->stages, stages) << name;
+    EXPECT_LE(hopper::predicted_smem_bytes(r->graph, stages), hopper::kSmemBytesPerBlock);
+    EXPECT_EQ(r->stage_bound->next_bytes, hopper::predicted_smem_bytes(r->graph, stages + 1));
+    EXPECT_GT(r->stage_bound->next_bytes, hopper::kSmemBytesPerBlock) << name;
+    for (const Op& op : r->graph.ops) EXPECT_EQ(op.max_depth, stages - 1) << name << " " << op.name;
+    TtgirOptions unbounded;
+    unbounded.smem_stage_bound = false;
+    StatusOr<TtgirImport> free = import_ttgir(path, unbounded);
+    ASSERT_TRUE(free.ok());
+    EXPECT_FALSE(free->stage_bound.has_value());
+    for (const Op& op : free->graph.ops) EXPECT_FALSE(op.max_depth.has_value()) << op.name;
+  }
+}
+
+// Unbounded, cost-based's II-optimal schedule of the TMA attention has 4
+// stages, whose buffers Triton cannot allocate; bounded, it keeps the
+// II with 3.
+TEST(TtgirTriton, CostBasedKeepsTheTmaAttentionWithinItsSharedMemory) {
+  const std::string path =
+      kTestdata + "/attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0.input.ttgir";
+  StatusOr<TtgirImport> r = import_ttgir(path, {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  GenerateOptions opts;
+  opts.generator = GeneratorKind::kCostBased;
+  StatusOr<Schedule> s = generate_schedule(r->graph, opts);
+  ASSERT_TRUE(s.ok() && s->feasible);
+  EXPECT_EQ(s->ii, s->mii.max());
+  EXPECT_EQ(s->stage_count, 3);
+  EXPECT_TRUE(verify_schedule(r->graph, *s).legal());
+}
+
+TEST(TtgirTriton, NoStageBoundWhenEveryDepthFitsOrNoneDoes) {
+  StatusOr<TtgirImport> r =
+      import_ttgir(kTestdata + "/matmul_STAGES3_BM128_BN128_BK64_W8.input.ttgir", {});
+  ASSERT_TRUE(r.ok());
+  Graph g = r->graph;
+  for (Op& op : g.ops) op.store_bytes = 0;
+  EXPECT_FALSE(ttgir_stage_bound(g).has_value());  // no buffer: any depth fits
+  g = r->graph;
+  g.attrs.resident_smem_bytes = hopper::kSmemBytesPerBlock;  // with one stage's tiles: over
+  EXPECT_FALSE(ttgir_stage_bound(g).has_value());
+}
+
 // The shared memory a configuration is predicted to need (the loop's
 // buffers at its num_stages and what it keeps outside the loop) is within
 // 5 % of what the compiled kernel uses (measured.json's shared_bytes).

@@ -28,12 +28,17 @@
 // - buffers: a ttg.local_alloc's, a pipelined load's whose value goes to
 //   registers (on the load op), and those alive outside the loop
 //   (`resident_smem_bytes`);
+// - the stage count: every op's max_depth is lowered so that a schedule
+//   has at most the stages whose multi-buffered copies of the buffers
+//   Triton can allocate (hopper::predicted_smem_bytes within the 227 KiB a
+//   CTA may take), unless `smem_stage_bound` is off;
 // - an op the importer does not know becomes a `generic` op (latency one
 //   unit, no resources) and is named in `unknown_ops`; with `strict` it
 //   is refused instead.
 // Malformed input gives InvalidInput, one line "SOURCE:LINE: problem".
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,12 +65,29 @@ struct TtgirLoop {
 struct TtgirOptions {
   std::optional<int> loop;  // which loop (TtgirLoop::index); none: the default
   bool strict = false;      // refuse ops the importer does not know
+  // Bound every op's depth by the stages whose buffers fit shared memory
+  // (ttgir_stage_bound below).
+  bool smem_stage_bound = true;
 };
+
+// The stage count Triton's shared memory allows a loop graph: the largest
+// S (at most kMaxBoundedStages - 1) whose num_stages S buffers
+// (hopper::predicted_smem_bytes) fit the 227 KiB a CTA may take, and the
+// bytes at S + 1. None when even one stage does not fit (no bound helps)
+// or when kMaxBoundedStages - 1 stages still fit (no bound is needed).
+struct TtgirStageBound {
+  int64_t stages = 0;        // the largest S that fits
+  int64_t next_bytes = 0;    // predicted_smem_bytes at stages + 1
+};
+inline constexpr int64_t kMaxBoundedStages = 64;
+std::optional<TtgirStageBound> ttgir_stage_bound(const Graph& g);
 
 struct TtgirImport {
   Graph graph;
   int loop = 0;                          // the index of the imported loop
   std::vector<std::string> unknown_ops;  // distinct unknown op names, in body order
+  // The bound applied to every op's max_depth (stages - 1), when any.
+  std::optional<TtgirStageBound> stage_bound;
 };
 
 // Every loop (scf.for, scf.while) of the text, in file order.
