@@ -244,10 +244,10 @@ void BM_Arm(benchmark::State& state, Arm arm) {
   for (auto _ : state) {
     std::optional<cost_based::Proposal> p;
     switch (arm) {
-      case Arm::kPermute: p = driver.try_permute(ready, /*whole_set=*/false); break;
-      case Arm::kFuse: p = driver.try_fuse(ready); break;
-      case Arm::kRetry: p = driver.try_retry(ready); break;
-      case Arm::kCostBased: p = driver.try_cost_based(ready); break;
+      case Arm::kPermute: p = driver.arms().try_permute(ready, /*whole_set=*/false); break;
+      case Arm::kFuse: p = driver.arms().try_fuse(ready); break;
+      case Arm::kRetry: p = driver.arms().try_retry(ready); break;
+      case Arm::kCostBased: p = driver.arms().try_cost_based(ready); break;
     }
     proposed += p ? 1 : 0;
     benchmark::DoNotOptimize(p);

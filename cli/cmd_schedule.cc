@@ -24,10 +24,11 @@ struct ScheduleFlags {
   double time_limit_s = 10.0;
 };
 
-po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts) {
-  po::options_description visible("options");
+// The generator and its search: which generator, the stage cap, the
+// selector's threshold and the cost-based generator's knobs.
+void add_generator_options(po::options_description& visible, ScheduleFlags& f,
+                           GenerateOptions& opts) {
   visible.add_options()
-      ("help,h", "show this help")
       ("generator,g", po::value(&f.generator)->default_value("auto"),
        "auto | serial | cost-based | cost-based-seed (cost-based as the seeds write it, "
        "docs/COST_BASED.md) | ims (Rau's iterative modulo scheduling) | sms (swing "
@@ -56,7 +57,14 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
       ("backtrack-budget-ratio",
        po::value(&opts.cost_based.backtrack_budget_ratio)->default_value(32),
        "cost-based: seats per op the backtracking rung may spend at one II; 0 = the seeds' "
-       "ladder only (docs/COST_BASED.md)")
+       "ladder only (docs/COST_BASED.md)");
+}
+
+// What runs after or around a generator: the packing repair, the policy
+// fallback, the descent, ims's and the oracle's budgets, and the output's kind.
+void add_budget_options(po::options_description& visible, ScheduleFlags& f,
+                        GenerateOptions& opts) {
+  visible.add_options()
       ("packing-repair", po::value(&f.packing_repair)->default_value("cost-based"),
        "cost-based | all | off: after which generators (cost-based; all = ims and sms too), "
        "on graphs of at most 64 ops whose slots pack several holders per row, the IIs below "
@@ -81,6 +89,13 @@ po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts
       ("emit", po::value(&f.emit_kind)->default_value("json"),
        "json (the schedule with its Pipe_/Mutex_ values) or region (the materialized region "
        "as MLIR-like text: stages, ops in order, values spliced in)");
+}
+
+po::options_description schedule_options(ScheduleFlags& f, GenerateOptions& opts) {
+  po::options_description visible("options");
+  visible.add_options()("help,h", "show this help");
+  add_generator_options(visible, f, opts);
+  add_budget_options(visible, f, opts);
   add_output_option(visible, "the schedule (or region)");
   add_quiet_option(visible);
   return visible;

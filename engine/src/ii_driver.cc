@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "graph_algo.h"
 #include "search.h"
@@ -16,6 +17,22 @@ IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int6
   r.lower = std::max(heuristic_ii_lower(g, mii, group_span), ii_floor);
   r.cap = heuristic_ii_cap(g, r.lower, ii_cap, serial);
   return r;
+}
+
+IiRange oracle_ii_range(const Graph& g, int64_t mii, std::optional<int64_t> best_heuristic_ii) {
+  IiRange r;
+  const int64_t group_span =
+      group_span_bound(g, Adjacency::build(g), find_leader_groups(g).members);
+  r.lower = heuristic_ii_lower(g, mii, group_span);
+  r.cap = best_heuristic_ii ? *best_heuristic_ii - 1 : sequential_ii_cap(g, mii);
+  return r;
+}
+
+IiPrecheck precheck_ii(const Graph& g) {
+  IiPrecheck p;
+  if ((p.stores_over = stores_over_storage(g))) return p;
+  p.never = forced_together_conflict(g, Adjacency::build(g));
+  return p;
 }
 
 std::function<void(int64_t ii)> ii_attempt_for_tests;
@@ -93,11 +110,12 @@ void search_galloping(const IiRange& range, const IiAttemptFn& attempt, IiScreen
 IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
                          const IiAttemptFn& attempt, IiScreen* screen, const Deadline& deadline) {
   IiSearchResult r;
-  if ((r.stores_over = stores_over_storage(g))) {
+  IiPrecheck pre = precheck_ii(g);
+  if ((r.stores_over = pre.stores_over)) {
     r.end = IiSearchEnd::kStorageBudget;
     return r;
   }
-  if ((r.never = forced_together_conflict(g, Adjacency::build(g)))) {
+  if ((r.never = std::move(pre.never))) {
     r.end = IiSearchEnd::kNever;
     return r;
   }
@@ -106,6 +124,41 @@ IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
     search_linear(range, attempt, screen, deadline, r);
   } else {
     search_galloping(range, attempt, screen, deadline, r);
+  }
+  return r;
+}
+
+IiDescentResult descend_ii(int64_t found, int64_t lower, const DescentAttemptFn& attempt,
+                           IiScreen* screen, const Deadline& deadline) {
+  IiDescentResult r;
+  r.ii = found;
+  int misses = 0;  // attempts that ran out of budget
+  if (screen != nullptr) screen->rearm();
+  for (int64_t ii = found - 1; ii >= lower; --ii) {
+    if (deadline_passed(deadline)) {
+      r.end = IiDescentEnd::kDeadline;
+      return r;
+    }
+    if (screen != nullptr && screen->check(ii) != IiScreen::Verdict::kAdmit) {
+      ++r.screened;
+      continue;
+    }
+    ++r.tried;
+    switch (attempt(ii)) {
+      case DescentVerdict::kPlaced:
+        ++r.placed;
+        r.ii = ii;
+        break;
+      case DescentVerdict::kSearchedAll:
+        r.end = IiDescentEnd::kSearchedAll;
+        return r;
+      case DescentVerdict::kOutOfBudget:
+        if (++misses >= kDescentMisses) {
+          r.end = IiDescentEnd::kMisses;
+          return r;
+        }
+        break;
+    }
   }
   return r;
 }

@@ -1,11 +1,22 @@
 // The II search every generator shares (HatScheT's one II loop, each
-// scheduler supplying an attempt at one II): the range it searches, the
-// storage test before any placement, the per-II loop (linear, as Rau and
-// the seeds; or galloping, seed 000's sub_988080), the serial fallback,
-// rule L7's serial schedule and the one give-up message. The cost-based
-// generator (both variants), ims and sms search [heuristic_ii_lower,
-// heuristic_ii_cap]; the exact oracle searches its own range (from the same
-// lower bound to one below the best heuristic II) with a proof per II.
+// scheduler supplying an attempt at one II), in one place:
+//  - its range: a heuristic's [heuristic_ii_lower, heuristic_ii_cap]
+//    (heuristic_ii_range: the cost-based generator, both variants, ims and
+//    sms), or the exact oracle's, from the same lower bound to one below
+//    the best heuristic II (oracle_ii_range), with a proof per II;
+//  - the test before any attempt (precheck_ii): the stores alone over the
+//    storage pool, ops forced to start together over-using a slot;
+//  - its two modes. Upward (search_ii): from the lower bound up, linear as
+//    Rau and the seeds, or galloping then bisecting as seed 000's
+//    sub_988080, until an II places. Downward (descend_ii): below an II
+//    the upward search found, one II at a time toward the lower bound,
+//    keeping each II placed, until an attempt proves no lower II easier or
+//    kDescentMisses attempts run out of budget (the cost-based descent).
+//    Both skip an II the II screen rejects and start no attempt once the
+//    deadline has passed;
+//  - what is published when the search ends (publish_search: the found II,
+//    the serial fallback, the one give-up message), rule L7's serial
+//    schedule and the stage cap's graph.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +51,13 @@ struct IiRange {
   int64_t cap = 0;    // the last II tried
 };
 
+// The exact oracle's range: the same lower bound as a heuristic's (from
+// the MII and the graph's leader-group span bound), up to one below
+// `best_heuristic_ii`, or to sequential_ii_cap (search.h) when no
+// heuristic gave a schedule. It may be empty (the best heuristic's II is
+// the lower bound: nothing left to prove).
+IiRange oracle_ii_range(const Graph& g, int64_t mii, std::optional<int64_t> best_heuristic_ii);
+
 // A heuristic's range: heuristic_ii_lower (search.h) from the MII and the
 // groups' span bound, raised to `ii_floor` (0: none; the stage cap's runs
 // search above the uncapped II, stage_cap.h), up to heuristic_ii_cap
@@ -47,6 +65,22 @@ struct IiRange {
 // legal, else the sequential cap).
 IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int64_t ii_floor,
                            int64_t ii_cap, const Schedule& serial);
+
+// Why no II of any range can be legal, found before any attempt; both
+// unset when the search may go on.
+struct IiPrecheck {
+  // The stores' least total when they alone exceed the storage pool
+  // (storage.h, stores_over_storage).
+  std::optional<int64_t> stores_over;
+  // Why, when ops that must start together over-use a slot (graph_algo.h,
+  // forced_together_conflict).
+  std::optional<std::string> never;
+};
+
+// The test search_ii runs before its first attempt. The exact oracle runs
+// it too, before its start schedules, so that a graph whose stores exceed
+// the pool costs no heuristic run.
+IiPrecheck precheck_ii(const Graph& g);
 
 enum class IiSearchEnd {
   kFound,          // `ii` placed
@@ -72,9 +106,8 @@ struct IiSearchResult {
   std::optional<int64_t> deadline_at;
 };
 
-// Searches `range`: first the stores against the storage pool and the ops
-// forced to start together against their slots (no attempt when no II can
-// be legal), then attempt(ii) for II = lower, lower + 1, ...
+// The upward mode. Searches `range`: first precheck_ii (no attempt when
+// no II can be legal), then attempt(ii) for II = lower, lower + 1, ...
 // (linear) or galloping then bisecting (kGalloping: the found II is
 // attempted once more at the end, so that the generator's placement is the
 // found II's). Linear stops at the first kPlaced or kStop. With a
@@ -89,6 +122,49 @@ IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
 // A test seam: when set, called before every attempt search_ii makes (the
 // exact oracle's limit tests stand in a slow heuristic with it).
 extern std::function<void(int64_t ii)> ii_attempt_for_tests;
+
+// What one attempt of the downward mode concluded.
+enum class DescentVerdict {
+  kPlaced,       // every op seated at this II: the descent goes on below it
+  kSearchedAll,  // every placement was tried and none holds: a lower II is
+                 // no easier, so the descent ends
+  kOutOfBudget,  // the attempt ran out of budget: a lower II may still place
+};
+
+// One attempt of the descent at one II. On kPlaced the generator keeps (or
+// copies out) the placement; the last kPlaced is the lowest II's.
+using DescentAttemptFn = std::function<DescentVerdict(int64_t ii)>;
+
+// The descent's attempts that may run out of budget before it stops (2
+// keeps every region of the reference run that 3 gives:
+// results/records/2026-11-26-cost-based-speed-3.md).
+inline constexpr int kDescentMisses = 2;
+
+enum class IiDescentEnd {
+  kLowerBound,   // every II down to the lower bound was screened or tried
+  kSearchedAll,  // an attempt said kSearchedAll
+  kMisses,       // kDescentMisses attempts said kOutOfBudget
+  kDeadline,     // the deadline passed before the next attempt
+};
+
+struct IiDescentResult {
+  IiDescentEnd end = IiDescentEnd::kLowerBound;
+  int64_t ii = 0;        // the lowest II placed, or the found II when none
+  int64_t tried = 0;     // attempts made
+  int64_t placed = 0;    // attempts that said kPlaced
+  int64_t screened = 0;  // IIs the screen rejected, with no attempt made
+};
+
+// The downward mode, below `found` (an II the upward search placed): for
+// II = found - 1, found - 2, ..., lower, first the deadline (once it has
+// passed, no attempt starts and `found`'s placement stands), then the
+// screen (rearmed first; an II it rejects is skipped and costs no miss,
+// so the descent reaches at least the IIs it would without it), then
+// attempt(ii). kPlaced lowers the result to ii and goes on; kSearchedAll
+// ends the descent; kOutOfBudget goes on until kDescentMisses of them.
+// The test seam ii_attempt_for_tests is not called here.
+IiDescentResult descend_ii(int64_t found, int64_t lower, const DescentAttemptFn& attempt,
+                           IiScreen* screen = nullptr, const Deadline& deadline = std::nullopt);
 
 // The give-up line every generator writes when no II of the range placed:
 // "no legal placement for II L to C (the cap)", or that the cap is below

@@ -1,12 +1,15 @@
 // Tests for the shared II search: which IIs each search attempts and in
-// what order, how it ends (found, storage, cap, stopped), the galloping
-// search's replay of the found II, what publish_search writes for each end,
-// and that every generator reports the same give-up line.
+// what order, how it ends (found, storage, cap, stopped, never), the
+// galloping search's replay of the found II, the pre-check and the
+// oracle's range, the descent's rules (its misses, the searched-all stop,
+// the screen's skips, the deadline), what publish_search writes for each
+// end, and that every generator reports the same give-up line.
 #include "ii_driver.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,8 @@
 #include "tilesched/json_io.h"
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
+#include "graph_algo.h"
+#include "search.h"
 
 namespace tilesched {
 namespace {
@@ -110,6 +115,154 @@ TEST(IiDriver, StoresOverThePoolEndTheSearchBeforeAnyAttempt) {
   EXPECT_FALSE(s.feasible);
   EXPECT_EQ(s.failure, FailureReason::kStorageBudget);
   ASSERT_EQ(s.diagnostics.size(), 1u);
+}
+
+TEST(IiDriver, OpsForcedTogetherOverASlotEndTheSearchBeforeAnyAttempt) {
+  Graph g = two_ops();
+  g.edges = {{0, 1, 0, 0, EdgeKind::kData}, {1, 0, 0, 0, EdgeKind::kData}};  // start together
+  const IiPrecheck pre = precheck_ii(g);
+  EXPECT_FALSE(pre.stores_over);
+  ASSERT_TRUE(pre.never);
+  Attempts a{1};
+  const IiSearchResult r = search_ii(g, {1, 9}, IiSearch::kLinear, a.fn());
+  EXPECT_EQ(r.end, IiSearchEnd::kNever);
+  EXPECT_EQ(r.never, pre.never);
+  EXPECT_TRUE(a.asked.empty());
+}
+
+TEST(IiDriver, ThePrecheckNamesTheStoresFirstAndPassesAPlaceableGraph) {
+  const IiPrecheck over = precheck_ii(two_ops(4096, 1024));
+  EXPECT_TRUE(over.stores_over);
+  EXPECT_FALSE(over.never);
+  const IiPrecheck fine = precheck_ii(two_ops());
+  EXPECT_FALSE(fine.stores_over);
+  EXPECT_FALSE(fine.never);
+}
+
+// The oracle's range starts where a heuristic's does and ends one below the
+// best heuristic II, or at the sequential cap without one.
+TEST(IiDriver, TheOraclesRangeSharesTheHeuristicsLowerBound) {
+  for (const char* name : {"gemm_mainloop", "attention_forward", "generic_dsp", "spec_example"}) {
+    StatusOr<Graph> g =
+        read_graph_file(std::string(TILESCHED_EXAMPLES_DIR) + "/" + name + ".loop.json");
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    const Schedule serial = generate_serial(*g);
+    const int64_t mii = serial.mii.max();
+    const int64_t span = group_span_bound(*g, Adjacency::build(*g), find_leader_groups(*g).members);
+    const IiRange heuristic = heuristic_ii_range(*g, mii, span, 0, 0, serial);
+    const IiRange with = oracle_ii_range(*g, mii, heuristic.cap);
+    EXPECT_EQ(with.lower, heuristic.lower) << name;
+    EXPECT_EQ(with.cap, heuristic.cap - 1) << name;
+    const IiRange without = oracle_ii_range(*g, mii, std::nullopt);
+    EXPECT_EQ(without.lower, heuristic.lower) << name;
+    EXPECT_EQ(without.cap, sequential_ii_cap(*g, mii)) << name;
+  }
+}
+
+// descend_ii's attempt: `verdicts[ii]` (kOutOfBudget when absent);
+// records each ii asked.
+struct DescentAttempts {
+  std::vector<std::pair<int64_t, DescentVerdict>> verdicts;
+  std::vector<int64_t> asked;
+  DescentAttemptFn fn() {
+    return [this](int64_t ii) {
+      asked.push_back(ii);
+      for (const auto& [at, v] : verdicts) {
+        if (at == ii) return v;
+      }
+      return DescentVerdict::kOutOfBudget;
+    };
+  }
+};
+
+TEST(IiDriver, TheDescentPlacesDownToTheLowerBound) {
+  DescentAttempts a;
+  for (int64_t ii = 1; ii <= 9; ++ii) a.verdicts.emplace_back(ii, DescentVerdict::kPlaced);
+  const IiDescentResult d = descend_ii(10, 6, a.fn());
+  EXPECT_EQ(d.end, IiDescentEnd::kLowerBound);
+  EXPECT_EQ(d.ii, 6);
+  EXPECT_EQ(a.asked, (std::vector<int64_t>{9, 8, 7, 6}));
+  EXPECT_EQ(d.tried, 4);
+  EXPECT_EQ(d.placed, 4);
+}
+
+// kDescentMisses out-of-budget attempts end it, a placement between them
+// or not; a found II with nothing below it asks nothing.
+TEST(IiDriver, TheDescentStopsAfterItsMissesWhateverPlacedBetween) {
+  ASSERT_EQ(kDescentMisses, 2);
+  DescentAttempts none;
+  IiDescentResult d = descend_ii(10, 1, none.fn());
+  EXPECT_EQ(d.end, IiDescentEnd::kMisses);
+  EXPECT_EQ(d.ii, 10);
+  EXPECT_EQ(none.asked, (std::vector<int64_t>{9, 8}));
+  EXPECT_EQ(d.placed, 0);
+  DescentAttempts between{{{8, DescentVerdict::kPlaced}, {6, DescentVerdict::kPlaced}}};
+  d = descend_ii(10, 1, between.fn());
+  EXPECT_EQ(d.end, IiDescentEnd::kMisses);
+  EXPECT_EQ(d.ii, 8);
+  EXPECT_EQ(between.asked, (std::vector<int64_t>{9, 8, 7}));
+  EXPECT_EQ(d.placed, 1);
+  DescentAttempts at_bottom;
+  d = descend_ii(5, 5, at_bottom.fn());
+  EXPECT_EQ(d.end, IiDescentEnd::kLowerBound);
+  EXPECT_EQ(d.ii, 5);
+  EXPECT_TRUE(at_bottom.asked.empty());
+}
+
+TEST(IiDriver, TheDescentStopsWhereAnAttemptSearchedEverySeat) {
+  DescentAttempts a{{{9, DescentVerdict::kPlaced}, {8, DescentVerdict::kSearchedAll},
+                     {7, DescentVerdict::kPlaced}}};
+  const IiDescentResult d = descend_ii(10, 1, a.fn());
+  EXPECT_EQ(d.end, IiDescentEnd::kSearchedAll);
+  EXPECT_EQ(d.ii, 9);
+  EXPECT_EQ(a.asked, (std::vector<int64_t>{9, 8}));
+  EXPECT_EQ(d.tried, 2);
+}
+
+// A recurrence needs II >= 4: the screen rejects 3, 2 and 1. The descent
+// rearms a dormant screen, skips those IIs without an attempt, and a
+// skip costs no miss (the end is the lower bound, not the misses).
+TEST(IiDriver, TheDescentSkipsWhatTheScreenRejectsWithoutAMiss) {
+  Graph g = two_ops();
+  g.edges.push_back({1, 0, 2, 1, EdgeKind::kData});
+  const Adjacency adj = Adjacency::build(g);
+  IiScreen screen(g, adj);
+  for (int64_t ii = 10; !screen.dormant(); ++ii) screen.check(ii);  // admits, then sleeps
+  DescentAttempts a{{{5, DescentVerdict::kPlaced}, {4, DescentVerdict::kPlaced}}};
+  const IiDescentResult d = descend_ii(7, 1, a.fn(), &screen);
+  EXPECT_EQ(a.asked, (std::vector<int64_t>{6, 5, 4}));
+  EXPECT_EQ(d.end, IiDescentEnd::kLowerBound);
+  EXPECT_EQ(d.ii, 4);
+  EXPECT_EQ(d.screened, 3);
+  EXPECT_EQ(d.tried, 3);
+  EXPECT_EQ(screen.rejected(), 3);
+}
+
+// Once the deadline has passed no attempt starts (nor a screen check):
+// the last II placed stands.
+TEST(IiDriver, TheDescentStartsNoAttemptAfterTheDeadline) {
+  Graph g = two_ops();
+  g.edges.push_back({1, 0, 2, 1, EdgeKind::kData});
+  const Adjacency adj = Adjacency::build(g);
+  IiScreen screen(g, adj);
+  const Deadline past = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  DescentAttempts a;
+  IiDescentResult d = descend_ii(3, 1, a.fn(), &screen, past);
+  EXPECT_EQ(d.end, IiDescentEnd::kDeadline);
+  EXPECT_EQ(d.ii, 3);
+  EXPECT_EQ(d.screened, 0);
+  EXPECT_TRUE(a.asked.empty());
+  Deadline later = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  DescentAttempts passing;
+  const DescentAttemptFn place_then_expire = [&](int64_t ii) {
+    passing.asked.push_back(ii);
+    later = past;  // the deadline passes during this attempt
+    return DescentVerdict::kPlaced;
+  };
+  d = descend_ii(10, 1, place_then_expire, nullptr, later);
+  EXPECT_EQ(d.end, IiDescentEnd::kDeadline);
+  EXPECT_EQ(d.ii, 9);
+  EXPECT_EQ(passing.asked, (std::vector<int64_t>{9}));
 }
 
 TEST(IiDriver, AnEmptyRangeAttemptsNothing) {

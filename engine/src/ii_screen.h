@@ -1,7 +1,7 @@
 // The II screen: a test, run by the shared II search (ii_driver.h) before
 // any generator's attempt, that proves an II infeasible cheaply, so that a
 // failing II costs a closure and a few sorted sweeps instead of a whole
-// ladder, eviction budget or backtracking search (issue 27).
+// ladder, eviction budget or backtracking search.
 //
 // It never rejects a feasible II. Two tests, both necessary conditions of
 // rules L1 and L2 (docs/CONTRACT.md):
@@ -27,9 +27,9 @@
 // The screen also goes dormant (admits without testing) once kPatience
 // IIs in a row passed it: the IIs it rejects come before the first few it
 // admits when the search walks one way (upward from the lower bound, or
-// downward in the cost-based descent, which rearms it), and a graph it
-// cannot help should not pay for it at every II. Every bound is a count,
-// so the screen's verdicts are deterministic.
+// downward in the driver's descent, descend_ii, which rearms it), and a
+// graph it cannot help should not pay for it at every II. Every bound is a
+// count, so the screen's verdicts are deterministic.
 #pragma once
 
 #include <cstdint>

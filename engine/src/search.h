@@ -1,10 +1,10 @@
-// The II search's range and its galloping walk, under the shared II search
-// (ii_driver.h): the bottom and top of the range a heuristic generator
-// searches (the exact oracle takes the same bottom), the top when no
-// heuristic schedule gives one, and seed 000's exponential-then-binary
-// search (sub_988080), which the driver runs for --ii-search galloping. A
-// probe is a whole placement attempt, so the walk is no hot loop: it takes
-// a std::function and counts its calls.
+// The II search's bounds and its galloping walk, the pieces the shared II
+// search (ii_driver.h) builds its ranges and its upward mode from: the
+// bottom of every range (a heuristic's and the exact oracle's), the top of
+// a heuristic's, the top when no schedule gives one, and seed 000's
+// exponential-then-binary search (sub_988080), which the driver runs for
+// --ii-search galloping. A probe is a whole placement attempt, so the walk
+// is no hot loop: it takes a std::function and can count its calls.
 #pragma once
 
 #include <cstdint>
@@ -19,11 +19,13 @@ namespace tilesched {
 // The top of the II search when no heuristic schedule gives one: every op
 // issued after the one before it (its latency or footprint, whichever is
 // longer) on top of `lower`, the search's lower bound; at most
-// limits::kMaxII. The cost-based generator uses it when the serial
-// schedule is infeasible, the exact oracle when no heuristic succeeded.
+// limits::kMaxII. heuristic_ii_cap uses it when the serial schedule is
+// infeasible, the exact oracle's range (oracle_ii_range) when no heuristic
+// succeeded.
 int64_t sequential_ii_cap(const Graph& g, int64_t lower);
 
-// The bottom of a heuristic generator's II search: the largest of the MII,
+// The bottom of every II search (a heuristic generator's and the exact
+// oracle's): the largest of the MII,
 // the groups' span bound (group_span_bound) and the exclusive-holds bound
 // (exclusive_holds_bound, graph_algo.h). No II below it can be legal.
 int64_t heuristic_ii_lower(const Graph& g, int64_t mii, int64_t group_span);

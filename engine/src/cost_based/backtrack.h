@@ -1,9 +1,13 @@
-// The backtracking rung (docs/COST_BASED.md "Strategy ladder") as its own
-// unit: where the seed's rungs each commit to one greedy choice per op,
-// this search revisits the latest choice when a later op finds no seat, so
-// a resource-tight II whose recurrences need a particular offset between
-// two ops is found instead of given up. It takes the placement, the gate
-// check and a budget, and returns what happened; the driver counts it.
+// The backtracking rung (docs/COST_BASED.md "Strategy ladder", "Beyond the
+// seeds") as its own unit: where the seed's rungs each commit to one
+// greedy choice per op, its depth-first search (depth_first.h) revisits the
+// latest choice when a later op finds no seat, so a resource-tight II
+// whose recurrences need a particular offset between two ops is found
+// instead of given up. This unit runs the search's runs: their budgets,
+// their tie-break orders (the priority order, seeded shuffles of it), the
+// short runs before the long ones, and what failed runs showed. It takes
+// the placement, the gate check and the budgets, and returns what
+// happened; the driver counts it.
 #pragma once
 
 #include <cstdint>
@@ -12,22 +16,11 @@
 #include <vector>
 
 #include "context.h"
+#include "depth_first.h"
 #include "placement.h"
 #include "seat.h"
 
 namespace tilesched::cost_based {
-
-struct BacktrackResult {
-  bool placed = false;
-  // The search gave up having tried every seat it allows (not for want of
-  // budget): a lower II is no easier.
-  bool searched_all = false;
-  int64_t seats = 0;  // seats taken, over every run
-  // One line per run that spent its budget ("II 8: backtracking spent ...").
-  std::vector<std::string> failures;
-  // When searched_all: the op whose seats ran out first.
-  std::optional<OpId> stuck;
-};
 
 class Backtracking {
  public:
@@ -100,26 +93,14 @@ class Backtracking {
   // of the ops it bounded, O(n) each; so a seat costs up to O(n^2)).
   static int64_t budget(const Context& ctx, int ratio, int64_t work);
 
-  // What the search reads of the graph, the same at every II, built on its
-  // first run: the Rau rung's priority order made static, and each op's
-  // slot and pool masks.
-  struct Facts {
-    std::vector<OpId> order;
-    std::vector<uint64_t> slots, pools;
-    // By op, the other ops that share a slot, a pool or a leader group with
-    // it: share[share_begin[v] .. share_begin[v + 1]).
-    std::vector<int> share_begin;
-    std::vector<OpId> share;
-  };
-
  private:
-  const Facts& facts();
+  const SearchFacts& facts();  // built on the first run
   // The table of what runs showed at the placement's II: kept across calls
   // when no builder constraint is in force, else a fresh one in `local`.
   std::vector<Known>& known(const Placement& p, std::vector<Known>& local);
 
   const Context& ctx_;
-  std::optional<Facts> facts_;
+  std::optional<SearchFacts> facts_;
   std::optional<Winner> winner_;
   std::vector<IiKnown> known_;
 };

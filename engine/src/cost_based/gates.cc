@@ -1,9 +1,7 @@
-// The admission gates G1-G4 (seed 001 "Admission Gates", "Gate Recovery
-// Summary"): the one check every arm and the forced placement seat an op
-// through, counting every reject (see Driver::admit in driver.h).
-#include <algorithm>
+// The admission gates G1-G4 (see gates.h).
+#include "gates.h"
 
-#include "driver.h"
+#include <algorithm>
 
 namespace tilesched::cost_based {
 
@@ -11,20 +9,20 @@ namespace {
 void count(CostBasedStats& stats, Gate g) { ++stats.gate_rejects[static_cast<int>(g)]; }
 }  // namespace
 
-bool Driver::pending(OpId v) const {
+bool GateCheck::pending(OpId v) const {
   const int group = ctx_.group_of[v];
   if (group == kNoGroup) return false;
   const OpId anchor = ctx_.group_anchor[group];
   return anchor != v && !p_.placed(anchor);
 }
 
-bool Driver::held(OpId v) {
+bool GateCheck::held(OpId v) {
   if (!pending(v)) return false;
   count(stats_, Gate::kG1Pending);
   return true;
 }
 
-SeatSearch Driver::admit(OpId v, int64_t earliest, int64_t from, int64_t end) {
+SeatSearch GateCheck::admit(OpId v, int64_t earliest, int64_t from, int64_t end) {
   if (held(v)) return {SeatOutcome::kPending, 0};  // G1
   const Op& op = ctx_.g.ops[v];
   const int64_t ii = p_.ii();
@@ -44,12 +42,12 @@ SeatSearch Driver::admit(OpId v, int64_t earliest, int64_t from, int64_t end) {
   return {SeatOutcome::kSeat, fit};
 }
 
-SeatSearch Driver::earliest_seat(OpId v) {
+SeatSearch GateCheck::earliest_seat(OpId v) {
   if (held(v)) return {SeatOutcome::kPending, 0};  // before the window: G1 is cheap
   return earliest_seat(v, p_.window(v));
 }
 
-SeatSearch Driver::earliest_seat(OpId v, const Window& w) {
+SeatSearch GateCheck::earliest_seat(OpId v, const Window& w) {
   if (held(v)) return {SeatOutcome::kPending, 0};
   const int64_t ii = p_.ii();
   const SeatSearch s = admit(v, w.lo, w.lo, std::min(w.hi, w.lo + ii - 1));

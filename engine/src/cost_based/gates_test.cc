@@ -21,10 +21,10 @@ TEST(Gates, G1HoldsGroupMembersUntilTheAnchorIsPlaced) {
   const OpId m = b.op("m", "alu");
   b.at(m).leader_gid = 1;  // m is ready at once but a is the anchor
   WorkedAtII w(4, Build(b));
-  EXPECT_EQ(w.d->earliest_seat(m).outcome, SeatOutcome::kPending);
+  EXPECT_EQ(w.d->gates().earliest_seat(m).outcome, SeatOutcome::kPending);
   EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG1Pending)], 1);
   w.p->place(a, 0);
-  EXPECT_EQ(w.d->earliest_seat(m).outcome, SeatOutcome::kSeat);
+  EXPECT_EQ(w.d->gates().earliest_seat(m).outcome, SeatOutcome::kSeat);
 }
 
 // A load and an ALU op 20 cycles after it whose max_depth is 0: at II 8
@@ -41,14 +41,14 @@ Graph LoadThenShallowAlu(OpId& x, OpId& y) {
 TEST(Gates, G2MarksAnOpDeadPastItsMaxDepth) {
   OpId x, y;
   WorkedAtII w(8, LoadThenShallowAlu(x, y));
-  EXPECT_EQ(w.d->earliest_seat(y).outcome, SeatOutcome::kDead);
+  EXPECT_EQ(w.d->gates().earliest_seat(y).outcome, SeatOutcome::kDead);
   EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG2MaxDepth)], 1);
 }
 
 TEST(Gates, G3BumpsTheSeatByOneCycle) {
   WorkedAtII w(15, Example("seed_worked_example.loop.json"));
   w.p->place(0, 0);  // load holds tp_smem_wr over [0, 8)
-  const SeatSearch s = w.d->earliest_seat(1);
+  const SeatSearch s = w.d->gates().earliest_seat(1);
   EXPECT_EQ(s.outcome, SeatOutcome::kSeat);
   EXPECT_EQ(s.t, 8);
   EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG3Rrt)], 8);
@@ -64,7 +64,7 @@ TEST(Gates, G4KeepsTheGroupsStageAndAsksForAReorder) {
   WorkedAtII w(4, Build(b));
   w.p->place(a, 0);  // the group is in stage 0
   w.p->place(x, 0);  // c cannot start before 9: stage 2
-  EXPECT_EQ(w.d->earliest_seat(c).outcome, SeatOutcome::kGroupLater);
+  EXPECT_EQ(w.d->gates().earliest_seat(c).outcome, SeatOutcome::kGroupLater);
   EXPECT_GT(w.stats.gate_rejects[static_cast<int>(Gate::kG4Group)], 0);
   // Forced placement moves the group: a is evicted and c takes stage 2.
   EXPECT_TRUE(w.d->force_place(c));
@@ -79,11 +79,11 @@ TEST(Arms, FuseComposesTwoReadsIntoOneSeat) {
   const OpId r3 = b.op("r3", "smem_read");
   b.edge(r1, r3);
   WorkedAtII w(16, Build(b));
-  EXPECT_TRUE(w.d->can_fuse(r1, r2));    // (15, 7, 2): under tp_smem_rd's 5
-  EXPECT_FALSE(w.d->can_fuse(r1, r3));   // a dependence
-  EXPECT_FALSE(w.d->can_fuse(r1, wr));   // different slot groups
-  EXPECT_FALSE(w.d->can_fuse(wr, ld));   // singleton tp_smem_wr twice
-  const std::optional<Proposal> p = w.d->try_fuse({r1, r2, wr, ld});
+  EXPECT_TRUE(w.d->arms().can_fuse(r1, r2));    // (15, 7, 2): under tp_smem_rd's 5
+  EXPECT_FALSE(w.d->arms().can_fuse(r1, r3));   // a dependence
+  EXPECT_FALSE(w.d->arms().can_fuse(r1, wr));   // different slot groups
+  EXPECT_FALSE(w.d->arms().can_fuse(wr, ld));   // singleton tp_smem_wr twice
+  const std::optional<Proposal> p = w.d->arms().try_fuse({r1, r2, wr, ld});
   ASSERT_TRUE(p);
   EXPECT_EQ(p->arm, Arm::kFuse);
   ASSERT_EQ(p->seats.size(), 2u);
@@ -97,7 +97,7 @@ TEST(Gates, TheFuseArmCountsItsRejects) {
   for (int k = 0; k < 4; ++k) held.push_back(b.op("f" + std::to_string(k), "smem_read"));
   WorkedAtII w(16, Build(b));
   for (OpId f : held) w.p->place(f, 0);  // tp_smem_rd: 4 of 5 over [0, 7)
-  const std::optional<Proposal> p = w.d->try_fuse({r1, r2});
+  const std::optional<Proposal> p = w.d->arms().try_fuse({r1, r2});
   ASSERT_TRUE(p);
   EXPECT_EQ(p->seats[0].t, 7);
   // r1 fits at 0..6 but r2 after it does not: seven G3 rejects.
@@ -110,6 +110,11 @@ TEST(Gates, TheForcedPlacementCountsItsRejects) {
   w.p->place(x, 0);
   EXPECT_FALSE(w.d->force_place(y));  // y cannot start before 20: stage 2
   EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG2MaxDepth)], 1);
+  // The failure line names the op and why it has no seat.
+  ASSERT_FALSE(w.d->failure().empty());
+  const std::string& line = w.d->failure().back();
+  EXPECT_EQ(line.rfind("II 8: op '", 0), 0u) << line;
+  EXPECT_NE(line.find("cannot hold after its placed predecessors"), std::string::npos) << line;
 }
 
 TEST(Target, BlackwellCarriesTheBankModel) {
@@ -127,7 +132,7 @@ TEST(Arms, RetryRevivesTheFirstDeadOpThatFits) {
   WorkedAtII w(15, Example("seed_worked_example.loop.json"));
   w.p->mark_dead(1);
   w.p->mark_dead(2);
-  const std::optional<Proposal> p = w.d->try_retry({1, 2});
+  const std::optional<Proposal> p = w.d->arms().try_retry({1, 2});
   ASSERT_TRUE(p);
   EXPECT_EQ(p->seats[0].op, 1);
   EXPECT_FALSE(w.p->dead(1));
@@ -138,7 +143,7 @@ TEST(Arms, CostBasedArmTakesTheGlobalMinimum) {
   WorkedAtII w(15, Example("seed_worked_example.loop.json"));
   w.p->place(0, 0);
   // write: seats 8..14 on tp_smem_wr, read: 8.. (pipe slack 0 at 8).
-  const std::optional<Proposal> p = w.d->try_cost_based({1, 2, 3});
+  const std::optional<Proposal> p = w.d->arms().try_cost_based({1, 2, 3});
   ASSERT_TRUE(p);
   EXPECT_EQ(p->arm, Arm::kCostBased);
   const CostVector best = p->cost;
@@ -162,14 +167,14 @@ TEST(Arms, CostBasedArmAgreesWithEverySeat) {
     const Graph g = RandomLoop(seed, 12);
     WorkedAtII w(compute_mii(g).max() + static_cast<int64_t>(seed % 3), g);
     for (OpId v = 0; v < static_cast<OpId>(seed % 5); ++v) {
-      const SeatSearch s = w.d->earliest_seat(v);
+      const SeatSearch s = w.d->gates().earliest_seat(v);
       if (s.outcome == SeatOutcome::kSeat) w.p->place(v, s.t);
     }
     std::vector<OpId> ready;
     for (OpId v = g.op_count() - 1; v >= 0 && ready.size() < 5; --v) {
       if (!w.p->placed(v)) ready.push_back(v);
     }
-    const std::optional<Proposal> p = w.d->try_cost_based(ready);
+    const std::optional<Proposal> p = w.d->arms().try_cost_based(ready);
     std::optional<CostVector> best;
     Seat at{};
     for (OpId v : ready) {  // the surcharges the arm added stay: read after it
@@ -196,7 +201,7 @@ TEST(Arms, CostBasedArmAgreesWithEverySeat) {
   WorkedAtII w(20, Build(b));
   w.p->place(0, 5);
   w.p->place(1, 6);
-  const std::optional<Proposal> p = w.d->try_cost_based({2, 3});
+  const std::optional<Proposal> p = w.d->arms().try_cost_based({2, 3});
   ASSERT_TRUE(p);
   EXPECT_EQ(p->cost, CostVector{});
   EXPECT_EQ(p->seats[0].op, 2);
@@ -208,7 +213,7 @@ TEST(Arms, PermuteExploresEveryOrderOfASmallReadySet) {
   // Priority order mma, write, load: seating the load last costs structural
   // inversions that another order avoids.
   const std::vector<OpId> ready = {2, 1, 0};
-  const std::optional<Proposal> p = w.d->try_permute(ready, /*whole_set=*/true);
+  const std::optional<Proposal> p = w.d->arms().try_permute(ready, /*whole_set=*/true);
   ASSERT_TRUE(p);
   ASSERT_EQ(p->seats.size(), 3u);
   for (const Seat& s : p->seats) EXPECT_FALSE(w.p->placed(s.op));  // proposals only
@@ -221,7 +226,7 @@ TEST(Arms, PermuteExploresEveryOrderOfASmallReadySet) {
   do {
     CostVector total;
     for (OpId v : order) {
-      const SeatSearch seat = w.d->earliest_seat(v);
+      const SeatSearch seat = w.d->gates().earliest_seat(v);
       ASSERT_EQ(seat.outcome, SeatOutcome::kSeat);
       total += evaluate_seat(*w.p, *w.ctx, v, seat.t);
       w.p->place(v, seat.t);
@@ -251,7 +256,7 @@ TEST(Arms, PermuteAgreesWithEveryOrderSeatedFromScratch) {
     // Part of the table filled, in topological order, to make orders fail.
     const int filled = static_cast<int>(seed % 6);
     for (OpId v = 0; v < filled; ++v) {
-      const SeatSearch s = w.d->earliest_seat(v);
+      const SeatSearch s = w.d->gates().earliest_seat(v);
       if (s.outcome == SeatOutcome::kSeat) w.p->place(v, s.t);
     }
     std::vector<OpId> ready;
@@ -268,7 +273,7 @@ TEST(Arms, PermuteAgreesWithEveryOrderSeatedFromScratch) {
       CostVector total;
       std::vector<Seat> seats;
       for (OpId v : order) {
-        const SeatSearch seat = w.d->earliest_seat(v);
+        const SeatSearch seat = w.d->gates().earliest_seat(v);
         if (seat.outcome != SeatOutcome::kSeat) break;
         total += evaluate_seat(*w.p, *w.ctx, v, seat.t);
         w.p->place(v, seat.t);
@@ -282,7 +287,7 @@ TEST(Arms, PermuteAgreesWithEveryOrderSeatedFromScratch) {
         best_seats = seats;
       }
     } while (std::next_permutation(index.begin(), index.end()));
-    const std::optional<Proposal> p = w.d->try_permute(ready, /*whole_set=*/true);
+    const std::optional<Proposal> p = w.d->arms().try_permute(ready, /*whole_set=*/true);
     ASSERT_EQ(p.has_value(), best.has_value()) << g.name;
     if (!p) continue;
     ++compared;

@@ -122,11 +122,6 @@ std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& 
 namespace cost_based {
 namespace {
 
-// The descent's tries that may run out of budget before it stops (2 keeps
-// every region of the reference run that 3 gives:
-// results/records/2026-11-26-cost-based-speed-3.md).
-constexpr int kDescentMisses = 2;
-
 class Generator {
  public:
   // The serial schedule gives the II cap, the last rung's seats and the MII
@@ -144,8 +139,10 @@ class Generator {
   CostBasedResult run(std::chrono::steady_clock::time_point t0);
 
  private:
-  // Below the found II, the descent's tries (Refinement::descend); the
-  // lowest II it places, or `found`.
+  // Below the found II, the driver's descent (descend_ii) with
+  // Refinement::descend as its attempt; the lowest II it places, or
+  // `found`, whose seats (and whether they are the serial ones) it copies
+  // out on each success.
   int64_t descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
                   bool& serial_fallback);
   // The policy fallback for a whole attempt (docs/COST_BASED.md).
@@ -226,28 +223,21 @@ bool Generator::first_success_attempt(int64_t ii) {
 
 int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
                            bool& serial_fallback) {
-  int misses = 0;  // IIs whose search ran out of budget
-  screen_.rearm();
-  for (int64_t ii = found - 1; ii >= lower; --ii) {
-    if (deadline_passed(ctx_.opts.deadline)) break;  // the found II stands
-    // An II the screen rejects would fail the search below; skipping it
-    // costs no miss, so the descent reaches at least the IIs it did without.
-    if (screen_.check(ii) != IiScreen::Verdict::kAdmit) {
-      ++stats_.ii_screened;
-      continue;
-    }
-    if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) {
-      // Searched to the end: a lower II is no easier. Out of budget: a
-      // lower II may still be found, within kDescentMisses tries.
-      if (refinement_.descent_searched_all() || ++misses >= kDescentMisses) break;
-      continue;
-    }
-    ++stats_.descent_successes;
-    found = ii;
-    seats = placement_->starts();
-    serial_fallback = false;
-  }
-  return found;
+  const IiDescentResult d = descend_ii(
+      found, lower,
+      [&](int64_t ii) {
+        if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) {
+          return refinement_.descent_searched_all() ? DescentVerdict::kSearchedAll
+                                                    : DescentVerdict::kOutOfBudget;
+        }
+        seats = placement_->starts();
+        serial_fallback = false;
+        return DescentVerdict::kPlaced;
+      },
+      &screen_, ctx_.opts.deadline);
+  stats_.ii_screened += d.screened;
+  stats_.descent_successes += d.placed;
+  return d.ii;
 }
 
 // The schedule: the table's seats at the found II, or why there is none;

@@ -1,6 +1,6 @@
 // What the placement searches share: a seat, what the admission gates say
 // about an op's candidate seats, and the gate check itself as the searches
-// see it (the driver implements it, gates.cc).
+// see it (GateCheck implements it, gates.h).
 #pragma once
 
 #include <cstdint>
@@ -42,7 +42,7 @@ class Gates {
  public:
   virtual ~Gates() = default;
   // The four gates in their fixed order for seating v in [from, end]
-  // (Driver::admit); counts every reject.
+  // (GateCheck::admit); counts every reject.
   virtual SeatSearch admit(OpId v, int64_t earliest, int64_t from, int64_t end) = 0;
   // G1's predicate: v waits for its leader group's anchor.
   virtual bool pending(OpId v) const = 0;

@@ -18,7 +18,6 @@
 #include <string>
 
 #include "../elapsed.h"
-#include "../graph_algo.h"
 #include "../storage.h"
 #include "oracle.h"
 #include "tilesched/limits.h"
@@ -198,10 +197,11 @@ ExactResult Oracle::run() {
   record_options();
   s.mii = compute_mii(g_);
   const int64_t lower = s.mii.max();
-  if (const std::optional<int64_t> stores = stores_over_storage(g_)) {
-    // No II can be legal (storage.h): the search would prove every II up
-    // to its cap infeasible, one solver check each, to the same bound.
-    proven_below_ = sequential_ii_cap(g_, lower) + 1;
+  if (const std::optional<int64_t> stores = precheck_ii(g_).stores_over) {
+    // No II can be legal (the driver's pre-check): the search would prove
+    // every II up to its cap (no heuristic schedule) infeasible, one solver
+    // check each, to the same bound.
+    proven_below_ = oracle_ii_range(g_, lower, std::nullopt).cap + 1;
     s.lower_bound = proven_below_;
     s.failure = FailureReason::kStorageBudget;
     s.diagnostics.push_back("exact: " + stores_over_storage_diagnostic(g_, *stores));
@@ -213,14 +213,14 @@ ExactResult Oracle::run() {
   heuristic_us_ = elapsed_us(t0_);
   note_skipped(skipped);
   if (heuristic) start_max_stage_ = heuristic->stage_count - 1;
-  const int64_t last = heuristic ? heuristic->ii - 1 : sequential_ii_cap(g_, lower);
   if (heuristic) {
     s.diagnostics.push_back("exact: starts from the " + heuristic->generator + " schedule: II " +
                             std::to_string(heuristic->ii) + ", " +
                             std::to_string(heuristic->stage_count) + " stages");
   }
 
-  const IiRange range = search_range(lower, last);
+  const IiRange range = search_range(lower, heuristic ? std::optional<int64_t>(heuristic->ii)
+                                                     : std::nullopt);
   proven_below_ = range.lower;
   const IiSearchResult r =
       search_ii(g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); });
@@ -249,14 +249,11 @@ ExactResult Oracle::run() {
   return finish(heuristic);
 }
 
-IiRange Oracle::search_range(int64_t mii, int64_t last) {
+IiRange Oracle::search_range(int64_t mii, std::optional<int64_t> heuristic_ii) {
   // Below the heuristics' lower bound no II needs a check (search.h: the
   // groups' span and the exclusive holds); Z3 proves such packings one II
   // at a time (docs/EXACT.md, step 3).
-  const Adjacency adj = Adjacency::build(g_);
-  const IiRange range{
-      heuristic_ii_lower(g_, mii, group_span_bound(g_, adj, find_leader_groups(g_).members)),
-      last};
+  const IiRange range = oracle_ii_range(g_, mii, heuristic_ii);
   if (range.lower > mii) {
     result_.schedule.diagnostics.push_back(
         "II " + std::to_string(mii) + " to " + std::to_string(range.lower - 1) +

@@ -54,9 +54,10 @@ class Oracle {
   // (decide), its diagnostic line and counts; raises proven_below_. An II
   // the budget skips stops the search.
   IiVerdict attempt(int64_t ii);
-  // The IIs the search decides: from the heuristics' lower bound (above
-  // `mii`, with a line saying so) to `last`.
-  IiRange search_range(int64_t mii, int64_t last);
+  // The IIs the search decides (oracle_ii_range, ii_driver.h): from the
+  // heuristics' lower bound (above `mii`, with a line saying so) to one
+  // below the best heuristic II.
+  IiRange search_range(int64_t mii, std::optional<int64_t> heuristic_ii);
   // The lines about a stage count the descent did not prove least, and
   // about models the backend declined.
   void note_descent();
