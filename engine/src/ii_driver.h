@@ -51,11 +51,12 @@ struct IiRange {
   int64_t cap = 0;    // the last II tried
 };
 
-// The exact oracle's range: the same lower bound as a heuristic's (from
-// the MII and the graph's leader-group span bound), up to one below
-// `best_heuristic_ii`, or to sequential_ii_cap (search.h) when no
-// heuristic gave a schedule. It may be empty (the best heuristic's II is
-// the lower bound: nothing left to prove).
+// The exact oracle's range: the same lower bound as a heuristic's
+// (heuristic_ii_lower, search.h, from the MII and the graph's leader-group
+// span bound), up to one below `best_heuristic_ii`, or to
+// sequential_ii_cap (search.h) when no heuristic gave a schedule. It may
+// be empty (the best heuristic's II is the lower bound: nothing left to
+// prove).
 IiRange oracle_ii_range(const Graph& g, int64_t mii, std::optional<int64_t> best_heuristic_ii);
 
 // A heuristic's range: heuristic_ii_lower (search.h) from the MII and the
@@ -157,10 +158,10 @@ struct IiDescentResult {
 
 // The downward mode, below `found` (an II the upward search placed): for
 // II = found - 1, found - 2, ..., lower, first the deadline (once it has
-// passed, no attempt starts and `found`'s placement stands), then the
-// screen (rearmed first; an II it rejects is skipped and costs no miss,
-// so the descent reaches at least the IIs it would without it), then
-// attempt(ii). kPlaced lowers the result to ii and goes on; kSearchedAll
+// passed, no attempt starts and the lowest II placed so far stands), then
+// the screen (rearmed first; an II it rejects is skipped and costs no
+// miss, so the descent reaches at least the IIs it would without it),
+// then attempt(ii). kPlaced lowers the result to ii and goes on; kSearchedAll
 // ends the descent; kOutOfBudget goes on until kDescentMisses of them.
 // The test seam ii_attempt_for_tests is not called here.
 IiDescentResult descend_ii(int64_t found, int64_t lower, const DescentAttemptFn& attempt,
