@@ -149,20 +149,20 @@ void complete_setup(const Graph& g, const StagesFlags& f, Setup& setup) {
 // generator schedules the graph with the loaded memory latency, the one
 // the prediction uses.
 StatusOr<std::vector<StageRow>> predict_all(const Graph& g, const StagesFlags& f,
-                                            const Setup& setup, GenerateOptions opts) {
+                                            const Setup& setup, const GenerateOptions& opts) {
   const hopper::CtaFootprint cta{0, setup.registers, setup.warps * 32};
   const Graph loaded = hopper::with_loaded_memory_latency(g, f.fit);
+  StatusOr<std::vector<Schedule>> schedules =
+      generate_schedules_per_stage_cap(loaded, opts, f.max_stages);
+  if (!schedules.ok()) return schedules.status();
   std::vector<StageRow> rows;
   double best = 0.0;
   for (int64_t s = 1; s <= f.max_stages; ++s) {
     StageRow r;
     r.p = hopper::predict_stages(g, s, cta, f.fit);
-    opts.max_stages = s;
-    StatusOr<Schedule> schedule = generate_schedule(loaded, opts);
-    if (!schedule.ok()) return schedule.status();
-    if (schedule->feasible) {
-      r.ii = schedule->ii;
-      r.stage_count = schedule->stage_count;
+    if (const Schedule& schedule = (*schedules)[s - 1]; schedule.feasible) {
+      r.ii = schedule.ii;
+      r.stage_count = schedule.stage_count;
     }
     if (r.p.ctas_per_sm > 0 && (best == 0.0 || r.p.sm_cycles < best)) best = r.p.sm_cycles;
     rows.push_back(r);

@@ -216,4 +216,31 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
   return out;
 }
 
+StatusOr<std::vector<Schedule>> generate_schedules_per_stage_cap(const Graph& g,
+                                                                 const GenerateOptions& opts,
+                                                                 int64_t max_stages) {
+  std::vector<Schedule> out;
+  const GeneratorKind k = opts.generator;
+  if (k == GeneratorKind::kAuto || k == GeneratorKind::kExact) {
+    GenerateOptions o = opts;
+    for (int64_t s = 1; s <= max_stages; ++s) {
+      o.max_stages = s;
+      StatusOr<Schedule> one = generate_schedule(g, o);
+      if (!one.ok()) return one.status();
+      out.push_back(std::move(*one));
+    }
+    return out;
+  }
+  StatusOr<std::vector<Schedule>> all =
+      schedules_under_stage_caps(g, max_stages, [&](const Graph& h, const StageCapRun& r) {
+        return run_once(k, h, for_run(opts, r));
+      });
+  if (!all.ok()) return all.status();
+  for (Schedule& s : *all) {
+    out.push_back(materialized(g, std::move(s)));
+    out.back().selection = "requested";
+  }
+  return out;
+}
+
 }  // namespace tilesched

@@ -19,37 +19,48 @@ bool better(const Schedule& s, const std::optional<Schedule>& best) {
   return s.feasible && (!best || s.ii < best->ii);
 }
 
-// What the capped runs gave: the best schedule (nullopt: none was
-// feasible), the cap it was found at, and the last run's schedule (the
-// failure reported when none was feasible).
-struct CappedRuns {
+// The chain of capped runs: caps `from`, `from` + 1, ..., each above
+// `floor` and below the best II so far. After extend(c) it holds what the
+// runs up to cap c gave: the best schedule (nullopt: none was feasible),
+// the cap it was found at, and the last run's schedule (the failure
+// reported when none was feasible); `spent` gains their time.
+class CappedChain {
+ public:
+  CappedChain(const Graph& g, int64_t floor, const StageCapRunFn& run, int64_t& spent)
+      : g_(g), floor_(floor), run_(run), spent_(spent) {}
+
+  Status extend(int64_t cap) {
+    if (done_) return Status::Ok();
+    StageCapRun r;
+    r.ii_floor = floor_;
+    r.ii_cap = best ? best->ii - 1 : 0;
+    r.spent_ns = spent_;
+    if (best && r.ii_cap < floor_) {  // nothing left between the floor and the best
+      done_ = true;
+      return Status::Ok();
+    }
+    StatusOr<Schedule> s = run_(with_stage_cap(g_, cap), r);
+    if (!s.ok()) return s.status();
+    spent_ += s->time_ns;
+    if (better(*s, best)) {
+      best = *s;
+      found_at = cap;
+    }
+    last = std::move(*s);
+    return Status::Ok();
+  }
+
   std::optional<Schedule> best;
   int64_t found_at = 0;
   Schedule last;
-};
 
-// The capped runs for caps `from`..`to`, each above `floor` and below the
-// best II so far; `spent` gains their time.
-StatusOr<CappedRuns> capped_runs(const Graph& g, int64_t from, int64_t to, int64_t floor,
-                                 const StageCapRunFn& run, int64_t& spent) {
-  CappedRuns out;
-  for (int64_t cap = from; cap <= to; ++cap) {
-    StageCapRun r;
-    r.ii_floor = floor;
-    r.ii_cap = out.best ? out.best->ii - 1 : 0;
-    r.spent_ns = spent;
-    if (out.best && r.ii_cap < floor) break;  // nothing left between the floor and the best
-    StatusOr<Schedule> s = run(with_stage_cap(g, cap), r);
-    if (!s.ok()) return s.status();
-    spent += s->time_ns;
-    if (better(*s, out.best)) {
-      out.best = *s;
-      out.found_at = cap;
-    }
-    out.last = std::move(*s);
-  }
-  return out;
-}
+ private:
+  const Graph& g_;
+  int64_t floor_;
+  const StageCapRunFn& run_;
+  int64_t& spent_;
+  bool done_ = false;
+};
 
 std::string stages_word(int64_t n) { return n == 1 ? " stage" : " stages"; }
 
@@ -61,42 +72,72 @@ std::string uncapped_words(const Schedule& u) {
 
 }  // namespace
 
+namespace {
+
+// The answer under a cap of `max_stages` from the uncapped run and the
+// chain so far (which ran only when the uncapped schedule has more stages).
+Schedule answer(const Graph& g, int64_t max_stages, const Schedule& uncapped,
+                const CappedChain* chain, int64_t spent) {
+  Schedule out;
+  std::string line;
+  if (chain == nullptr) {
+    out = uncapped;
+    line = "stage cap " + std::to_string(max_stages) + ": the uncapped schedule has " +
+           std::to_string(out.stage_count) + stages_word(out.stage_count) + " and is kept";
+  } else if (chain->best) {
+    out = *chain->best;
+    line = "stage cap " + std::to_string(max_stages) + ": " + uncapped_words(uncapped) +
+           "; the run capped at " + std::to_string(chain->found_at) +
+           stages_word(chain->found_at) + " found II " + std::to_string(out.ii);
+  } else {
+    out = chain->last;
+    line = "stage cap " + std::to_string(max_stages) + ": no run with at most " +
+           std::to_string(max_stages) + stages_word(max_stages) + " found a schedule";
+  }
+  out.mii = compute_mii(with_stage_cap(g, max_stages));
+  out.time_ns = spent;
+  // The caller's options, as the uncapped run records them (a capped run's
+  // record its narrowed range).
+  out.options = uncapped.options;
+  out.options.emplace_back("max_stages", std::to_string(max_stages));
+  out.diagnostics.push_back(std::move(line));
+  return out;
+}
+
+bool kept(const Schedule& uncapped, int64_t max_stages) {
+  return uncapped.feasible && uncapped.stage_count <= max_stages;
+}
+
+}  // namespace
+
 StatusOr<Schedule> schedule_under_stage_cap(const Graph& g, int64_t max_stages,
                                             StageCapMode mode, const StageCapRunFn& run) {
   StatusOr<Schedule> uncapped = run(g, StageCapRun{});
   if (!uncapped.ok()) return uncapped.status();
   int64_t spent = uncapped->time_ns;
-  // The caller's options, as the uncapped run records them (a capped run's
-  // record its narrowed range).
-  std::vector<std::pair<std::string, std::string>> options = uncapped->options;
-  Schedule out;
-  std::string line;
-  if (uncapped->feasible && uncapped->stage_count <= max_stages) {
-    out = std::move(*uncapped);
-    line = "stage cap " + std::to_string(max_stages) + ": the uncapped schedule has " +
-           std::to_string(out.stage_count) + stages_word(out.stage_count) + " and is kept";
-  } else {
-    const int64_t floor = uncapped->feasible ? uncapped->ii : 0;
-    const int64_t from = mode == StageCapMode::kChain ? 1 : max_stages;
-    StatusOr<CappedRuns> runs = capped_runs(g, from, max_stages, floor, run, spent);
-    if (!runs.ok()) return runs.status();
-    if (runs->best) {
-      out = std::move(*runs->best);
-      line = "stage cap " + std::to_string(max_stages) + ": " + uncapped_words(*uncapped) +
-             "; the run capped at " +
-             std::to_string(runs->found_at) + stages_word(runs->found_at) + " found II " +
-             std::to_string(out.ii);
-    } else {
-      out = std::move(runs->last);
-      line = "stage cap " + std::to_string(max_stages) + ": no run with at most " +
-             std::to_string(max_stages) + stages_word(max_stages) + " found a schedule";
-    }
+  if (kept(*uncapped, max_stages)) return answer(g, max_stages, *uncapped, nullptr, spent);
+  CappedChain chain(g, uncapped->feasible ? uncapped->ii : 0, run, spent);
+  for (int64_t cap = mode == StageCapMode::kChain ? 1 : max_stages; cap <= max_stages; ++cap) {
+    if (Status st = chain.extend(cap); !st.ok()) return st;
   }
-  out.mii = compute_mii(with_stage_cap(g, max_stages));
-  out.time_ns = spent;
-  out.options = std::move(options);
-  out.options.emplace_back("max_stages", std::to_string(max_stages));
-  out.diagnostics.push_back(std::move(line));
+  return answer(g, max_stages, *uncapped, &chain, spent);
+}
+
+StatusOr<std::vector<Schedule>> schedules_under_stage_caps(const Graph& g, int64_t max_stages,
+                                                           const StageCapRunFn& run) {
+  StatusOr<Schedule> uncapped = run(g, StageCapRun{});
+  if (!uncapped.ok()) return uncapped.status();
+  int64_t spent = uncapped->time_ns;
+  CappedChain chain(g, uncapped->feasible ? uncapped->ii : 0, run, spent);
+  std::vector<Schedule> out;
+  for (int64_t cap = 1; cap <= max_stages; ++cap) {
+    if (kept(*uncapped, cap)) {
+      out.push_back(answer(g, cap, *uncapped, nullptr, spent));
+      continue;
+    }
+    if (Status st = chain.extend(cap); !st.ok()) return st;
+    out.push_back(answer(g, cap, *uncapped, &chain, spent));
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
@@ -46,5 +47,14 @@ enum class StageCapMode {
 // A run that fails with a status ends the call with it.
 StatusOr<Schedule> schedule_under_stage_cap(const Graph& g, int64_t max_stages,
                                             StageCapMode mode, const StageCapRunFn& run);
+
+// The answers under every cap 1..max_stages at once, in kChain mode: the
+// one uncapped run and one chain of capped runs, the answer at S being
+// what schedule_under_stage_cap(g, S, kChain, run) gives (its chain is the
+// first S runs of this one), so at most max_stages + 1 runs instead of
+// about max_stages² / 2. Answer S's time_ns counts the uncapped run and
+// the chain's runs up to cap S.
+StatusOr<std::vector<Schedule>> schedules_under_stage_caps(const Graph& g, int64_t max_stages,
+                                                           const StageCapRunFn& run);
 
 }  // namespace tilesched

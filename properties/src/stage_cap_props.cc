@@ -93,6 +93,28 @@ void monotone_cap(const Graph& g, const Run& r) {
   RC_CLASSIFY(u.stage_count > 1, "the cap binds");
 }
 
+// generate_schedules_per_stage_cap (one chain for every cap) gives, at
+// each cap S, the schedule a run with max_stages S gives, diagnostics,
+// options and MII included.
+void every_cap_at_once(const Graph& g, const Run& r) {
+  GenerateOptions o;
+  o.generator = r.kind;
+  o.cost_based.arm_policy = r.policy;
+  const int64_t most = 3;
+  StatusOr<std::vector<Schedule>> all = generate_schedules_per_stage_cap(g, o, most);
+  if (!all.ok()) RC_FAIL(name_of(r) + " returned a status: " + all.status().message());
+  RC_ASSERT(static_cast<int64_t>(all->size()) == most);
+  for (int64_t cap = 1; cap <= most; ++cap) {
+    const Schedule alone = schedule_with_cap(g, r, cap);
+    const Schedule& at_once = (*all)[cap - 1];
+    if (!same_schedule(at_once, alone, false) || at_once.diagnostics != alone.diagnostics ||
+        at_once.options != alone.options || at_once.mii.max() != alone.mii.max() ||
+        at_once.selection != alone.selection)
+      RC_FAIL(name_of(r) + " under cap " + std::to_string(cap) + ": II " +
+              std::to_string(at_once.ii) + " at once, II " + std::to_string(alone.ii) + " alone");
+  }
+}
+
 }  // namespace
 
 RC_GTEST_PROP(StageCap, MonotoneSerial, (const LoopGraph& g)) {
@@ -112,6 +134,13 @@ RC_GTEST_PROP(StageCap, MonotoneIms, (const LoopGraph& g)) {
 }
 RC_GTEST_PROP(StageCap, MonotoneSms, (const LoopGraph& g)) {
   monotone_cap(g.graph, {GeneratorKind::kSms});
+}
+RC_GTEST_PROP(StageCap, EveryCapAtOnceIsEachCapAlone, (const CostSizedGraph& g)) {
+  const Run r = *rc::gen::element(Run{GeneratorKind::kSerial},
+                                  Run{GeneratorKind::kCostBased, ArmPolicy::kFirstSuccess},
+                                  Run{GeneratorKind::kCostBased, ArmPolicy::kBestCost},
+                                  Run{GeneratorKind::kIms}, Run{GeneratorKind::kSms});
+  every_cap_at_once(g.graph, r);
 }
 // The oracle on small structural graphs, where it proves its IIs.
 RC_GTEST_PROP(StageCap, MonotoneExact, ()) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "backtrack.h"
+#include "depth_first.h"
 
 namespace tilesched::cost_based {
 namespace {
@@ -139,6 +140,42 @@ TEST(Backtracking, ARunThatEndedBeforeEndsTheSameWayWithoutASeat) {
   at.p->clear_seats();
   at.d->backtrack({budget, budget, budget}, Driver::kRestarts);
   EXPECT_GT(at.stats.backtrack_seats, first);
+}
+
+TEST(DepthFirst, OneRunPlacesEveryOpOrSaysWhyItStopped) {
+  // attention_forward at its proven optimum, 34: the priority order places
+  // every op, and the placement is a legal schedule.
+  WorkedAtII at(34, Example("attention_forward.loop.json"));
+  const SearchFacts facts = search_facts(*at.ctx);
+  constexpr int64_t kBudget = int64_t{1} << 20;
+  BacktrackResult placed;
+  ASSERT_TRUE(search_once(*at.ctx, *at.p, at.d->gates(), facts, facts.order, kBudget, placed));
+  EXPECT_EQ(at.p->placed_count(), at.g.op_count());
+  EXPECT_GE(placed.seats, at.g.op_count());
+  EXPECT_TRUE(placed.failures.empty());
+  Schedule s;
+  s.graph = at.g.name;
+  s.feasible = true;
+  s.ii = 34;
+  s.mii = compute_mii(at.g);
+  s.start = at.p->starts();
+  derive_stage_order(s);
+  const VerifyReport report = verify_schedule(at.g, s);
+  EXPECT_TRUE(report.legal()) << (report.violations.empty() ? "" : report.violations[0].message);
+  // One seat: the run spends its budget and says so, proving nothing.
+  at.p->clear_seats();
+  BacktrackResult spent;
+  EXPECT_FALSE(search_once(*at.ctx, *at.p, at.d->gates(), facts, facts.order, 1, spent));
+  EXPECT_EQ(spent.failures, std::vector<std::string>{spent_line(34, 1)});
+  EXPECT_FALSE(spent.searched_all);
+  // One below the optimum the run tries every seat and names the op whose
+  // seats ran out first.
+  WorkedAtII below(33, Example("attention_forward.loop.json"));
+  BacktrackResult all;
+  EXPECT_FALSE(search_once(*below.ctx, *below.p, below.d->gates(), facts, facts.order, kBudget, all));
+  EXPECT_TRUE(all.searched_all);
+  EXPECT_TRUE(all.stuck.has_value());
+  EXPECT_TRUE(all.failures.empty());
 }
 
 TEST(Backtracking, FailingIisCostTheirProofNotTheShortRunsShare) {

@@ -110,6 +110,11 @@ TEST(Gates, TheForcedPlacementCountsItsRejects) {
   w.p->place(x, 0);
   EXPECT_FALSE(w.d->force_place(y));  // y cannot start before 20: stage 2
   EXPECT_EQ(w.stats.gate_rejects[static_cast<int>(Gate::kG2MaxDepth)], 1);
+  // The failure line names the op and why it has no seat.
+  ASSERT_FALSE(w.d->failure().empty());
+  const std::string& line = w.d->failure().back();
+  EXPECT_EQ(line.rfind("II 8: op '", 0), 0u) << line;
+  EXPECT_NE(line.find("cannot hold after its placed predecessors"), std::string::npos) << line;
 }
 
 TEST(Target, BlackwellCarriesTheBankModel) {
