@@ -52,7 +52,50 @@ bool screened_out(IiScreen* screen, int64_t ii, IiSearchResult& r) {
   return true;
 }
 
-// The linear search: lower upward until an attempt places or stops.
+// Above a squeeze (search_ii's third mode): `from`, then 2, 4, 8, ...
+// above the last II that failed (a screened II counts as failed), the cap
+// last, until an II places; then linearly up from the last failure to the
+// first II that places. The gallop point is attempted again when the walk
+// attempted below it, so that the generator's placement is the found II's.
+// A passed deadline or a kStop ends every later probe as a failure.
+void search_squeezed(const IiRange& range, int64_t from, const IiAttemptFn& attempt,
+                     IiScreen* screen, const Deadline& deadline, IiSearchResult& r) {
+  bool stopped = false;
+  const auto places = [&](int64_t ii) {
+    if (stopped || screened_out(screen, ii, r)) return false;
+    if (deadline_passed(deadline)) {
+      stopped = true;
+      r.deadline_at = ii;
+      return false;
+    }
+    ++r.tried;
+    const IiVerdict v = attempt_at(attempt, ii);
+    stopped = v == IiVerdict::kStop;
+    return v == IiVerdict::kPlaced;
+  };
+  r.end = IiSearchEnd::kCapReached;
+  int64_t failed = from - 1;  // the last II that failed
+  for (int64_t step = 1;; step *= 2) {
+    const int64_t ii = std::min(range.cap, failed + step);
+    if (!places(ii)) {
+      if (ii == range.cap || stopped) break;
+      failed = ii;
+      continue;
+    }
+    int64_t found = failed + 1;
+    while (found < ii && !places(found)) ++found;
+    if (found < ii || failed + 1 == ii || places(ii)) {
+      r.end = IiSearchEnd::kFound;
+      r.ii = found;
+      return;
+    }
+    break;
+  }
+  if (stopped) r.end = IiSearchEnd::kStopped;
+}
+
+// The linear search: lower upward until an attempt places or stops, or
+// says kSqueezed below the cap (then search_squeezed takes the rest).
 void search_linear(const IiRange& range, const IiAttemptFn& attempt, IiScreen* screen,
                    const Deadline& deadline, IiSearchResult& r) {
   bool all_storage = true;
@@ -72,6 +115,10 @@ void search_linear(const IiRange& range, const IiAttemptFn& attempt, IiScreen* s
     }
     if (v == IiVerdict::kStop) {
       r.end = IiSearchEnd::kStopped;
+      return;
+    }
+    if (v == IiVerdict::kSqueezed && ii < range.cap) {
+      search_squeezed(range, ii + 1, attempt, screen, deadline, r);
       return;
     }
     all_storage = all_storage && v == IiVerdict::kStorage;

@@ -6,14 +6,21 @@
 //    the best heuristic II (oracle_ii_range), with a proof per II;
 //  - the test before any attempt (precheck_ii): the stores alone over the
 //    storage pool, ops forced to start together over-using a slot;
-//  - its two modes. Upward (search_ii): from the lower bound up, linear as
-//    Rau and the seeds, or galloping then bisecting as seed 000's
-//    sub_988080, until an II places. Downward (descend_ii): below an II
-//    the upward search found, one II at a time toward the lower bound,
-//    keeping each II placed, until an attempt proves no lower II easier or
-//    kDescentMisses attempts run out of budget (the cost-based descent).
-//    Both skip an II the II screen rejects and start no attempt once the
-//    deadline has passed;
+//  - its modes, three upward (search_ii, from the lower bound until an II
+//    places) and one downward:
+//     * linear, as Rau and the seeds: lower, lower + 1, ...;
+//     * galloping then bisecting, as seed 000's sub_988080 (kGalloping);
+//     * linear, then galloping above a squeeze: once an attempt says
+//       kSqueezed (SMS: one op found no seat in the same window at many
+//       IIs in a row), the next II, then 2, 4, 8, ... above the last
+//       failure, the cap last, then linearly up from the last failure to
+//       the first II that places;
+//     * downward (descend_ii): below an II the upward search found, one II
+//       at a time toward the lower bound, keeping each II placed, until an
+//       attempt proves no lower II easier or kDescentMisses attempts run
+//       out of budget (the cost-based descent).
+//    Every mode skips an II the II screen rejects and starts no attempt
+//    once the deadline has passed;
 //  - what is published when the search ends (publish_search: the found II,
 //    the serial fallback, the one give-up message), rule L7's serial
 //    schedule and the stage cap's graph.
@@ -38,6 +45,9 @@ namespace tilesched {
 enum class IiVerdict {
   kPlaced,     // every op seated and every rule holds: the search ends here
   kNotPlaced,  // some op found no seat, a cycle needs a larger II, ...
+  kSqueezed,   // not placed, and the IIs just above look no easier: a
+               // linear search gallops over the rest of its range (a
+               // failure like kNotPlaced at the cap and when galloping)
   kStorage,    // placed (or proven placeable only) beyond the storage pool, L4
   kStop,       // the generator's budget is spent: no later II is tried
 };
@@ -51,11 +61,12 @@ struct IiRange {
   int64_t cap = 0;    // the last II tried
 };
 
-// The exact oracle's range: the same lower bound as a heuristic's (from
-// the MII and the graph's leader-group span bound), up to one below
-// `best_heuristic_ii`, or to sequential_ii_cap (search.h) when no
-// heuristic gave a schedule. It may be empty (the best heuristic's II is
-// the lower bound: nothing left to prove).
+// The exact oracle's range: the same lower bound as a heuristic's
+// (heuristic_ii_lower, search.h, from the MII and the graph's leader-group
+// span bound), up to one below `best_heuristic_ii`, or to
+// sequential_ii_cap (search.h) when no heuristic gave a schedule. It may
+// be empty (the best heuristic's II is the lower bound: nothing left to
+// prove).
 IiRange oracle_ii_range(const Graph& g, int64_t mii, std::optional<int64_t> best_heuristic_ii);
 
 // A heuristic's range: heuristic_ii_lower (search.h) from the MII and the
@@ -86,7 +97,7 @@ enum class IiSearchEnd {
   kFound,          // `ii` placed
   kStorageBudget,  // the stores alone exceed the pool, or every II tried failed on L4
   kCapReached,     // no II of the range placed
-  kStopped,        // the attempt said kStop before any II placed
+  kStopped,        // an attempt said kStop, or the deadline passed, before any II placed
   kNever,          // no II can be legal (forced_together_conflict): no attempt made
 };
 
@@ -106,15 +117,24 @@ struct IiSearchResult {
   std::optional<int64_t> deadline_at;
 };
 
-// The upward mode. Searches `range`: first precheck_ii (no attempt when
+// The upward modes. Searches `range`: first precheck_ii (no attempt when
 // no II can be legal), then attempt(ii) for II = lower, lower + 1, ...
 // (linear) or galloping then bisecting (kGalloping: the found II is
 // attempted once more at the end, so that the generator's placement is the
-// found II's). Linear stops at the first kPlaced or kStop. With a
+// found II's). Linear stops at the first kPlaced or kStop; a kSqueezed at
+// an II below the cap hands the rest of the range to the gallop above a
+// squeeze: from the next II, at ii = min(cap, f + 1), min(cap, f + 2),
+// min(cap, f + 4), ... where f is the last II that failed (a screened II
+// counts as failed), until one places or the cap fails (kCapReached);
+// then the IIs from f + 1 up, until one places; the gallop point is the
+// found II when none below it does, and is attempted again when the walk
+// attempted below it, so that the generator's placement is the found II's.
+// A kStop there ends the search kStopped. With a
 // `screen` (ii_screen.h), an II it rejects counts as not placed without an
 // attempt; it never rejects a feasible II, so the search ends where it would
 // without it. Once `deadline` (tilesched/deadline.h) has passed no attempt
-// starts: the search ends kStopped, with deadline_at.
+// starts: the search ends kStopped, with deadline_at. `tried` and
+// `screened` count the attempts and skips of every mode the search ran.
 IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
                          const IiAttemptFn& attempt, IiScreen* screen = nullptr,
                          const Deadline& deadline = std::nullopt);
@@ -157,10 +177,10 @@ struct IiDescentResult {
 
 // The downward mode, below `found` (an II the upward search placed): for
 // II = found - 1, found - 2, ..., lower, first the deadline (once it has
-// passed, no attempt starts and `found`'s placement stands), then the
-// screen (rearmed first; an II it rejects is skipped and costs no miss,
-// so the descent reaches at least the IIs it would without it), then
-// attempt(ii). kPlaced lowers the result to ii and goes on; kSearchedAll
+// passed, no attempt starts and the lowest II placed so far stands), then
+// the screen (rearmed first; an II it rejects is skipped and costs no
+// miss, so the descent reaches at least the IIs it would without it),
+// then attempt(ii). kPlaced lowers the result to ii and goes on; kSearchedAll
 // ends the descent; kOutOfBudget goes on until kDescentMisses of them.
 // The test seam ii_attempt_for_tests is not called here.
 IiDescentResult descend_ii(int64_t found, int64_t lower, const DescentAttemptFn& attempt,

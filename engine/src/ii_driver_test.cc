@@ -1,15 +1,19 @@
 // Tests for the shared II search: which IIs each search attempts and in
 // what order, how it ends (found, storage, cap, stopped, never), the
 // galloping search's replay of the found II, the pre-check and the
-// oracle's range, the descent's rules (its misses, the searched-all stop,
-// the screen's skips, the deadline), what publish_search writes for each
-// end, and that every generator reports the same give-up line.
+// oracle's range, the gallop above a squeeze (its steps, the cap last, the
+// walk up from the last failure, the replay of the gallop point, the
+// screen's skips, the deadline, the counts), the descent's rules (its
+// misses, the searched-all stop, the screen's skips, the deadline), what
+// publish_search writes for each end, and that every generator reports the
+// same give-up line.
 #include "ii_driver.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -102,6 +106,157 @@ TEST(IiDriver, AStopEndsTheSearchAtOnce) {
   EXPECT_EQ(search_ii(two_ops(), {2, 9}, IiSearch::kGalloping, b.fn()).end,
             IiSearchEnd::kStopped);
   EXPECT_EQ(b.asked, (std::vector<int64_t>{2}));
+}
+
+// attempt(ii) = kPlaced where `places(ii)`, kSqueezed at `squeeze`, else
+// kNotPlaced; records each ii.
+struct SqueezeAttempts {
+  int64_t squeeze;
+  std::function<bool(int64_t)> places;
+  std::vector<int64_t> asked;
+  IiAttemptFn fn() {
+    return [this](int64_t ii) {
+      asked.push_back(ii);
+      if (places(ii)) return IiVerdict::kPlaced;
+      return ii == squeeze ? IiVerdict::kSqueezed : IiVerdict::kNotPlaced;
+    };
+  }
+};
+
+std::function<bool(int64_t)> from(int64_t threshold) {
+  return [threshold](int64_t ii) { return ii >= threshold; };
+}
+
+std::vector<int64_t> span(int64_t first, int64_t last) {
+  std::vector<int64_t> v;
+  for (int64_t ii = first; ii <= last; ++ii) v.push_back(ii);
+  return v;
+}
+
+std::vector<int64_t> join(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Squeezed at 5: the next II (5 + 1), then 2, 4, 8, ... above the last
+// failure (6 + 2, 8 + 4, 12 + 8, 20 + 16), and the cap (40) last, as
+// 36 + 32 passes it; nothing places.
+TEST(IiDriver, TheGallopAboveASqueezeDoublesItsStepAndTriesTheCapLast) {
+  SqueezeAttempts a{5, from(100)};
+  const IiSearchResult r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, a.fn());
+  EXPECT_EQ(a.asked, (std::vector<int64_t>{3, 4, 5, 6, 8, 12, 20, 36, 40}));
+  EXPECT_EQ(r.end, IiSearchEnd::kCapReached);
+  EXPECT_EQ(r.tried, 9);
+  EXPECT_EQ(r.screened, 0);
+  EXPECT_FALSE(r.deadline_at);
+}
+
+// Gallop point 20 places after 12 failed: the walk goes up from 13 and the
+// first II that places there (16) is the answer, its placement the last.
+TEST(IiDriver, TheGallopWalksUpFromTheLastFailureToTheFirstIiThatPlaces) {
+  SqueezeAttempts a{5, from(16)};
+  const IiSearchResult r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, a.fn());
+  EXPECT_EQ(a.asked, (std::vector<int64_t>{3, 4, 5, 6, 8, 12, 20, 13, 14, 15, 16}));
+  EXPECT_EQ(r.end, IiSearchEnd::kFound);
+  EXPECT_EQ(r.ii, 16);
+  EXPECT_EQ(r.tried, 11);
+  // Not monotone: 7 places too, but the gallop stepped over it (6 and 8
+  // failed), so the walk starts above 12.
+  SqueezeAttempts gap{5, [](int64_t ii) { return ii == 7 || ii >= 16; }};
+  EXPECT_EQ(search_ii(two_ops(), {3, 40}, IiSearch::kLinear, gap.fn()).ii, 16);
+  EXPECT_EQ(gap.asked, a.asked);
+}
+
+// The gallop point is the answer when nothing below it places; it is
+// attempted again only when the walk attempted something after it.
+TEST(IiDriver, TheGallopPointIsAttemptedAgainOnlyWhenTheWalkWentBelowIt) {
+  SqueezeAttempts walked{5, from(20)};
+  IiSearchResult r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, walked.fn());
+  EXPECT_EQ(walked.asked, join({3, 4, 5, 6, 8, 12, 20}, join(span(13, 19), {20})));
+  EXPECT_EQ(r.end, IiSearchEnd::kFound);
+  EXPECT_EQ(r.ii, 20);
+  EXPECT_EQ(r.tried, 15);
+  SqueezeAttempts next{5, from(6)};  // 6 is one above the last failure: no walk
+  r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, next.fn());
+  EXPECT_EQ(next.asked, (std::vector<int64_t>{3, 4, 5, 6}));
+  EXPECT_EQ(r.end, IiSearchEnd::kFound);
+  EXPECT_EQ(r.ii, 6);
+  EXPECT_EQ(r.tried, 4);
+  SqueezeAttempts at_cap{5, from(40)};  // the cap places after 36 failed
+  r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, at_cap.fn());
+  EXPECT_EQ(at_cap.asked, (std::vector<int64_t>{3, 4, 5, 6, 8, 12, 20, 36, 40, 37, 38, 39, 40}));
+  EXPECT_EQ(r.ii, 40);
+}
+
+// A squeeze at the cap has nothing to gallop over, and the galloping
+// search treats a squeeze as a failure.
+TEST(IiDriver, ASqueezeAtTheCapOrInTheGallopingSearchIsAFailure) {
+  SqueezeAttempts at_cap{9, from(100)};
+  IiSearchResult r = search_ii(two_ops(), {3, 9}, IiSearch::kLinear, at_cap.fn());
+  EXPECT_EQ(at_cap.asked, span(3, 9));
+  EXPECT_EQ(r.end, IiSearchEnd::kCapReached);
+  SqueezeAttempts galloping{1, from(37)};
+  Attempts plain{37};
+  r = search_ii(two_ops(), {1, 100}, IiSearch::kGalloping, galloping.fn());
+  search_ii(two_ops(), {1, 100}, IiSearch::kGalloping, plain.fn());
+  EXPECT_EQ(r.ii, 37);
+  EXPECT_EQ(galloping.asked, plain.asked);
+}
+
+// Op a holds the one-unit slot for 1 cycle, op b for 3; a -> b (latency 6)
+// and b -> a two iterations on: at II 4, b starts 6 to 8 cycles after a,
+// so its three rows always cover a's row, and the screen rejects 4 after
+// it admitted 3. Squeezed at 3, the gallop skips 4 without an attempt and
+// steps on from it as from a failure (4 + 2, then 6 + 4).
+TEST(IiDriver, TheGallopSkipsWhatTheScreenRejectsAndStepsOnFromIt) {
+  Graph g = two_ops();
+  g.ops[0].resources = {{1, 1, 1}};
+  g.ops[1].resources = {{1, 3, 1}};
+  g.edges = {{0, 1, 6, 0, EdgeKind::kData}, {1, 0, 0, 2, EdgeKind::kData}};
+  const Adjacency adj = Adjacency::build(g);
+  for (int64_t ii : {3, 4, 5, 6, 7, 10}) {
+    IiScreen fresh(g, adj);
+    ASSERT_EQ(fresh.check(ii) == IiScreen::Verdict::kAdmit, ii != 4) << ii;
+  }
+  IiScreen screen(g, adj);
+  SqueezeAttempts a{3, from(7)};
+  const IiSearchResult r = search_ii(g, {3, 40}, IiSearch::kLinear, a.fn(), &screen);
+  EXPECT_EQ(a.asked, (std::vector<int64_t>{3, 6, 10, 7}));
+  EXPECT_EQ(r.end, IiSearchEnd::kFound);
+  EXPECT_EQ(r.ii, 7);
+  EXPECT_EQ(r.screened, 1);
+  EXPECT_EQ(screen.rejected(), 1);
+  EXPECT_EQ(r.tried, 4);
+}
+
+// The deadline passes during an attempt of the gallop, or during the gallop
+// point's, before the walk: no later attempt, the search stopped before
+// the next II; a kStop ends it the same way.
+TEST(IiDriver, TheGallopStartsNoAttemptAfterTheDeadlineOrAStop) {
+  const Deadline past = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  for (int64_t expire_at : {8, 20}) {
+    Deadline deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+    SqueezeAttempts a{5, from(16)};
+    const IiAttemptFn inner = a.fn();
+    const IiAttemptFn expiring = [&](int64_t ii) {
+      if (ii == expire_at) deadline = past;
+      return inner(ii);
+    };
+    const IiSearchResult r =
+        search_ii(two_ops(), {3, 40}, IiSearch::kLinear, expiring, nullptr, deadline);
+    EXPECT_EQ(r.end, IiSearchEnd::kStopped) << expire_at;
+    EXPECT_EQ(a.asked.back(), expire_at);
+    EXPECT_EQ(r.deadline_at, expire_at == 8 ? 12 : 13);
+    EXPECT_EQ(r.tried, static_cast<int64_t>(a.asked.size()));
+  }
+  std::vector<int64_t> asked;
+  const IiSearchResult r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, [&](int64_t ii) {
+    asked.push_back(ii);
+    return ii == 5 ? IiVerdict::kSqueezed : ii == 8 ? IiVerdict::kStop : IiVerdict::kNotPlaced;
+  });
+  EXPECT_EQ(asked, (std::vector<int64_t>{3, 4, 5, 6, 8}));
+  EXPECT_EQ(r.end, IiSearchEnd::kStopped);
+  EXPECT_FALSE(r.deadline_at);
 }
 
 TEST(IiDriver, StoresOverThePoolEndTheSearchBeforeAnyAttempt) {

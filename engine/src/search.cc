@@ -26,18 +26,8 @@ int64_t heuristic_ii_cap(const Graph& g, int64_t lower, int64_t ii_cap, const Sc
   return std::min(cap, ModuloRrt::kMaxRrtII);
 }
 
-namespace {
-
-// Calls the probe and counts the call.
-bool ask(const SearchProbe& probe, int64_t value, SearchStats* stats) {
-  if (stats != nullptr) ++stats->probes;
-  return probe(value);
-}
-
-}  // namespace
-
 std::optional<int64_t> gallop_then_bisect(const SearchProbe& probe, int64_t lower,
-                                          int64_t upper, SearchStats* stats) {
+                                          int64_t upper) {
   assert(lower >= 0);
   if (lower > upper) return std::nullopt;
 
@@ -46,7 +36,7 @@ std::optional<int64_t> gallop_then_bisect(const SearchProbe& probe, int64_t lowe
   int64_t lo = lower;
   int64_t hi = lower > 0 ? lower : 1;
   if (hi > upper) hi = upper;  // lower = upper = 0
-  while (!ask(probe, hi, stats)) {
+  while (!probe(hi)) {
     if (hi == upper) return std::nullopt;
     lo = hi + 1;
     hi = hi > upper - hi ? upper : 2 * hi;  // 2·hi clamped, without overflow
@@ -55,7 +45,7 @@ std::optional<int64_t> gallop_then_bisect(const SearchProbe& probe, int64_t lowe
   // Bisect [lo, hi]: probe(hi) holds; every value below lo is ruled out.
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (ask(probe, mid, stats)) {
+    if (probe(mid)) {
       hi = mid;
     } else {
       lo = mid + 1;

@@ -1,10 +1,11 @@
 // The II search's bounds and its galloping walk, the pieces the shared II
-// search (ii_driver.h) builds its ranges and its upward mode from: the
+// search (ii_driver.h) builds its ranges and its galloping mode from: the
 // bottom of every range (a heuristic's and the exact oracle's), the top of
 // a heuristic's, the top when no schedule gives one, and seed 000's
 // exponential-then-binary search (sub_988080), which the driver runs for
 // --ii-search galloping. A probe is a whole placement attempt, so the walk
-// is no hot loop: it takes a std::function and can count its calls.
+// is no hot loop: it takes a std::function. The other modes (linear, the
+// gallop above a squeeze, the descent) are the driver's own.
 #pragma once
 
 #include <cstdint>
@@ -38,10 +39,6 @@ int64_t heuristic_ii_cap(const Graph& g, int64_t lower, int64_t ii_cap, const Sc
 // A feasibility question about one integer (is this II placeable?).
 using SearchProbe = std::function<bool(int64_t)>;
 
-struct SearchStats {
-  int64_t probes = 0;  // calls of the probe, accumulated across searches
-};
-
 // Seed 000's sub_988080. Gallops hi = max(lower, 1), 2·hi, 4·hi, ... (each
 // step clamped to upper) until probe(hi) holds, then bisects between the
 // last value that failed (or `lower` when none did) and hi for the smallest
@@ -63,6 +60,6 @@ struct SearchStats {
 // REQUIRES: lower >= 0. The probe is called with values in [lower, upper]
 // only, never twice with the same value in one search.
 std::optional<int64_t> gallop_then_bisect(const SearchProbe& probe, int64_t lower,
-                                          int64_t upper, SearchStats* stats = nullptr);
+                                          int64_t upper);
 
 }  // namespace tilesched

@@ -1,9 +1,10 @@
 // Swing modulo scheduling as a table of contents (Llosa et al., PACT 1996;
 // docs/BASELINES.md): the serial schedule (L7 and the II cap), the node
-// sets (once per graph), then per II from the lower bound to the cap: the
-// timing at that II (longest paths, no all-pairs closure), the swing
-// order, one placement without backtracking, and L4 on the finished
-// placement.
+// sets (once per graph), then the attempt at each II the shared II search
+// (ii_driver.h) asks for, from the lower bound up: the timing at that II
+// (longest paths, no all-pairs closure), the swing order, one placement
+// without backtracking, and L4 on the finished placement; after a squeeze
+// (the same op without a seat at many IIs in a row) the search gallops.
 #include "tilesched/sms.h"
 
 #include <algorithm>
@@ -61,18 +62,12 @@ class Generator {
 
  private:
   // The attempt at one II (ii_driver.h): the timing, the swing order, one
-  // placement and L4; kPlaced leaves placer_.starts().
+  // placement and L4; kPlaced leaves placer_.starts(), kSqueezed has the
+  // driver gallop over the rest of the range (search_ii).
   IiVerdict attempt(int64_t ii);
-  // After the linear search stopped at gallop_from_ − 1: the rest of the
-  // range by galloping (gallop_from_, then 2, 4, 8, ... above the last II
-  // that failed, the cap last) until an II places, then linearly up from
-  // the last failure to the first II that places; a probe is an attempt
-  // unless the screen rejects its II. placer_ is left with the found II's
-  // placement. Folds its counts into `r`.
-  void gallop(const IiRange& range, IiScreen& screen, IiSearchResult& r);
-  // Counts a failed II and says whether the linear search should stop
-  // and gallop (SmsOptions::gallop_after): the run of IIs at which the
-  // same op found no seat in as many cycles.
+  // Counts a failed II and says whether the linear search should gallop
+  // from the next II (SmsOptions::gallop_after), once: the run of IIs at
+  // which the same op found no seat in as many cycles. Notes why.
   bool squeezed(int64_t ii, const AttemptFailure& why);
   // The timing at ii into timing_, and the swing order for it into order_
   // (kept while the timing is unchanged); false when a cycle is positive
@@ -107,58 +102,24 @@ class Generator {
   // (SmsOptions::gallop_after).
   OpId squeezed_op_ = -1;
   int64_t squeezed_width_ = 0, squeezed_for_ = 0;
-  int64_t cap_ = 0;          // the range's top
-  int64_t gallop_from_ = 0;  // > 0 once the linear search stopped to gallop
+  int64_t cap_ = 0;         // the range's top
+  bool galloping_ = false;  // once squeezed() said so
 };
 
 bool Generator::squeezed(int64_t ii, const AttemptFailure& why) {
-  if (gallop_from_ > 0 || opts_.gallop_after <= 0) return false;  // galloping already, or never
+  if (galloping_ || opts_.gallop_after <= 0) return false;  // galloping already, or never
   const bool same = why.failure == Failure::kNoSlot && why.op == squeezed_op_ &&
                     why.scanned == squeezed_width_;
   squeezed_for_ = same ? squeezed_for_ + 1 : why.failure == Failure::kNoSlot ? 1 : 0;
   squeezed_op_ = why.op;
   squeezed_width_ = why.scanned;
   if (squeezed_for_ < opts_.gallop_after || ii >= cap_) return false;
-  gallop_from_ = ii + 1;
+  galloping_ = true;
   notes_.push_back("II search: " + std::to_string(squeezed_for_) + " IIs in a row found no seat for op '" +
                    g_.ops[why.op].name + "' in the same " + std::to_string(why.scanned) +
                    " cycles (up to II " + std::to_string(ii) + "): galloping from II " +
-                   std::to_string(gallop_from_));
+                   std::to_string(ii + 1));
   return true;
-}
-
-void Generator::gallop(const IiRange& range, IiScreen& screen, IiSearchResult& r) {
-  const auto places = [&](int64_t ii) {
-    if (r.deadline_at) return false;
-    if (screen.check(ii) != IiScreen::Verdict::kAdmit) {
-      ++r.screened;
-      return false;
-    }
-    if (deadline_passed(opts_.deadline)) {
-      r.deadline_at = ii;
-      return false;
-    }
-    ++r.tried;
-    return attempt(ii) == IiVerdict::kPlaced;
-  };
-  r.end = IiSearchEnd::kCapReached;
-  int64_t failed = gallop_from_ - 1;  // the last II that failed
-  for (int64_t step = 1;; step *= 2) {
-    const int64_t ii = std::min(range.cap, failed + step);
-    if (!places(ii)) {
-      if (r.deadline_at) r.end = IiSearchEnd::kStopped;
-      if (ii == range.cap || r.deadline_at) return;
-      failed = ii;
-      continue;
-    }
-    // Linear from the last failure up: the first II there that places.
-    int64_t found = failed + 1;
-    while (found < ii && !places(found)) ++found;
-    if (found == ii && failed + 1 < ii && !places(ii)) return;  // its placement, again
-    r.end = IiSearchEnd::kFound;
-    r.ii = found;
-    return;
-  }
 }
 
 void Generator::fail(int64_t ii, Failure f, const std::string& why) {
@@ -178,7 +139,7 @@ IiVerdict Generator::attempt(int64_t ii) {
   AttemptFailure why;
   if (!placer_->place_all(ii, timing_, order_, &why)) {
     fail(ii, why.failure, why.why);
-    return squeezed(ii, why) ? IiVerdict::kStop : IiVerdict::kNotPlaced;
+    return squeezed(ii, why) ? IiVerdict::kSqueezed : IiVerdict::kNotPlaced;
   }
   if (const std::optional<int> pool = g_.target.storage_pool()) {
     const int64_t cap = g_.target.pools[*pool].capacity;
@@ -259,10 +220,9 @@ Schedule Generator::run(Clock::time_point t0) {
   timing_lines_.set_range(range.lower, range.cap);
   IiScreen screen(g_, adj_);  // no closure of SMS's own to share
   cap_ = range.cap;
-  IiSearchResult r = search_ii(
+  const IiSearchResult r = search_ii(
       g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen,
       opts_.deadline);
-  if (r.end == IiSearchEnd::kStopped && !r.deadline_at) gallop(range, screen, r);
   // The serial schedule is legal at the cap (its own II): published rather
   // than nothing, flagged, so a caller can tell it apart.
   const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;
