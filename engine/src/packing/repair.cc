@@ -80,7 +80,7 @@ std::string repair_line(int64_t from, int64_t to, const Tally& t) {
   std::string line = "packing repair: II " + std::to_string(from) + " -> " + std::to_string(to) +
                      " (the SAT model re-packed every row; " + std::to_string(t.tried) +
                      " II(s) tried, ";
-  if (t.ruled_out > 0) line += std::to_string(t.ruled_out) + " ruled out by a component, ";
+  if (t.ruled_out > 0) line += std::to_string(t.ruled_out) + " ruled out by the screen, ";
   return line + std::to_string(t.used + t.screened) + " units)";
 }
 
