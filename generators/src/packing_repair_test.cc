@@ -57,6 +57,33 @@ TEST(PackingRepair, ReachesTheProvenIiWhereTheLaddersStopAbove) {
   }
 }
 
+// At 64 ops, seeds 3 and 5: the oracle proves II 98 and 112 (results/
+// records/2026-11-27-stage-cap.md; the ladders alone stop at 129 and 133).
+// The repair reaches both; the component screen (packing/screen.h) rules
+// out IIs below them without the whole graph's model, and without the
+// screen the repair ends at the same II.
+TEST(PackingRepair, AtSixtyFourOpsTheScreenKeepsTheProvenIi) {
+  for (const auto& [seed, proven] : {std::pair<uint64_t, int64_t>{3, 98}, {5, 112}}) {
+    SCOPED_TRACE(seed);
+    const Graph g = Saturated(64, seed);
+    const Schedule off = CostBased(g, PackingRepair::kOff);
+    const Schedule on = CostBased(g, PackingRepair::kCostBased);
+    ASSERT_TRUE(off.feasible && on.feasible);
+    ASSERT_GT(off.ii, proven);
+    EXPECT_EQ(on.ii, proven);
+    EXPECT_TRUE(verify_schedule(g, on).legal());
+    ASSERT_FALSE(on.diagnostics.empty());
+    EXPECT_NE(on.diagnostics.back().find("ruled out by a component"), std::string::npos)
+        << on.diagnostics.back();
+    if (seed != 5) continue;  // the second repair costs about a second
+    Schedule plain = off;
+    PackingRepairOptions no_screen;
+    no_screen.units_screen = 0;
+    repair_packing(g, 0, no_screen, plain);
+    EXPECT_EQ(plain.ii, on.ii);
+  }
+}
+
 // ims and sms are repaired only when asked (they are the baselines).
 TEST(PackingRepair, TheBaselinesOnlyWithAll) {
   const Graph g = Saturated(32, 1);

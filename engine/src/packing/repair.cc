@@ -12,6 +12,7 @@
 #include "../exact/problem.h"
 #include "../graph_algo.h"
 #include "../search.h"
+#include "screen.h"
 #include "tilesched/mii.h"
 #include "tilesched/verify.h"
 
@@ -62,6 +63,31 @@ std::optional<std::vector<int64_t>> pack_at(const Graph& g, int64_t ii, int64_t 
   return s.start;
 }
 
+// The work of one repair: the SAT checks of the whole graph (`used`,
+// bounded by units_total), the screen's component checks (`screened`, the
+// same bound of their own), the IIs tried and those the screen ruled out.
+struct Tally {
+  int64_t used = 0, screened = 0, tried = 0, ruled_out = 0;
+};
+
+// The budget of the next check of the whole graph: the first (at the lower
+// bound) gets units_first, every later one units_per_ii scaled to the
+// graph's ops (the full amount at max_ops, never below units_first),
+// within what is left of units_total.
+int64_t next_budget(const PackingRepairOptions& opts, int ops, const Tally& t) {
+  const int64_t per_ii =
+      std::max(opts.units_first, opts.units_per_ii * ops / std::max(opts.max_ops, 1));
+  return std::min(t.tried == 1 ? opts.units_first : per_ii, opts.units_total - t.used);
+}
+
+std::string repair_line(int64_t from, int64_t to, const Tally& t) {
+  std::string line = "packing repair: II " + std::to_string(from) + " -> " + std::to_string(to) +
+                     " (the SAT model re-packed every row; " + std::to_string(t.tried) +
+                     " II(s) tried, ";
+  if (t.ruled_out > 0) line += std::to_string(t.ruled_out) + " ruled out by a component, ";
+  return line + std::to_string(t.used + t.screened) + " units)";
+}
+
 }  // namespace
 
 bool packs_rows(const Graph& g) {
@@ -87,14 +113,20 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
   // The model's stage bound (largest stage): one above the heuristic's.
   const int64_t stages = s.stage_count;
   std::unique_ptr<exact_internal::Backend> backend;
-  int64_t used = 0, tried = 0;
-  for (int64_t ii = lo; ii < hi && used < opts.units_total; ii = lo + (hi - lo) / 2) {
+  ComponentScreen screen(g);
+  Tally t;
+  for (int64_t ii = lo; ii < hi && t.used < opts.units_total; ii = lo + (hi - lo) / 2) {
     if (!backend) backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
-    ++tried;
+    ++t.tried;
     std::optional<std::vector<int64_t>> start;
     try {
-      start = pack_at(g, ii, stages, std::min(opts.units_per_ii, opts.units_total - used),
-                      *backend, used);
+      if (opts.units_screen > 0 && t.screened < opts.units_total &&
+          screen.rules_out(ii, opts.units_screen, *backend, t.screened)) {
+        ++t.ruled_out;
+        lo = ii + 1;  // no schedule at ii: the check of the whole graph would be unsat
+        continue;
+      }
+      start = pack_at(g, ii, stages, next_budget(opts, g.op_count(), t), *backend, t.used);
     } catch (const exact_internal::BackendFailure&) {
       break;  // the solver failed: the schedule in hand stands
     }
@@ -106,7 +138,7 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
       lo = ii + 1;
     }
   }
-  if (tried > 0) s.time_ns += elapsed_ns(t0);
+  if (t.tried > 0) s.time_ns += elapsed_ns(t0);
   if (s.ii == from) return;
   derive_stage_order(s);
   // Values materialized from the old starts no longer hold (generate_schedule
@@ -115,10 +147,7 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
   s.mutexes.clear();
   s.agents.clear();
   s.flags.push_back("packing_repair");
-  s.diagnostics.push_back("packing repair: II " + std::to_string(from) + " -> " +
-                          std::to_string(s.ii) + " (the SAT model re-packed every row; " +
-                          std::to_string(tried) + " II(s) tried, " + std::to_string(used) +
-                          " units)");
+  s.diagnostics.push_back(repair_line(from, s.ii, t));
 }
 
 }  // namespace tilesched
