@@ -2,6 +2,7 @@
 #include "ii_driver.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -52,16 +53,18 @@ bool screened_out(IiScreen* screen, int64_t ii, IiSearchResult& r) {
   return true;
 }
 
-// Above a squeeze (search_ii's third mode): `from`, then 2, 4, 8, ...
-// above the last II that failed (a screened II counts as failed), the cap
-// last, until an II places; then linearly up from the last failure to the
-// first II that places. The gallop point is attempted again when the walk
-// attempted below it, so that the generator's placement is the found II's.
-// A passed deadline or a kStop ends every later probe as a failure.
-void search_squeezed(const IiRange& range, int64_t from, const IiAttemptFn& attempt,
-                     IiScreen* screen, const Deadline& deadline, IiSearchResult& r) {
+// One probe of the two galloping modes: an attempt at ii, counted in r;
+// false without an attempt where the screen rejects ii (counted) and once
+// the search stopped (an attempt said kStop, or the deadline passed before
+// an attempt: deadline_at).
+struct Probe {
+  const IiAttemptFn& attempt;
+  IiScreen* screen;
+  const Deadline& deadline;
+  IiSearchResult& r;
   bool stopped = false;
-  const auto places = [&](int64_t ii) {
+
+  bool operator()(int64_t ii) {
     if (stopped || screened_out(screen, ii, r)) return false;
     if (deadline_passed(deadline)) {
       stopped = true;
@@ -72,13 +75,24 @@ void search_squeezed(const IiRange& range, int64_t from, const IiAttemptFn& atte
     const IiVerdict v = attempt_at(attempt, ii);
     stopped = v == IiVerdict::kStop;
     return v == IiVerdict::kPlaced;
-  };
+  }
+};
+
+// Above a squeeze (search_ii's third mode): `from`, then 2, 4, 8, ...
+// above the last II that failed (a screened II counts as failed), the cap
+// last, until an II places; then linearly up from the last failure to the
+// first II that places. The gallop point is attempted again when the walk
+// attempted below it, so that the generator's placement is the found II's.
+// A passed deadline or a kStop ends every later probe as a failure.
+void search_squeezed(const IiRange& range, int64_t from, const IiAttemptFn& attempt,
+                     IiScreen* screen, const Deadline& deadline, IiSearchResult& r) {
+  Probe places{attempt, screen, deadline, r};
   r.end = IiSearchEnd::kCapReached;
   int64_t failed = from - 1;  // the last II that failed
   for (int64_t step = 1;; step *= 2) {
     const int64_t ii = std::min(range.cap, failed + step);
     if (!places(ii)) {
-      if (ii == range.cap || stopped) break;
+      if (ii == range.cap || places.stopped) break;
       failed = ii;
       continue;
     }
@@ -91,7 +105,7 @@ void search_squeezed(const IiRange& range, int64_t from, const IiAttemptFn& atte
     }
     break;
   }
-  if (stopped) r.end = IiSearchEnd::kStopped;
+  if (places.stopped) r.end = IiSearchEnd::kStopped;
 }
 
 // The linear search: lower upward until an attempt places or stops, or
@@ -126,29 +140,17 @@ void search_linear(const IiRange& range, const IiAttemptFn& attempt, IiScreen* s
   r.end = r.tried > 0 && all_storage ? IiSearchEnd::kStorageBudget : IiSearchEnd::kCapReached;
 }
 
-// Galloping then bisecting; a kStop ends every later probe as a failure.
+// Galloping then bisecting (search_ii's second mode).
 void search_galloping(const IiRange& range, const IiAttemptFn& attempt, IiScreen* screen,
                       const Deadline& deadline, IiSearchResult& r) {
-  bool stopped = false;
-  const SearchProbe probe = [&](int64_t ii) {
-    if (stopped || screened_out(screen, ii, r)) return false;
-    if (deadline_passed(deadline)) {
-      stopped = true;
-      r.deadline_at = ii;
-      return false;
-    }
-    ++r.tried;
-    const IiVerdict v = attempt_at(attempt, ii);
-    stopped = v == IiVerdict::kStop;
-    return v == IiVerdict::kPlaced;
-  };
-  std::optional<int64_t> found = gallop_then_bisect(probe, range.lower, range.cap);
+  Probe probe{attempt, screen, deadline, r};
+  std::optional<int64_t> found = gallop_then_bisect(std::ref(probe), range.lower, range.cap);
   if (found && !probe(*found)) found.reset();  // the found II's placement, again
   if (found) {
     r.end = IiSearchEnd::kFound;
     r.ii = *found;
   } else {
-    r.end = stopped ? IiSearchEnd::kStopped : IiSearchEnd::kCapReached;
+    r.end = probe.stopped ? IiSearchEnd::kStopped : IiSearchEnd::kCapReached;
   }
 }
 
