@@ -84,6 +84,21 @@ TEST(PackingRepair, AtSixtyFourOpsTheScreenKeepsTheProvenIi) {
   }
 }
 
+// At 64 ops, seed 1: the oracle proves II 83 (record
+// 2026-11-27-stage-cap.md). The check at the lower bound, 83, ends unknown
+// after its 5,000 units in CaDiCaL's default mode; the second attempt, in
+// its stable mode, finds it (so the repair stops there, at one II tried).
+TEST(PackingRepair, TheStableModeAttemptReachesTheProvenIiAtSixtyFourOps) {
+  const Graph g = Saturated(64, 1);
+  const Schedule on = CostBased(g, PackingRepair::kCostBased);
+  ASSERT_TRUE(on.feasible);
+  EXPECT_EQ(on.ii, 83);
+  EXPECT_TRUE(verify_schedule(g, on).legal());
+  ASSERT_FALSE(on.diagnostics.empty());
+  EXPECT_NE(on.diagnostics.back().find("1 found in stable mode"), std::string::npos)
+      << on.diagnostics.back();
+}
+
 // ims and sms are repaired only when asked (they are the baselines).
 TEST(PackingRepair, TheBaselinesOnlyWithAll) {
   const Graph g = Saturated(32, 1);

@@ -82,6 +82,11 @@ struct ModelSpec {
   int64_t stage_bound = 0;
   std::vector<int64_t> asap, tail;
   Clock::time_point deadline;
+  // The SAT backend searches in CaDiCaL's stable mode only
+  // (`stabilizeonly`): the packing repair's second attempt at an II whose
+  // first check ended unknown. The oracle leaves it false; other backends
+  // ignore it.
+  bool stable_only = false;
 };
 
 // The constraints L1-L7 at one II with every stage at most K.

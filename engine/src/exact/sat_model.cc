@@ -10,6 +10,16 @@
 
 namespace tilesched::exact_internal {
 
+namespace {
+
+// CaDiCaL takes options only before the first clause.
+bool configure(CaDiCaL::Solver& solver, const ModelSpec& spec) {
+  if (spec.stable_only) solver.set("stabilizeonly", 1);
+  return spec.stable_only;
+}
+
+}  // namespace
+
 SatModel::SatModel(const Graph& g, const ModelSpec& spec)
     : g_(g),
       ii_(spec.ii),
@@ -17,6 +27,7 @@ SatModel::SatModel(const Graph& g, const ModelSpec& spec)
       deadline_(spec.deadline),
       asap_(spec.asap),
       tail_(spec.tail),
+      stable_only_(configure(solver_, spec)),
       rows_(g.op_count()),
       occupancy_(g.op_count()) {}
 

@@ -94,6 +94,7 @@ class SatModel : public IiProblem {
   Clock::time_point deadline_;
   std::vector<int64_t> asap_, tail_;
   mutable CaDiCaL::Solver solver_;
+  bool stable_only_;  // ModelSpec::stable_only, set on solver_ before cnf_'s first clause
   Cnf cnf_{solver_};
   bool empty_ = false;  // some window is empty: unsat whatever the stages
 

@@ -31,18 +31,25 @@ int64_t lowest_ii(const Graph& g, int64_t ii_floor) {
   return std::max(lower, ii_floor);
 }
 
-// One II's check under `units` of work: the starts of a legal schedule at
-// ii, or nullopt (unsat, out of budget, no model, or a schedule the
-// verifier refuses, which would be a bug in the model). `used` gains the
-// work spent.
-std::optional<std::vector<int64_t>> pack_at(const Graph& g, int64_t ii, int64_t stages,
-                                            int64_t units, exact_internal::Backend& backend,
-                                            int64_t& used) {
+// What one check of the whole graph gave: the starts of a legal schedule,
+// or none with the solver's answer.
+struct Packed {
+  Answer answer = Answer::kUnknown;
+  std::optional<std::vector<int64_t>> start;
+};
+
+// One II's check under `units` of work, CaDiCaL in its stable mode only
+// when `stable_only`: the starts of a legal schedule at ii, or none
+// (unsat, out of budget, no model, or a schedule the verifier refuses,
+// which would be a bug in the model). `used` gains the work spent.
+Packed pack_at(const Graph& g, int64_t ii, int64_t stages, int64_t units, bool stable_only,
+               exact_internal::Backend& backend, int64_t& used) {
   exact_internal::ModelSpec spec;
   spec.ii = ii;
+  spec.stable_only = stable_only;
   const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g, ii, false);
   const std::optional<std::vector<int64_t>> tail = exact_internal::longest_paths(g, ii, true);
-  if (!asap || !tail) return std::nullopt;  // II below RecMII
+  if (!asap || !tail) return {Answer::kUnsat, std::nullopt};  // II below RecMII
   spec.asap = *asap;
   spec.tail = *tail;
   // A tight stage bound, as the oracle's first check at an II: a much
@@ -50,24 +57,26 @@ std::optional<std::vector<int64_t>> pack_at(const Graph& g, int64_t ii, int64_t 
   spec.stage_bound = std::min(stages, exact_internal::stage_bound(g, ii));
   spec.deadline = Clock::time_point::max();  // the budget is work, never the clock
   const std::unique_ptr<exact_internal::IiProblem> model = backend.build(g, spec);
-  if (model == nullptr) return std::nullopt;  // over the backend's size limit
+  if (model == nullptr) return {};  // over the backend's size limit
   const Answer a = model->check(spec.stage_bound, Clock::time_point::max(), units);
   used += std::max<int64_t>(model->units_used(), 1);
-  if (a != Answer::kSat) return std::nullopt;
+  if (a != Answer::kSat) return {a, std::nullopt};
   Schedule s;
   s.ii = ii;
   s.start = model->starts();
   s.feasible = true;
   derive_stage_order(s);
-  if (!verify_schedule(g, s).legal()) return std::nullopt;
-  return s.start;
+  if (!verify_schedule(g, s).legal()) return {};
+  return {a, std::move(s.start)};
 }
 
 // The work of one repair: the SAT checks of the whole graph (`used`,
-// bounded by units_total), the screen's component checks (`screened`, the
-// same bound of their own), the IIs tried and those the screen ruled out.
+// bounded by units_total), the screen's component checks (`screened`) and
+// the second attempts (`second`), each under a units_total of its own; the
+// IIs tried, those the screen ruled out, those a second attempt found.
 struct Tally {
-  int64_t used = 0, screened = 0, tried = 0, ruled_out = 0;
+  int64_t used = 0, screened = 0, second = 0;
+  int64_t tried = 0, ruled_out = 0, found_second = 0;
 };
 
 // The budget of the next check of the whole graph: units_per_ii, within
@@ -81,7 +90,31 @@ std::string repair_line(int64_t from, int64_t to, const Tally& t) {
                      " (the SAT model re-packed every row; " + std::to_string(t.tried) +
                      " II(s) tried, ";
   if (t.ruled_out > 0) line += std::to_string(t.ruled_out) + " ruled out by the screen, ";
-  return line + std::to_string(t.used + t.screened) + " units)";
+  if (t.found_second > 0) line += std::to_string(t.found_second) + " found in stable mode, ";
+  return line + std::to_string(t.used + t.screened + t.second) + " units)";
+}
+
+// One II tried: the screen (a proof that ii has no schedule skips the
+// rest), the check of the whole graph, and where that ended unknown a
+// second attempt in CaDiCaL's stable mode. Each under its own budget, so
+// the screen and the second attempt never take work from the checks of
+// the whole graph.
+std::optional<std::vector<int64_t>> try_ii(const Graph& g, int64_t ii, int64_t stages,
+                                           const PackingRepairOptions& opts,
+                                           ComponentScreen& screen,
+                                           exact_internal::Backend& backend, Tally& t) {
+  if (opts.units_screen > 0 && t.screened < opts.units_total &&
+      screen.rules_out(ii, opts.units_screen, backend, t.screened)) {
+    ++t.ruled_out;
+    return std::nullopt;  // the check of the whole graph would be unsat
+  }
+  Packed p = pack_at(g, ii, stages, next_budget(opts, t), false, backend, t.used);
+  if (p.start || p.answer != Answer::kUnknown) return std::move(p.start);
+  if (opts.units_second <= 0 || t.second >= opts.units_total) return std::nullopt;
+  p = pack_at(g, ii, stages, std::min(opts.units_second, opts.units_total - t.second), true,
+              backend, t.second);
+  if (p.start) ++t.found_second;
+  return std::move(p.start);
 }
 
 }  // namespace
@@ -116,13 +149,7 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
     ++t.tried;
     std::optional<std::vector<int64_t>> start;
     try {
-      if (opts.units_screen > 0 && t.screened < opts.units_total &&
-          screen.rules_out(ii, opts.units_screen, *backend, t.screened)) {
-        ++t.ruled_out;
-        lo = ii + 1;  // no schedule at ii: the check of the whole graph would be unsat
-        continue;
-      }
-      start = pack_at(g, ii, stages, next_budget(opts, t), *backend, t.used);
+      start = try_ii(g, ii, stages, opts, screen, *backend, t);
     } catch (const exact_internal::BackendFailure&) {
       break;  // the solver failed: the schedule in hand stands
     }

@@ -28,6 +28,11 @@ struct PackingRepairOptions {
   // before every check of the whole graph; 0: no screen. Its checks have a
   // units_total of their own.
   int64_t units_screen = 500;
+  // Per second attempt, CaDiCaL in its stable mode only, at an II whose
+  // check of the whole graph ended unknown (it finds some packings the
+  // default mode does not within the budget, and misses others); 0: none.
+  // Its attempts have a units_total of their own.
+  int64_t units_second = 5'000;
 };
 
 // Whether some slot packs several holders per row (capacity above one), some
