@@ -6,8 +6,13 @@
 // learned clauses, no clock): the lower bound first, then by bisection
 // between the highest II not found and the least found. The ladders seat
 // one op at a time and cannot see a packing of the rows that needs several
-// ops moved together; the model sees every row at once. Every schedule it keeps passes the verifier. Internal to the
-// engine: generate_schedule runs it after the heuristics (generate.h).
+// ops moved together; the model sees every row at once. Before each check
+// a screen (screen.h) may prove the II has no schedule and skip it; a
+// check that ends unknown gets a second attempt with CaDiCaL in its stable
+// mode. Neither takes work from the checks, so neither loses what the
+// checks alone find. Every schedule it keeps passes the verifier. Internal
+// to the engine: generate_schedule runs it after the heuristics
+// (generate.h).
 #pragma once
 
 #include <cstdint>
