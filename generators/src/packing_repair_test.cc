@@ -73,7 +73,7 @@ TEST(PackingRepair, AtSixtyFourOpsTheScreenKeepsTheProvenIi) {
     EXPECT_EQ(on.ii, proven);
     EXPECT_TRUE(verify_schedule(g, on).legal());
     ASSERT_FALSE(on.diagnostics.empty());
-    EXPECT_NE(on.diagnostics.back().find("ruled out by a component"), std::string::npos)
+    EXPECT_NE(on.diagnostics.back().find("ruled out by the screen"), std::string::npos)
         << on.diagnostics.back();
     if (seed != 5) continue;  // the second repair costs about a second
     Schedule plain = off;

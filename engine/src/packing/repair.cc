@@ -70,21 +70,17 @@ struct Tally {
   int64_t used = 0, screened = 0, tried = 0, ruled_out = 0;
 };
 
-// The budget of the next check of the whole graph: the first (at the lower
-// bound) gets units_first, every later one units_per_ii scaled to the
-// graph's ops (the full amount at max_ops, never below units_first),
-// within what is left of units_total.
-int64_t next_budget(const PackingRepairOptions& opts, int ops, const Tally& t) {
-  const int64_t per_ii =
-      std::max(opts.units_first, opts.units_per_ii * ops / std::max(opts.max_ops, 1));
-  return std::min(t.tried == 1 ? opts.units_first : per_ii, opts.units_total - t.used);
+// The budget of the next check of the whole graph: units_per_ii, within
+// what is left of units_total.
+int64_t next_budget(const PackingRepairOptions& opts, const Tally& t) {
+  return std::min(opts.units_per_ii, opts.units_total - t.used);
 }
 
 std::string repair_line(int64_t from, int64_t to, const Tally& t) {
   std::string line = "packing repair: II " + std::to_string(from) + " -> " + std::to_string(to) +
                      " (the SAT model re-packed every row; " + std::to_string(t.tried) +
                      " II(s) tried, ";
-  if (t.ruled_out > 0) line += std::to_string(t.ruled_out) + " ruled out by a component, ";
+  if (t.ruled_out > 0) line += std::to_string(t.ruled_out) + " ruled out by the screen, ";
   return line + std::to_string(t.used + t.screened) + " units)";
 }
 
@@ -126,7 +122,7 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
         lo = ii + 1;  // no schedule at ii: the check of the whole graph would be unsat
         continue;
       }
-      start = pack_at(g, ii, stages, next_budget(opts, g.op_count(), t), *backend, t.used);
+      start = pack_at(g, ii, stages, next_budget(opts, t), *backend, t.used);
     } catch (const exact_internal::BackendFailure&) {
       break;  // the solver failed: the schedule in hand stands
     }

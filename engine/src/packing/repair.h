@@ -24,10 +24,6 @@ struct PackingRepairOptions {
   // (learned clauses), for the checks of the whole graph.
   int64_t units_per_ii = 5'000;
   int64_t units_total = 20'000;
-  // The first check, at the lower bound: where the rows pack exactly it is
-  // found within a few hundred units (resource_saturated at 16-32 ops);
-  // where they do not, a full units_per_ii was spent there for nothing.
-  int64_t units_first = 1'000;
   // Per component check of the infeasibility screen (screen.h), which runs
   // before every check of the whole graph; 0: no screen. Its checks have a
   // units_total of their own.

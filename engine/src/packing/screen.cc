@@ -11,6 +11,10 @@ using exact_internal::Clock;
 
 bool ComponentScreen::rules_out(int64_t ii, int64_t units, exact_internal::Backend& backend,
                                 int64_t& used) {
+  // Never dormant here: the repair's IIs jump about (bisection), and each
+  // check it saves is a model of the whole graph.
+  ii_screen_.rearm();
+  if (ii_screen_.check(ii) != IiScreen::Verdict::kAdmit) return true;
   if (!components_) components_ = exact_internal::component_subgraphs(g_);
   for (const Graph& sub : *components_) {
     const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(sub, ii, false);

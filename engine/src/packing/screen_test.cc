@@ -19,52 +19,31 @@
 namespace tilesched {
 namespace {
 
-// A recurrence a -> b -> a on the singleton slot x, each holding it 2
-// rows: b starts 3 to II after a, so at II 4 its rows meet a's whichever
-// it takes, while the MII is 4 (ResMII; RecMII 3): the optimum is 5. A tail
-// b -> c -> d outside the recurrence holds the pooled slot of capacity 2
-// (so the rows pack: packs_rows). The component {a, b} alone proves II 4
-// infeasible.
-Graph RecurrenceWithTail() {
-  GraphBuilder b(make_generic_target("t", {{"x", 1, false}, {"pool", 2, false}}, {}));
+// A recurrence a -> b -> a: b starts 3 to II after a. `on_pool`: a holds
+// slot x and b slot y, 2 cycles each, and both hold the rate pool of
+// capacity 1 for those 2 cycles; otherwise both hold the singleton slot x.
+// Either way, at II 4 b's 2 rows meet a's wherever b starts, while the MII
+// is 4 (RecMII 3): the optimum is 5. A tail b -> c -> d outside the
+// recurrence holds the pooled slot of capacity 2 (so the rows pack:
+// packs_rows). The component {a, b} alone proves II 4 infeasible; the II
+// screen (energy per slot, no rate pools) sees it only on slot x.
+Graph RecurrenceWithTail(bool on_pool) {
+  GraphBuilder b(make_generic_target("t", {{"x", 1, false}, {"y", 1, false}, {"pool", 2, false}},
+                                     {{"rate", PoolKind::kRate, 1, 0, false}}));
   const OpId a = b.generic("a", 3, {{1, 2, 1}});
-  const OpId c = b.generic("b", 0, {{1, 2, 1}});
+  const OpId c = b.generic("b", 0, {{on_pool ? 2 : 1, 2, 1}});
+  if (on_pool) b.at(a).pools = b.at(c).pools = {{0, 1}};
   b.edge(a, c, 3);
   b.edge(c, a, 0, 1);
-  const OpId d = b.generic("c", 1, {{2, 3, 1}});
+  const OpId d = b.generic("c", 1, {{3, 3, 1}});
   b.edge(c, d, 1);
-  b.edge(d, b.generic("d", 1, {{2, 3, 1}}), 1);
+  b.edge(d, b.generic("d", 1, {{3, 3, 1}}), 1);
   return b.build().value();
 }
 
-// Components of fewer than exact_internal::min_component_ops ops are not
-// checked; the tests lower it to 2 (as exact_test.cc does) and restore it.
-class ComponentScreenTest : public ::testing::Test {
- protected:
-  void SetUp() override { exact_internal::min_component_ops = 2; }
-  void TearDown() override { exact_internal::min_component_ops = saved_; }
-
- private:
-  int saved_ = exact_internal::min_component_ops;
-};
-
-TEST_F(ComponentScreenTest, RulesOutAnIiItsComponentCannotCarry) {
-  const Graph g = RecurrenceWithTail();
-  ASSERT_EQ(compute_mii(g).max(), 4);  // the bounds alone do not see it
-  auto backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
-  ComponentScreen screen(g);
-  int64_t used = 0;
-  EXPECT_TRUE(screen.rules_out(4, 500, *backend, used));
-  EXPECT_EQ(screen.component_count(), 1);
-  EXPECT_GT(used, 0);
-  EXPECT_FALSE(screen.rules_out(5, 500, *backend, used));
-  EXPECT_TRUE(screen.rules_out(3, 500, *backend, used));  // below the slot's bound
-}
-
-// Soundness: at the II of every legal schedule the generators find (serial,
+// At the II of every legal schedule the generators find (serial,
 // cost-based, IMS, SMS, the oracle's optimum), the screen proves nothing.
-TEST_F(ComponentScreenTest, NeverRulesOutTheIiOfALegalSchedule) {
-  const Graph g = RecurrenceWithTail();
+void ExpectNothingRuledOutAtALegalIi(const Graph& g) {
   auto backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
   ComponentScreen screen(g);
   std::vector<Schedule> found = {generate_serial(g)};
@@ -85,23 +64,60 @@ TEST_F(ComponentScreenTest, NeverRulesOutTheIiOfALegalSchedule) {
   }
 }
 
-// No component worth a proof (the default size floor of 8 ops): nothing is
-// built and nothing is ruled out.
-TEST(ComponentScreen, WithoutComponentsProvesNothingAndCostsNothing) {
-  const Graph g = RecurrenceWithTail();
+// Components of fewer than exact_internal::min_component_ops ops are not
+// checked; the tests lower it to 2 (as exact_test.cc does) and restore it.
+class ComponentScreenTest : public ::testing::Test {
+ protected:
+  void SetUp() override { exact_internal::min_component_ops = 2; }
+  void TearDown() override { exact_internal::min_component_ops = saved_; }
+
+ private:
+  int saved_ = exact_internal::min_component_ops;
+};
+
+TEST_F(ComponentScreenTest, RulesOutAnIiItsComponentCannotCarry) {
+  const Graph g = RecurrenceWithTail(true);
+  ASSERT_EQ(compute_mii(g).max(), 4);  // the bounds alone do not see it
   auto backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
   ComponentScreen screen(g);
   int64_t used = 0;
-  EXPECT_FALSE(screen.rules_out(4, 500, *backend, used));
-  EXPECT_EQ(screen.component_count(), 0);
-  EXPECT_EQ(used, 0);
+  EXPECT_TRUE(screen.rules_out(4, 500, *backend, used));
+  EXPECT_EQ(screen.component_count(), 1);
+  EXPECT_GT(used, 0);
+  EXPECT_FALSE(screen.rules_out(5, 500, *backend, used));
+  EXPECT_TRUE(screen.rules_out(3, 500, *backend, used));  // below the pool's bound
+}
+
+// Soundness, on both graphs.
+TEST_F(ComponentScreenTest, NeverRulesOutTheIiOfALegalSchedule) {
+  for (bool on_pool : {true, false}) {
+    SCOPED_TRACE(on_pool);
+    ExpectNothingRuledOutAtALegalIi(RecurrenceWithTail(on_pool));
+  }
+}
+
+// No component worth a proof (the default size floor of 8 ops): no model
+// is built. On the rate pool nothing is proven; on slot x the II screen
+// proves II 4 infeasible without a solver.
+TEST(ComponentScreen, WithoutComponentsOnlyTheIiScreenProves) {
+  auto backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
+  for (bool on_pool : {true, false}) {
+    SCOPED_TRACE(on_pool);
+    const Graph g = RecurrenceWithTail(on_pool);
+    ComponentScreen screen(g);
+    int64_t used = 0;
+    EXPECT_EQ(screen.rules_out(4, 500, *backend, used), !on_pool);
+    EXPECT_FALSE(screen.rules_out(5, 500, *backend, used));
+    EXPECT_EQ(screen.component_count(), 0);
+    EXPECT_EQ(used, 0);
+  }
 }
 
 // The repair from the serial schedule: the screen rules out II 4 (the
 // lower bound, tried first) without the whole graph's model, and the
 // answer is the one without the screen: the optimum, 5.
 TEST_F(ComponentScreenTest, TheRepairReachesTheSameIiWithTheScreen) {
-  const Graph g = RecurrenceWithTail();
+  const Graph g = RecurrenceWithTail(true);
   ASSERT_TRUE(packs_rows(g));
   const Schedule serial = generate_serial(g);
   ASSERT_GT(serial.ii, 5);
@@ -114,7 +130,7 @@ TEST_F(ComponentScreenTest, TheRepairReachesTheSameIiWithTheScreen) {
   EXPECT_EQ(plain.ii, 5);
   EXPECT_TRUE(verify_schedule(g, screened).legal());
   ASSERT_FALSE(screened.diagnostics.empty());
-  EXPECT_NE(screened.diagnostics.back().find("1 ruled out by a component"), std::string::npos)
+  EXPECT_NE(screened.diagnostics.back().find("1 ruled out by the screen"), std::string::npos)
       << screened.diagnostics.back();
   EXPECT_EQ(plain.diagnostics.back().find("ruled out"), std::string::npos);
 }
