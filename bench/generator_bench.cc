@@ -124,8 +124,8 @@ void run_on(benchmark::State& state, const StatusOr<Graph>& g, GeneratorKind kin
   report(state, *g, s);
 }
 
-// Args: ops, seed. The baselines on BM_CostBased's graphs (issue 27: at
-// most 100 ms at 1024 ops, seeds 1-3).
+// Args: ops, seed. The baselines on BM_CostBased's graphs (their target:
+// at most 100 ms at 1024 ops, seeds 1-3).
 void run_layered(benchmark::State& state, GeneratorKind kind) {
   const Graph& g = layered(static_cast<int>(state.range(0)), static_cast<uint64_t>(state.range(1)));
   run_on(state, StatusOr<Graph>(g), kind);

@@ -28,7 +28,7 @@
 // arithmetic can overflow, and the sentinel kNoPath is compared before any
 // addition, never added.
 //
-// Across IIs (issue 27): where no cycle is positive, D_II[u][v] is the
+// Across IIs: where no cycle is positive, D_II[u][v] is the
 // maximum of finitely many affine functions of II (one per simple path,
 // λ − II·δ), so along the integers it is discrete convex: its steps
 // D_{II+1} − D_II never decrease. One closure at x gives every pair a
