@@ -19,9 +19,10 @@ bool better(const Schedule& s, const std::optional<Schedule>& best) {
   return s.feasible && (!best || s.ii < best->ii);
 }
 
-// The chain of capped runs: caps `from`, `from` + 1, ..., each above
-// `floor` and below the best II so far. After extend(c) it holds what the
-// runs up to cap c gave: the best schedule (nullopt: none was feasible),
+// The chain of capped runs, extended one cap at a time in increasing
+// order, each run above `floor` and below the best II so far (once nothing
+// is left between them, later caps run nothing). After extend(c) it holds
+// what the runs up to cap c gave: the best schedule (nullopt: none was feasible),
 // the cap it was found at, and the last run's schedule (the failure
 // reported when none was feasible); `spent` gains their time.
 class CappedChain {
@@ -69,10 +70,6 @@ std::string uncapped_words(const Schedule& u) {
   return "the uncapped schedule (II " + std::to_string(u.ii) + ") has " +
          std::to_string(u.stage_count) + stages_word(u.stage_count);
 }
-
-}  // namespace
-
-namespace {
 
 // The answer under a cap of `max_stages` from the uncapped run and the
 // chain so far (which ran only when the uncapped schedule has more stages).

@@ -69,10 +69,10 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
 
 // generate_schedule's schedules under the caps 1..max_stages (REQUIRES:
 // max_stages >= 1; opts.max_stages is not read), the one under cap S at
-// index S - 1. The heuristics make one uncapped run and one chain of capped runs
-// for all of them (stage_cap.h, schedules_under_stage_caps); kAuto and the
-// oracle run once per cap. Each schedule is the one generate_schedule
-// gives with max_stages S, but for its time_ns.
+// index S - 1. The heuristics make one uncapped run and one chain of
+// capped runs for all of them (stage_cap.h, schedules_under_stage_caps);
+// kAuto and the oracle run once per cap. Each schedule is the one
+// generate_schedule gives with max_stages S, but for its time_ns.
 StatusOr<std::vector<Schedule>> generate_schedules_per_stage_cap(const Graph& g,
                                                                  const GenerateOptions& opts,
                                                                  int64_t max_stages);
