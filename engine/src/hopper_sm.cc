@@ -54,39 +54,81 @@ int64_t ctas_per_sm(const CtaFootprint& cta, CtaLimit* limit) {
   return least;
 }
 
-int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
-  int64_t total = 0, loads = 0, peak = 0, live = 0;
-  // A buffer a load op carries (its value goes on to registers) exists
-  // only when the loop is pipelined, stages - 1 deep: it is free once read
-  // back. The others (a ttg.local_alloc a dot reads) are `stages` deep; at
-  // one stage those never alive together share memory. In program order
-  // a buffer is written at its op and freed after its last same-iteration
-  // reader (an op later in the body).
-  auto load_buffer = [&g](int v) {
-    return g.ops[v].kind == "global_load" || g.ops[v].kind == "tiled_tma_load";
-  };
+namespace {
+
+bool is_load_buffer(const Op& op) {
+  return op.kind == "global_load" || op.kind == "tiled_tma_load";
+}
+
+// The most the loop's buffers hold at once in program order when nothing is
+// multi-buffered: a buffer is written at its op and freed after its last
+// same-iteration reader (an op later in the body). Load buffers are left
+// out: an unpipelined load needs none.
+int64_t one_stage_peak(const Graph& g) {
   std::vector<int64_t> freed_after(g.ops.size(), 0);
   for (int v = 0; v < g.op_count(); ++v) {
     const int64_t bytes = g.ops[v].store_bytes;
-    if (bytes <= 0) continue;
-    if (load_buffer(v)) {
-      loads += bytes;
-      continue;
-    }
-    total += bytes;
+    if (bytes <= 0 || is_load_buffer(g.ops[v])) continue;
     int last = v;
     for (const Edge& e : g.edges) {
       if (e.from == v && e.kind == EdgeKind::kData && e.distance == 0) last = std::max(last, e.to);
     }
     freed_after[last] += bytes;
   }
+  int64_t peak = 0, live = 0;
   for (int v = 0; v < g.op_count(); ++v) {
-    live += load_buffer(v) ? 0 : g.ops[v].store_bytes;
+    live += is_load_buffer(g.ops[v]) ? 0 : g.ops[v].store_bytes;
     peak = std::max(peak, live);
     live -= freed_after[v];
   }
-  const int64_t loop = stages <= 1 ? peak : total * stages + loads * (stages - 1);
+  return peak;
+}
+
+}  // namespace
+
+std::vector<int64_t> buffer_copies(const Graph& g, const std::vector<int64_t>& stage) {
+  // Where each buffer's copy is issued: the earliest stage of a pipelined
+  // load filling it (distance 0), else the buffer op's own stage.
+  std::vector<int64_t> issued(stage.begin(), stage.end());
+  for (const Edge& e : g.edges) {
+    if (e.kind == EdgeKind::kData && e.distance == 0 && is_pipelined_load(g.ops[e.from])) {
+      issued[e.to] = std::min(issued[e.to], stage[e.from]);
+    }
+  }
+  std::vector<int64_t> last_read(g.ops.size(), -1);
+  std::vector<bool> read_by_mma(g.ops.size(), false);
+  for (const Edge& e : g.edges) {
+    if (e.kind != EdgeKind::kData) continue;
+    last_read[e.from] = std::max(last_read[e.from], stage[e.to] + e.distance);
+    if (g.ops[e.to].kind == "wgmma") read_by_mma[e.from] = true;
+  }
+  std::vector<int64_t> copies(g.ops.size(), 0);
+  for (int v = 0; v < g.op_count(); ++v) {
+    if (g.ops[v].store_bytes <= 0) continue;
+    const int64_t span = std::max<int64_t>(last_read[v] - issued[v], 0);
+    if (is_load_buffer(g.ops[v])) {
+      copies[v] = span;
+    } else {
+      copies[v] = span >= 1 ? span + (read_by_mma[v] ? 1 : 0) : 1;
+    }
+  }
+  return copies;
+}
+
+int64_t predicted_smem_bytes(const Graph& g, const std::vector<int64_t>& stage) {
+  const bool pipelined = std::any_of(stage.begin(), stage.end(), [](int64_t s) { return s > 0; });
+  int64_t loop = 0;
+  if (!pipelined) {
+    loop = one_stage_peak(g);
+  } else {
+    const std::vector<int64_t> copies = buffer_copies(g, stage);
+    for (int v = 0; v < g.op_count(); ++v) loop += g.ops[v].store_bytes * copies[v];
+  }
   return g.attrs.resident_smem_bytes.value_or(0) + loop;
+}
+
+int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
+  return predicted_smem_bytes(g, triton_stages(g, stages));
 }
 
 std::vector<int64_t> unit_cycles(const Graph& g) {
