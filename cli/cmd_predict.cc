@@ -142,7 +142,6 @@ nlohmann::ordered_json buffers_json(const Graph& g, const Priced& r) {
 std::string as_json(const Graph& g, const PredictFlags& f, const HopperSetup& setup,
                     const Priced& r) {
   using Json = nlohmann::ordered_json;
-  const bool ok = fits(r.p);
   Json out = {{"format", "tilesched.predict/1"}, {"graph", g.name}, {"source", r.source},
               {"ii", r.ii ? Json(*r.ii) : Json(nullptr)}, {"stage_count", r.p.stages},
               {"stage", r.stage}};
@@ -150,17 +149,7 @@ std::string as_json(const Graph& g, const PredictFlags& f, const HopperSetup& se
   out["smem_bytes"] = r.p.smem_bytes;
   out["resident_smem_bytes"] = g.attrs.resident_smem_bytes.value_or(0);
   out["buffers"] = buffers_json(g, r);
-  out["ctas_per_sm"] = r.p.ctas_per_sm;
-  out["ctas_limit"] = std::string(hopper::cta_limit_name(r.p.ctas_limit));
-  out["memory_latency"] = rounded(r.p.memory_latency);
-  out["cta_cycles"] = rounded(r.p.cta_cycles);
-  out["sm_cycles"] = ok ? Json(rounded(r.p.sm_cycles)) : Json(nullptr);
-  out["us_per_iteration"] = ok ? Json(rounded(microseconds_per_iteration(r.p, *setup.gpu))) : Json(nullptr);
-  if (f.grid && f.trip) {
-    out["kernel_us"] = ok ? Json(rounded(hopper::kernel_microseconds(r.p, *f.grid, *f.trip, *setup.gpu)))
-                          : Json(nullptr);
-  }
-  out["bound"] = std::string(hopper::bound_name(r.p.bound));
+  add_prediction_json(out, r.p, f, setup);
   out["bound_detail"] = bound_detail(r.p);
   out["busiest_unit"] = std::string(hopper::kSlotNames[r.p.busiest_slot - 1]);
   out["triton"] = {{"num_stages", r.baseline_stages},

@@ -128,17 +128,7 @@ nlohmann::ordered_json row_json(const StageRow& r, const StagesFlags& f, const S
   o["ii"] = r.ii ? Json(*r.ii) : Json(nullptr);
   o["stage_count"] = r.stage_count ? Json(*r.stage_count) : Json(nullptr);
   o["smem_bytes"] = r.p.smem_bytes;
-  o["ctas_per_sm"] = r.p.ctas_per_sm;
-  o["ctas_limit"] = std::string(hopper::cta_limit_name(r.p.ctas_limit));
-  o["memory_latency"] = rounded(r.p.memory_latency);
-  o["cta_cycles"] = rounded(r.p.cta_cycles);
-  o["sm_cycles"] = fits ? Json(rounded(r.p.sm_cycles)) : Json(nullptr);
-  o["us_per_iteration"] = fits ? Json(rounded(microseconds_per_iteration(r.p, *setup.gpu))) : Json(nullptr);
-  if (f.grid && f.trip) {
-    o["kernel_us"] = fits ? Json(rounded(hopper::kernel_microseconds(r.p, *f.grid, *f.trip, *setup.gpu)))
-                          : Json(nullptr);
-  }
-  o["bound"] = std::string(hopper::bound_name(r.p.bound));
+  add_prediction_json(o, r.p, f, setup);
   o["busiest_unit"] = std::string(hopper::kSlotNames[r.p.busiest_slot - 1]);
   o["relative_time"] = fits ? Json(rounded(r.relative_time)) : Json(nullptr);
   return o;

@@ -111,6 +111,23 @@ void add_hopper_setup_json(nlohmann::ordered_json& out, const HopperFlags& f,
                 {"l2_bytes_per_cycle", f.fit.l2_bytes_per_cycle}};
 }
 
+void add_prediction_json(nlohmann::ordered_json& out, const hopper::StagePrediction& p,
+                         const HopperFlags& f, const HopperSetup& setup) {
+  using Json = nlohmann::ordered_json;
+  const bool fits = p.ctas_per_sm > 0;
+  out["ctas_per_sm"] = p.ctas_per_sm;
+  out["ctas_limit"] = std::string(hopper::cta_limit_name(p.ctas_limit));
+  out["memory_latency"] = rounded(p.memory_latency);
+  out["cta_cycles"] = rounded(p.cta_cycles);
+  out["sm_cycles"] = fits ? Json(rounded(p.sm_cycles)) : Json(nullptr);
+  out["us_per_iteration"] = fits ? Json(rounded(microseconds_per_iteration(p, *setup.gpu))) : Json(nullptr);
+  if (f.grid && f.trip) {
+    out["kernel_us"] = fits ? Json(rounded(hopper::kernel_microseconds(p, *f.grid, *f.trip, *setup.gpu)))
+                            : Json(nullptr);
+  }
+  out["bound"] = std::string(hopper::bound_name(p.bound));
+}
+
 std::string bound_detail(const hopper::StagePrediction& p) {
   switch (p.bound) {
     case hopper::Bound::kUnit:

@@ -63,6 +63,12 @@ std::string bound_text(const hopper::StagePrediction& p);
 // Only the detail: the unit's name or "2 CTAs: registers"; "" for the others.
 std::string bound_detail(const hopper::StagePrediction& p);
 
+// The keys of one prediction both JSON formats share, in this order:
+// ctas_per_sm, ctas_limit, memory_latency, cta_cycles, sm_cycles,
+// us_per_iteration, kernel_us (with --grid and --trip), bound.
+void add_prediction_json(nlohmann::ordered_json& out, const hopper::StagePrediction& p,
+                         const HopperFlags& f, const HopperSetup& setup);
+
 // Rounded to 4 decimals, so that JSON output is stable across compilers.
 double rounded(double x);
 
