@@ -36,11 +36,16 @@ class PlanError(Exception):
     """Bad input: one line."""
 
 
-def _manifest_items(config, directory):
+def _manifest_items(config, directory, tag):
+    """The control and the candidates of a list; `tag` (None for a kernel
+    of one's own) must be in its graph's name."""
     with open(os.path.join(directory, "candidates.json"), encoding="utf-8") as f:
         doc = json.load(f)
     if doc.get("format") != "tilesched.candidates/1":
         raise PlanError(f"{directory}/candidates.json: not tilesched.candidates/1")
+    if tag and tag not in doc.get("graph", ""):
+        raise PlanError(f"{directory}/candidates.json: graph {doc.get('graph')!r} is not "
+                        f"the configuration's ({tag})")
     cands = doc["candidates"]
     own = next((c for c in cands if "triton" in c["found_by"]), None)
     own_cycles = own["sm_cycles"] if own else None
@@ -80,7 +85,8 @@ def build_plan(configs):
         if isinstance(where, str):
             if not os.path.exists(os.path.join(where, "candidates.json")):
                 raise PlanError(f"{where}: no candidates.json (tilesched candidates GRAPH -o {where})")
-            plan["items"] += _manifest_items(index, where)
+            tag = None if problem else f"/{kernel}_STAGES{stages}_"
+            plan["items"] += _manifest_items(index, where, tag)
         else:
             plan["items"] += _loose_items(index, where)
     if not plan["configs"]:

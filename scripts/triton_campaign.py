@@ -213,7 +213,7 @@ def candidates(args):
                                     str(args.time_limit)])
                 if rc != 0:
                     die(f"{dump}: {err}")
-                made.append(f"{kernel}_S{s}: {err}")
+                made.append(f"{kernel}_S{s}: {err.rsplit(' in ', 1)[0]}")
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     with open(os.path.join(out_root, "MANIFEST"), "w") as f:
@@ -312,7 +312,7 @@ def parse_args(argv):
     ap.add_argument("--budget", type=float, default=480.0,
                     help="run: seconds for the whole run, every campaign (checked between rows)")
     ap.add_argument("--campaigns", type=int, default=2)
-    ap.add_argument("--first-share", type=float, default=0.6,
+    ap.add_argument("--first-share", type=float, default=0.7,
                     help="run: the first campaign's share of the budget (it compiles)")
     ap.add_argument("--rounds", type=int, default=20, help="run: timed pairs per row (>= 20)")
     ap.add_argument("--tolerance", type=float, default=1e-2,
