@@ -207,13 +207,21 @@ def time_configs(gpu, kernel, ready, budget, rounds, out):
             break
         began = budget.elapsed()
         for row, run in (ready if r % 2 == 0 else ready[::-1]):
-            ms = gpu.bench(run)
+            if row["status"] != "ok":
+                continue
+            try:
+                ms = gpu.bench(run)
+            except Exception as err:  # a launch that fails while timed is a row too
+                row["status"] = "timing-failed: " + " ".join(str(err).split())[:300]
+                continue
             samples[id(run)].append(ms)
             halves[id(run)][r % 2].append(ms)
         last = budget.elapsed() - began
     for row, run in ready:
         s = samples[id(run)]
-        if len(s) < rounds:
+        if row["status"] != "ok":
+            pass
+        elif len(s) < rounds:
             row["status"] = f"not timed: wall-clock budget ({len(s)} of {rounds} rounds)"
         else:
             row.update(ms=round(statistics.median(s), 5), samples=len(s),

@@ -62,7 +62,7 @@ class FakeGpu:
         self.clock, self.fail, self.wrong = clock, fail or {}, set(wrong)
         self.smem_limit, self.compile_s, self.sample_s = smem_limit, compile_s, sample_s
         self.device = {"name": "Fake H200", "sm_count": 132}
-        self.compiled, self.benched = [], []
+        self.compiled, self.benched, self.bench_fail = [], [], set()
 
     def compile(self, kernel, stages):
         self.clock.t += self.compile_s
@@ -85,6 +85,8 @@ class FakeGpu:
     def bench(self, run):
         self.clock.t += self.sample_s
         name, stages, n = run()
+        if (name, stages) in self.bench_fail and n >= 3:
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
         self.benched.append((name, stages))
         return 1.0 + 0.1 * stages + n / 1000.0
 
@@ -183,6 +185,19 @@ class Zoo(unittest.TestCase):
         self.assertEqual(gpu.benched[:6], [("softmax", 1), ("softmax", 2), ("softmax", 3),
                                            ("softmax", 3), ("softmax", 2), ("softmax", 1)])
         self.assertEqual(len(gpu.benched), 60)
+
+    def test_a_launch_that_fails_while_timed_is_a_row_and_the_others_are_timed(self):
+        clock = Clock()
+        gpu = FakeGpu(clock)
+        gpu.bench_fail = {("softmax", 2)}
+        rows, _ = run(gpu, clock, small_zoo())
+        status = {r["tag"]: r["status"] for r in rows}
+        self.assertTrue(status["softmax_STAGES2_BLOCK1024_W8"].startswith(
+            "timing-failed: CUDA error: an illegal memory access"), status)
+        self.assertIsNone(next(r for r in rows if r["tag"] == "softmax_STAGES2_BLOCK1024_W8")["ms"])
+        self.assertEqual(sum(s == "ok" for s in status.values()), 6)
+        self.assertEqual(gpu.benched.count(("softmax", 2)), 2)  # the third launch failed
+        self.assertEqual(gpu.benched.count(("softmax", 1)), 20)
 
     def test_running_out_of_shared_memory_ends_the_kernel_not_the_run(self):
         clock = Clock()
