@@ -6,6 +6,7 @@
 // DIR gets one tilesched.triton/1 export per candidate the export accepts
 // (RANK.SOURCE.json), then candidates.tsv and candidates.json (written last,
 // so a directory without them is not a finished list).
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -27,6 +28,7 @@ constexpr int64_t kDefaultWarps = 4;  // Triton's num_warps when the graph does 
 
 struct CandidateFlags {
   std::string graph_path, dir;
+  std::string generators = "serial,cost-based,cost-based-seed,ims,sms,exact";
   int64_t max_cap = 0;
   double time_limit_s = 5.0;
 };
@@ -37,6 +39,9 @@ po::options_description candidate_options(CandidateFlags& f) {
       ("help,h", "show this help")
       ("output,o", po::value(&f.dir)->value_name("DIR")->required(),
        "the directory written: the exports, candidates.tsv and candidates.json")
+      ("generators,g", po::value(&f.generators)->default_value(f.generators),
+       "the generators run under each cap, comma-separated (auto is not one: it runs one of "
+       "them; without exact the list is deterministic)")
       ("max-cap", po::value(&f.max_cap)->default_value(0),
        "stage caps tried: 1..N (1..32); 0 = the graph's stage bound")
       ("registers", po::value<int64_t>(),
@@ -48,7 +53,28 @@ po::options_description candidate_options(CandidateFlags& f) {
   return visible;
 }
 
+// The generators of --generators, in the order given.
+StatusOr<std::vector<GeneratorKind>> parse_generators(const std::string& list) {
+  std::vector<GeneratorKind> out;
+  for (size_t b = 0; b <= list.size();) {
+    size_t e = list.find(',', b);
+    if (e == std::string::npos) e = list.size();
+    const std::string name = list.substr(b, e - b);
+    const std::optional<GeneratorKind> k = parse_generator(name);
+    if (!k || *k == GeneratorKind::kAuto) {
+      return Status::InvalidInput("--generators: '" + name + "' is not one of serial, cost-based, "
+                                  "cost-based-seed, ims, sms, exact");
+    }
+    if (std::find(out.begin(), out.end(), *k) == out.end()) out.push_back(*k);
+    b = e + 1;
+  }
+  return out;
+}
+
 Status check_flags(const CandidateFlags& f, const po::variables_map& vm) {
+  if (StatusOr<std::vector<GeneratorKind>> g = parse_generators(f.generators); !g.ok()) {
+    return g.status();
+  }
   if (f.max_cap < 0 || f.max_cap > kMaxCapAsked) {
     return Status::InvalidInput("--max-cap must be between 0 and " + std::to_string(kMaxCapAsked));
   }
@@ -72,6 +98,7 @@ Status check_flags(const CandidateFlags& f, const po::variables_map& vm) {
 graphgen::CandidateOptions options_for(const Graph& g, const CandidateFlags& f,
                                        const po::variables_map& vm) {
   graphgen::CandidateOptions o;
+  o.generators = *parse_generators(f.generators);  // checked by check_flags
   o.max_cap = f.max_cap;
   o.exact_time_limit_ms = static_cast<int64_t>(f.time_limit_s * 1000.0 + 0.5);
   int64_t warps = kDefaultWarps;

@@ -36,11 +36,16 @@ class PlanError(Exception):
     """Bad input: one line."""
 
 
-def _manifest_items(config, directory):
+def _manifest_items(config, directory, tag):
+    """The control and the candidates of a list; `tag` (None for a kernel
+    of one's own) must be in its graph's name."""
     with open(os.path.join(directory, "candidates.json"), encoding="utf-8") as f:
         doc = json.load(f)
     if doc.get("format") != "tilesched.candidates/1":
         raise PlanError(f"{directory}/candidates.json: not tilesched.candidates/1")
+    if tag and tag not in doc.get("graph", ""):
+        raise PlanError(f"{directory}/candidates.json: graph {doc.get('graph')!r} is not "
+                        f"the configuration's ({tag})")
     cands = doc["candidates"]
     own = next((c for c in cands if "triton" in c["found_by"]), None)
     own_cycles = own["sm_cycles"] if own else None
@@ -71,8 +76,23 @@ def _loose_items(config, exports):
     return items
 
 
-def build_plan(configs):
-    """configs: [(kernel, stages, directory or [export paths], problem spec or None)]."""
+def spread_order(n):
+    """0..n-1 as the first, the last, then the middles of the gaps left,
+    widest first: a cut-off run still covers the whole predicted range."""
+    out = [0] + ([n - 1] if n > 1 else []) if n else []
+    gaps = [(0, n - 1)]
+    while gaps:
+        lo, hi = gaps.pop(0)
+        if hi - lo >= 2:
+            mid = (lo + hi) // 2
+            out.append(mid)
+            gaps += [(lo, mid), (mid, hi)]
+    return out
+
+
+def build_plan(configs, order="rank"):
+    """configs: [(kernel, stages, directory or [export paths], problem spec or None)];
+    order: the candidates by rank, or "spread" (spread_order of the ranks)."""
     plan = {"configs": [], "items": []}
     for kernel, stages, where, problem in configs:
         index = len(plan["configs"])
@@ -80,7 +100,11 @@ def build_plan(configs):
         if isinstance(where, str):
             if not os.path.exists(os.path.join(where, "candidates.json")):
                 raise PlanError(f"{where}: no candidates.json (tilesched candidates GRAPH -o {where})")
-            plan["items"] += _manifest_items(index, where)
+            tag = None if problem else f"/{kernel}_STAGES{stages}_"
+            items = _manifest_items(index, where, tag)
+            if order == "spread":
+                items = items[:1] + [items[1 + k] for k in spread_order(len(items) - 1)]
+            plan["items"] += items
         else:
             plan["items"] += _loose_items(index, where)
     if not plan["configs"]:

@@ -73,20 +73,22 @@ def make_list(directory, cands):
     """A candidate list as `tilesched candidates` writes it; cands are
     (source, found_by, sm_cycles, fake fields or None when refused)."""
     os.makedirs(directory, exist_ok=True)
+    kernel, _, s = os.path.basename(directory).rpartition("_S")
+    graph = f"ttgir/{kernel}_STAGES{s}_fake.triton-scheduled/loop0"
     rows = []
     for rank, (source, found_by, cycles, fake) in enumerate(cands, 1):
         name = None
         if fake is not None:
             name = f"{rank:02d}.{source}.json"
             with open(os.path.join(directory, name), "w") as f:
-                json.dump({"format": "tilesched.triton/1", "graph": "ttgir/x/loop0",
+                json.dump({"format": "tilesched.triton/1", "graph": graph,
                            "source": source, "max_stage": 1, "ops": [], **fake}, f)
         rows.append({"rank": rank, "file": name, "source": source, "found_by": found_by,
                      "ii": 10, "stages": 2, "ops_per_stage": "1/1", "sm_cycles": cycles,
                      "cta_cycles": cycles, "smem_bytes": 1000 * rank, "ctas_per_sm": 1,
                      "bound": "latency", "refused": None if fake is not None else "a rule"})
     with open(os.path.join(directory, "candidates.json"), "w") as f:
-        json.dump({"format": "tilesched.candidates/1", "graph": "ttgir/x/loop0",
+        json.dump({"format": "tilesched.candidates/1", "graph": graph,
                    "candidates": rows}, f)
 
 
@@ -102,7 +104,7 @@ class Run(unittest.TestCase):
     def cmd(self, *extra, out="out"):
         return [sys.executable, CAMPAIGN, "run", "--out-dir", os.path.join(self.root, out),
                 "--candidates", os.path.join(self.root, "cands"), "--bench", FAKE,
-                "--campaigns", "1", *extra]
+                "--campaigns", "1", "--order", "rank", *extra]
 
     def rows(self, out="out"):
         with open(os.path.join(self.root, out, "campaign.csv"), newline="") as f:
@@ -228,6 +230,30 @@ class Run(unittest.TestCase):
                          [("mykernel", "3", "ok"), ("mykernel", "3", "ok")])
         self.assertEqual(rows[1]["tflops"], "2.0")
 
+    def test_a_list_of_another_configuration_is_refused(self):
+        where = os.path.join(self.root, "cands", "matmul_S3")
+        make_list(where, [("a", ["ims/cap3"], 100.0, {"fake_ms": 1.0})])
+        with open(os.path.join(where, "candidates.json")) as f:
+            doc = json.load(f)
+        doc["graph"] = doc["graph"].replace("STAGES3", "STAGES2")
+        with open(os.path.join(where, "candidates.json"), "w") as f:
+            json.dump(doc, f)
+        r = subprocess.run(self.cmd(), capture_output=True, text=True, env=self.env, timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("is not the configuration's (/matmul_STAGES3_)", r.stderr)
+
+    def test_spread_order_spans_the_ranks_first(self):
+        import campaign_runner
+        self.assertEqual(campaign_runner.spread_order(0), [])
+        self.assertEqual(campaign_runner.spread_order(1), [0])
+        self.assertEqual(campaign_runner.spread_order(5), [0, 4, 2, 1, 3])
+        self.assertEqual(sorted(campaign_runner.spread_order(12)), list(range(12)))
+        make_list(os.path.join(self.root, "cands", "matmul_S3"), [
+            (f"c{k}", [f"ims/cap{k}"], 100.0 + k, {"fake_ms": 1.0}) for k in range(5)])
+        rows = self.run_ok("--order", "spread")  # the last --order counts
+        self.assertEqual([r["rank"] for r in rows], ["", "1", "5", "3", "2", "4"])
+
     def test_bad_input_is_one_line(self):
         for args in (["run"], ["run", "--out-dir", self.root, "--candidates", self.root],
                      ["run", "--out-dir", self.root, "--rounds", "5"],
@@ -235,6 +261,34 @@ class Run(unittest.TestCase):
             r = subprocess.run([sys.executable, CAMPAIGN, *args], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2, args)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
+
+class CommittedLists(unittest.TestCase):
+    """The candidate lists the GPU command runs (results/triton/candidates)."""
+
+    def test_every_configuration_plans_its_control_first_then_its_ranked_exports(self):
+        import campaign_runner
+        import triton_campaign
+        args = triton_campaign.parse_args(["run", "--out-dir", "unused"])
+        configs = triton_campaign.plan_configs(args)
+        self.assertEqual(len(configs), 11)  # 4 kernels at S = 2..4 with a scheduled dump
+        plan = campaign_runner.build_plan(configs)
+        for c, (kernel, s, where, _) in enumerate(configs):
+            items = [it for it in plan["items"] if it["config"] == c]
+            self.assertEqual(items[0]["kind"], "control", where)
+            ranks = [it["rank"] for it in items[1:]]
+            self.assertEqual(ranks, list(range(1, len(ranks) + 1)), where)
+            cycles = [it["predicted_cycles"] for it in items[1:] if it["predicted_cycles"]]
+            self.assertEqual(cycles, sorted(cycles), where)
+            self.assertTrue(any(it["found_by"].split(",")[0] == "triton" for it in items[1:]))
+            for it in items[1:]:
+                if it["export"]:
+                    with open(it["export"]) as f:
+                        e = json.load(f)
+                    self.assertIn(f"/{kernel}_STAGES{s}_", e["graph"])
+                    self.assertEqual(e["source"], it["source"])
+                else:
+                    self.assertTrue(it["refused"], it)
 
 
 def row(kernel, s, source, ms, rel, campaign="1", kind="candidate", cycles=None,
