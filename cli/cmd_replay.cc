@@ -166,6 +166,14 @@ int run_replay(const Args& args) {
   StatusOr<RowRun> recorded = row_run(row, where);
   if (!recorded.ok()) return fail("replay", recorded.status());
   const sweep::GraphKey& key = recorded->key;
+  if (!row[sweep::Col::kGraph].empty()) {
+    return fail("replay", Status::InvalidInput(
+                              where + ": a --graphs row (" + key.family + " graph '" +
+                              row[sweep::Col::kGraph] +
+                              "'): replay rebuilds only the rows of a generated family "
+                              "(tilesched generate --list); schedule that file with tilesched "
+                              "schedule --generator " + row[sweep::Col::kGenerator]));
+  }
   StatusOr<Graph> g = graphgen::generate(key.family, key.ops, key.seed, {});
   if (!g.ok()) return fail("replay", Status::InvalidInput(where + ": " + g.status().message()));
   if (vm.count("graph-out")) {
