@@ -171,8 +171,10 @@ int run_replay(const Args& args) {
                               where + ": a --graphs row (" + key.family + " graph '" +
                               row[sweep::Col::kGraph] +
                               "'): replay rebuilds only the rows of a generated family "
-                              "(tilesched generate --list); schedule that file with tilesched "
-                              "schedule --generator " + row[sweep::Col::kGenerator]));
+                              "(tilesched generate --list); run tilesched schedule --generator " +
+                              row[sweep::Col::kGenerator] +
+                              " on that file (a GraphML one after tilesched import --from "
+                              "hatschet)"));
   }
   StatusOr<Graph> g = graphgen::generate(key.family, key.ops, key.seed, {});
   if (!g.ok()) return fail("replay", Status::InvalidInput(where + ": " + g.status().message()));
