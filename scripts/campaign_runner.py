@@ -76,8 +76,23 @@ def _loose_items(config, exports):
     return items
 
 
-def build_plan(configs):
-    """configs: [(kernel, stages, directory or [export paths], problem spec or None)]."""
+def spread_order(n):
+    """0..n-1 as the first, the last, then the middles of the gaps left,
+    widest first: a cut-off run still covers the whole predicted range."""
+    out = [0] + ([n - 1] if n > 1 else []) if n else []
+    gaps = [(0, n - 1)]
+    while gaps:
+        lo, hi = gaps.pop(0)
+        if hi - lo >= 2:
+            mid = (lo + hi) // 2
+            out.append(mid)
+            gaps += [(lo, mid), (mid, hi)]
+    return out
+
+
+def build_plan(configs, order="rank"):
+    """configs: [(kernel, stages, directory or [export paths], problem spec or None)];
+    order: the candidates by rank, or "spread" (spread_order of the ranks)."""
     plan = {"configs": [], "items": []}
     for kernel, stages, where, problem in configs:
         index = len(plan["configs"])
@@ -86,7 +101,10 @@ def build_plan(configs):
             if not os.path.exists(os.path.join(where, "candidates.json")):
                 raise PlanError(f"{where}: no candidates.json (tilesched candidates GRAPH -o {where})")
             tag = None if problem else f"/{kernel}_STAGES{stages}_"
-            plan["items"] += _manifest_items(index, where, tag)
+            items = _manifest_items(index, where, tag)
+            if order == "spread":
+                items = items[:1] + [items[1 + k] for k in spread_order(len(items) - 1)]
+            plan["items"] += items
         else:
             plan["items"] += _loose_items(index, where)
     if not plan["configs"]:

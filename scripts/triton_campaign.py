@@ -9,7 +9,8 @@
     and Triton's own, ranked by predicted time, with candidates.json.
   run (GPU: Triton 3.6, PyTorch), the campaign in one call: per
     configuration the control row first (Triton's own through the stages
-    hook, the text unchanged), then the candidates in rank order, each
+    hook, the text unchanged), then the candidates (--order: spread, the
+    best predicted, the worst, then the middles; or rank), each
     compiled, checked against PyTorch and timed against Triton's own in
     interleaved pairs (median of >= 20 samples each), its row appended to
     OUT-DIR/campaign.csv the moment it is known; a failure is a row; the
@@ -261,7 +262,7 @@ def run(args):
     if args.rounds < 20 or args.campaigns < 1 or args.budget <= 0:
         die("--rounds must be >= 20, --campaigns >= 1 and --budget > 0")
     try:
-        plan = campaign_runner.build_plan(plan_configs(args))
+        plan = campaign_runner.build_plan(plan_configs(args), args.order)
         rows = campaign_runner.run_campaigns(plan, args)
     except (OSError, ValueError, KeyError, campaign_runner.PlanError) as e:
         die(str(e))
@@ -312,6 +313,9 @@ def parse_args(argv):
     ap.add_argument("--budget", type=float, default=480.0,
                     help="run: seconds for the whole run, every campaign (checked between rows)")
     ap.add_argument("--campaigns", type=int, default=2)
+    ap.add_argument("--order", choices=("rank", "spread"), default="spread",
+                    help="run: the candidates of a configuration by predicted rank, or the "
+                         "best, the worst, then the middles (a cut-off run spans the range)")
     ap.add_argument("--first-share", type=float, default=0.7,
                     help="run: the first campaign's share of the budget (it compiles)")
     ap.add_argument("--rounds", type=int, default=20, help="run: timed pairs per row (>= 20)")

@@ -104,7 +104,7 @@ class Run(unittest.TestCase):
     def cmd(self, *extra, out="out"):
         return [sys.executable, CAMPAIGN, "run", "--out-dir", os.path.join(self.root, out),
                 "--candidates", os.path.join(self.root, "cands"), "--bench", FAKE,
-                "--campaigns", "1", *extra]
+                "--campaigns", "1", "--order", "rank", *extra]
 
     def rows(self, out="out"):
         with open(os.path.join(self.root, out, "campaign.csv"), newline="") as f:
@@ -242,6 +242,17 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertIn("is not the configuration's (/matmul_STAGES3_)", r.stderr)
+
+    def test_spread_order_spans_the_ranks_first(self):
+        import campaign_runner
+        self.assertEqual(campaign_runner.spread_order(0), [])
+        self.assertEqual(campaign_runner.spread_order(1), [0])
+        self.assertEqual(campaign_runner.spread_order(5), [0, 4, 2, 1, 3])
+        self.assertEqual(sorted(campaign_runner.spread_order(12)), list(range(12)))
+        make_list(os.path.join(self.root, "cands", "matmul_S3"), [
+            (f"c{k}", [f"ims/cap{k}"], 100.0 + k, {"fake_ms": 1.0}) for k in range(5)])
+        rows = self.run_ok("--order", "spread")  # the last --order counts
+        self.assertEqual([r["rank"] for r in rows], ["", "1", "5", "3", "2", "4"])
 
     def test_bad_input_is_one_line(self):
         for args in (["run"], ["run", "--out-dir", self.root, "--candidates", self.root],
