@@ -121,14 +121,14 @@ class Budget:
 
 
 class Output:
-    """The output directory: dumps per configuration, rows.jsonl appended and
-    flushed per row, measured.json and retimed.json rewritten whole
-    (atomically) after each kernel."""
+    """The output directory: dumps per configuration, rows.jsonl (this run's
+    rows, each flushed as it is written), measured.json and retimed.json
+    rewritten whole (atomically) after each kernel."""
 
     def __init__(self, directory, meta):
         self.dir, self.meta, self.rows = directory, meta, []
         os.makedirs(directory, exist_ok=True)
-        self.log = open(os.path.join(directory, "rows.jsonl"), "a", encoding="utf-8")
+        self.log = open(os.path.join(directory, "rows.jsonl"), "w", encoding="utf-8")
 
     def write_text(self, name, text):
         tmp = os.path.join(self.dir, f".{name}.tmp")
