@@ -63,8 +63,10 @@ std::vector<int64_t> buffer_copies(const Graph& g, const std::vector<int64_t>& s
 // Shared memory one CTA needs for the loop pipelined with `stage`: the
 // graph's resident_smem_bytes plus each buffer's store_bytes times its
 // buffer_copies; with one stage, the most the buffers hold at once in
-// program order (as predicted_smem_bytes(g, 1)).
-// predicted_smem_bytes(g, S) is this at triton_stages(g, S).
+// program order (as predicted_smem_bytes(g, 1)). On Triton's own
+// assignment of the shared kernels it is predicted_smem_bytes(g, S); it is
+// less where the graph's own edges keep the readers closer to the copies
+// than S - 1 stages (a generated loop's buffer ring).
 int64_t predicted_smem_bytes(const Graph& g, const std::vector<int64_t>& stage);
 
 // Cycles per iteration each slot of hopper_target() is busy for the loop

@@ -270,12 +270,15 @@ std::string_view bound_name(Bound b) {
   return "latency";
 }
 
-StagePrediction predict_schedule(const Graph& g, const std::vector<int64_t>& stage,
-                                 const CtaFootprint& cta, const FittedConstants& fit) {
+namespace {
+
+// The prediction of `stage` with one CTA's shared memory `smem_bytes`.
+StagePrediction price(const Graph& g, const std::vector<int64_t>& stage, int64_t smem_bytes,
+                      const CtaFootprint& cta, const FittedConstants& fit) {
   constexpr int kSteps = 60;  // the fixed point settles well within
   StagePrediction p;
   p.stages = 1 + (stage.empty() ? 0 : *std::max_element(stage.begin(), stage.end()));
-  p.smem_bytes = predicted_smem_bytes(g, stage);
+  p.smem_bytes = smem_bytes;
   CtaFootprint footprint = cta;
   footprint.smem_bytes = p.smem_bytes;
   p.ctas_per_sm = ctas_per_sm(footprint, &p.ctas_limit);
@@ -303,9 +306,16 @@ StagePrediction predict_schedule(const Graph& g, const std::vector<int64_t>& sta
   return p;
 }
 
+}  // namespace
+
+StagePrediction predict_schedule(const Graph& g, const std::vector<int64_t>& stage,
+                                 const CtaFootprint& cta, const FittedConstants& fit) {
+  return price(g, stage, predicted_smem_bytes(g, stage), cta, fit);
+}
+
 StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprint& cta,
                                const FittedConstants& fit) {
-  StagePrediction p = predict_schedule(g, triton_stages(g, stages), cta, fit);
+  StagePrediction p = price(g, triton_stages(g, stages), predicted_smem_bytes(g, stages), cta, fit);
   p.stages = stages;
   return p;
 }

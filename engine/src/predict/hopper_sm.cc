@@ -142,7 +142,11 @@ int64_t predicted_smem_bytes(const Graph& g, const std::vector<int64_t>& stage) 
 }
 
 int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
-  return predicted_smem_bytes(g, triton_stages(g, stages));
+  int64_t loop = stages <= 1 ? one_stage_peak(g) : 0;
+  for (int v = 0; stages > 1 && v < g.op_count(); ++v) {
+    loop += g.ops[v].store_bytes * (is_load_buffer(g, v) ? stages - 1 : stages);
+  }
+  return g.attrs.resident_smem_bytes.value_or(0) + loop;
 }
 
 std::vector<int64_t> unit_cycles(const Graph& g) {
