@@ -54,6 +54,10 @@ expect 2 "$bin" import --from hatschet "$input" --resources "$input" --loop 1
 one_line "--loop with hatschet"
 expect 2 "$bin" import --from hatschet "$input" --resources "$input" --no-smem-bound
 one_line "--no-smem-bound with hatschet"
+expect 2 "$bin" import --from ttgir "$input" --resources "$work/missing.xml" -o "$work/never.json"
+one_line "--resources with ttgir"
+grep -q -- "--resources applies to --from hatschet only" "$work/err" || fail "--resources with ttgir: $(cat "$work/err")"
+[[ -e $work/never.json ]] && fail "--resources with ttgir: wrote a file"
 
 # The stage bound: the TMA attention's buffers fit 3 stages deep, not 4;
 # every op's max_depth says so unless --no-smem-bound.

@@ -63,6 +63,28 @@ TEST(HopperKernel, SharedMemoryMultiBuffersAtTwoStagesAndReusesAtOne) {
   EXPECT_EQ(predicted_smem_bytes(*g, 4), 32768 + 4 * 32768);
 }
 
+// A TMA load whose tile a wgmma reads straight from shared memory (the
+// generated gemm_mainloop's shape, no ttg.local_alloc between them): the
+// tile is an operand buffer, there at one stage and `stages` deep, unlike
+// a load read back into registers (stages - 1 deep, none at one stage).
+TEST(HopperKernel, ATmaTileAWgmmaReadsIsThereAtEveryStageCount) {
+  GraphBuilder b(hopper_target(), "tma-into-wgmma");
+  std::vector<OpId> tiles;  // A, B (read by the wgmma) and a row tile (read by an ALU op)
+  for (const char* name : {"a", "b", "row"}) {
+    tiles.push_back(b.op(name, "tiled_tma_load"));
+    b.at(tiles.back()).store_bytes = 16384;
+  }
+  const OpId mma = b.op("mma", "wgmma");
+  b.edge(tiles[0], mma);
+  b.edge(tiles[1], mma);
+  b.edge(tiles[2], b.op("use", "alu"));
+  StatusOr<Graph> g = b.build();
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(predicted_smem_bytes(*g, 1), 32768);  // a and b; row not pipelined
+  EXPECT_EQ(predicted_smem_bytes(*g, 2), 2 * 32768 + 16384);
+  EXPECT_EQ(predicted_smem_bytes(*g, 3), 3 * 32768 + 2 * 16384);
+}
+
 // A pointer-load matmul step: two tiles loaded and written to shared
 // memory, one MMA accumulating across iterations, the address bumped.
 Graph matmul_step() {

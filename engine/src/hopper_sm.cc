@@ -58,12 +58,22 @@ int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
   int64_t total = 0, loads = 0, peak = 0, live = 0;
   // A buffer a load op carries (its value goes on to registers) exists
   // only when the loop is pipelined, stages - 1 deep: it is free once read
-  // back. The others (a ttg.local_alloc a dot reads) are `stages` deep; at
-  // one stage those never alive together share memory. In program order
-  // a buffer is written at its op and freed after its last same-iteration
-  // reader (an op later in the body).
-  auto load_buffer = [&g](int v) {
-    return g.ops[v].kind == "global_load" || g.ops[v].kind == "tiled_tma_load";
+  // back. The others (a ttg.local_alloc a dot reads, or a TMA load's tile
+  // a wgmma reads straight from shared memory, as a generated GEMM has it)
+  // are `stages` deep; at one stage those never alive together share
+  // memory. In program order a buffer is written at its op and freed after
+  // its last same-iteration reader (an op later in the body).
+  auto mma_operand = [&g](int v) {
+    for (const Edge& e : g.edges) {
+      if (e.from != v || e.kind != EdgeKind::kData || e.distance != 0) continue;
+      const std::string& reader = g.ops[e.to].kind;
+      if (reader == "wgmma" || reader == "tcgen05_mma") return true;
+    }
+    return false;
+  };
+  auto load_buffer = [&g, &mma_operand](int v) {
+    return (g.ops[v].kind == "global_load" || g.ops[v].kind == "tiled_tma_load") &&
+           !mma_operand(v);
   };
   std::vector<int64_t> freed_after(g.ops.size(), 0);
   for (int v = 0; v < g.op_count(); ++v) {
