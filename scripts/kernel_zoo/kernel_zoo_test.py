@@ -228,6 +228,16 @@ class Zoo(unittest.TestCase):
             if r["status"] == "ok":
                 self.assertEqual(r["samples"], 20)
 
+    def test_the_budget_counts_from_the_start_it_is_given(self):
+        clock = Clock()
+        budget = kz.Budget(100.0, 2, clock, start=clock.t - 30.0)  # the process began 30 s ago
+        self.assertEqual(budget.elapsed(), 30.0)
+        self.assertTrue(budget.may_compile(0))  # until 50 - 15 s
+        clock.t += 5.0
+        self.assertFalse(budget.may_compile(0))
+        self.assertTrue(budget.may_time(65.0))
+        self.assertFalse(budget.may_time(65.5))
+
     def test_timing_that_does_not_fit_is_a_row_without_a_time(self):
         clock = Clock()
         gpu = FakeGpu(clock, compile_s=1.0, sample_s=5.0)
