@@ -109,15 +109,15 @@ StatusOr<Priced> price(const Graph& g, const PredictFlags& f, const HopperSetup&
     out.stage = *stage;
   }
   const hopper::CtaFootprint cta{0, setup.registers, setup.warps * 32};
-  out.p = f.triton ? hopper::predict_stages(g, *f.triton, cta, f.fit)
-                   : hopper::predict_schedule(g, out.stage, cta, f.fit);
+  out.p = f.triton ? hopper::predict_stages(g, *f.triton, cta, f.fit, *setup.gpu)
+                   : hopper::predict_schedule(g, out.stage, cta, f.fit, *setup.gpu);
   out.copies = hopper::buffer_copies(g, out.stage);
   out.baseline_stages = f.num_stages ? *f.num_stages
                         : g.attrs.triton_num_stages && *g.attrs.triton_num_stages >= 1 &&
                                 *g.attrs.triton_num_stages <= kMaxNumStages
                             ? *g.attrs.triton_num_stages
                             : out.p.stages;
-  out.baseline = hopper::predict_stages(g, out.baseline_stages, cta, f.fit);
+  out.baseline = hopper::predict_stages(g, out.baseline_stages, cta, f.fit, *setup.gpu);
   return out;
 }
 
@@ -149,7 +149,7 @@ std::string as_json(const Graph& g, const PredictFlags& f, const HopperSetup& se
   out["smem_bytes"] = r.p.smem_bytes;
   out["resident_smem_bytes"] = g.attrs.resident_smem_bytes.value_or(0);
   out["buffers"] = buffers_json(g, r);
-  add_prediction_json(out, r.p, f, setup);
+  add_prediction_json(out, r.p, g, f, setup);
   out["bound_detail"] = bound_detail(r.p);
   out["busiest_unit"] = std::string(hopper::kSlotNames[r.p.busiest_slot - 1]);
   out["triton"] = {{"num_stages", r.baseline_stages},
@@ -157,6 +157,7 @@ std::string as_json(const Graph& g, const PredictFlags& f, const HopperSetup& se
                    {"sm_cycles", fits(r.baseline) ? Json(rounded(r.baseline.sm_cycles)) : Json(nullptr)}};
   const std::optional<double> rel = relative(r);
   out["relative_to_triton"] = rel ? Json(rounded(*rel)) : Json(nullptr);
+  add_kernel_class_json(out, g, setup, {r.p});
   return out.dump(2) + "\n";
 }
 
@@ -180,7 +181,7 @@ std::string as_text(const Graph& g, const PredictFlags& f, const HopperSetup& se
   std::string out = g.name + ": " + r.source +
                     (r.ii ? ", II " + std::to_string(*r.ii) + " units" : std::string()) + ", " +
                     std::to_string(r.p.stages) + (r.p.stages == 1 ? " stage\n" : " stages\n");
-  out += hopper_setup_text(setup) + "\n" + smem_text(g, r);
+  out += hopper_setup_text(setup) + "\n" + kernel_class_text(g, setup, {r.p}) + "\n" + smem_text(g, r);
   if (!fits(r.p)) return out + "does not fit: one CTA needs more than 227 KiB of shared memory\n";
   std::snprintf(line, sizeof line,
                 "time per iteration: %.0f SM cycles (%.3f us), %lld CTA%s per SM (limited by %s), "
@@ -193,7 +194,7 @@ std::string as_text(const Graph& g, const PredictFlags& f, const HopperSetup& se
          std::to_string(static_cast<long long>(r.p.memory_latency + 0.5)) + " cycles\n";
   if (f.grid && f.trip) {
     std::snprintf(line, sizeof line, "kernel: %.1f us (%lld CTAs, %lld iterations each)\n",
-                  hopper::kernel_microseconds(r.p, *f.grid, *f.trip, *setup.gpu),
+                  hopper::kernel_microseconds(r.p, kernel_shape(g, f), *setup.gpu),
                   static_cast<long long>(*f.grid), static_cast<long long>(*f.trip));
     out += line;
   }

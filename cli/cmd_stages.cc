@@ -99,7 +99,7 @@ StatusOr<std::vector<StageRow>> predict_all(const Graph& g, const StagesFlags& f
   double best = 0.0;
   for (int64_t s = 1; s <= f.max_stages; ++s) {
     StageRow r;
-    r.p = hopper::predict_stages(g, s, cta, f.fit);
+    r.p = hopper::predict_stages(g, s, cta, f.fit, *setup.gpu);
     if (const Schedule& schedule = (*schedules)[s - 1]; schedule.feasible) {
       r.ii = schedule.ii;
       r.stage_count = schedule.stage_count;
@@ -120,7 +120,14 @@ std::optional<int64_t> recommended(const std::vector<StageRow>& rows) {
   return std::nullopt;
 }
 
-nlohmann::ordered_json row_json(const StageRow& r, const StagesFlags& f, const Setup& setup) {
+std::vector<hopper::StagePrediction> predictions(const std::vector<StageRow>& rows) {
+  std::vector<hopper::StagePrediction> out;
+  for (const StageRow& r : rows) out.push_back(r.p);
+  return out;
+}
+
+nlohmann::ordered_json row_json(const StageRow& r, const Graph& g, const StagesFlags& f,
+                                const Setup& setup) {
   using Json = nlohmann::ordered_json;
   const bool fits = r.p.ctas_per_sm > 0;
   Json o;
@@ -128,7 +135,7 @@ nlohmann::ordered_json row_json(const StageRow& r, const StagesFlags& f, const S
   o["ii"] = r.ii ? Json(*r.ii) : Json(nullptr);
   o["stage_count"] = r.stage_count ? Json(*r.stage_count) : Json(nullptr);
   o["smem_bytes"] = r.p.smem_bytes;
-  add_prediction_json(o, r.p, f, setup);
+  add_prediction_json(o, r.p, g, f, setup);
   o["busiest_unit"] = std::string(hopper::kSlotNames[r.p.busiest_slot - 1]);
   o["relative_time"] = fits ? Json(rounded(r.relative_time)) : Json(nullptr);
   return o;
@@ -138,7 +145,7 @@ std::string as_json(const Graph& g, const StagesFlags& f, const Setup& setup,
                     const std::vector<StageRow>& rows) {
   using Json = nlohmann::ordered_json;
   Json stages = Json::array();
-  for (const StageRow& r : rows) stages.push_back(row_json(r, f, setup));
+  for (const StageRow& r : rows) stages.push_back(row_json(r, g, f, setup));
   const std::optional<int64_t> rec = recommended(rows);
   Json out = {{"format", "tilesched.stages/1"},
               {"graph", g.name},
@@ -153,6 +160,7 @@ std::string as_json(const Graph& g, const StagesFlags& f, const Setup& setup,
                        {"l2_bytes_per_cycle", f.fit.l2_bytes_per_cycle}}},
               {"stages", stages},
               {"recommended", rec ? Json(*rec) : Json(nullptr)}};
+  add_kernel_class_json(out, g, setup, predictions(rows));
   return out.dump(2) + "\n";
 }
 
@@ -193,7 +201,7 @@ std::string column_notes(const StagesFlags& f) {
 
 std::string as_text(const Graph& g, const StagesFlags& f, const Setup& setup,
                     const std::vector<StageRow>& rows) {
-  std::string out = setup_text(g, f, setup);
+  std::string out = setup_text(g, f, setup) + kernel_class_text(g, setup, predictions(rows)) + "\n";
   out += "      our schedule    | predicted: Triton's pipeline at num_stages S, on one SM\n";
   out += "   S  II cycles stages |  smem bytes  CTAs  latency  CTA cycles   SM cycles  "
          "us/iter  relative  bound\n";
@@ -221,7 +229,7 @@ std::string as_text(const Graph& g, const StagesFlags& f, const Setup& setup,
   out += column_notes(f);
   const std::optional<int64_t> rec = recommended(rows);
   if (rec && f.grid && f.trip) {
-    const double us = hopper::kernel_microseconds(rows[*rec - 1].p, *f.grid, *f.trip, *setup.gpu);
+    const double us = hopper::kernel_microseconds(rows[*rec - 1].p, kernel_shape(g, f), *setup.gpu);
     std::snprintf(line, sizeof line, "kernel at num_stages %lld: %.1f us (predicted)\n",
                   static_cast<long long>(*rec), us);
     out += line;

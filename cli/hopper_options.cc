@@ -2,10 +2,12 @@
 // share (hopper_options.h).
 #include "hopper_options.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "commands.h"
+#include "tilesched/hopper_class.h"
 #include "tilesched/hopper_registers.h"
 
 namespace po = boost::program_options;
@@ -37,6 +39,9 @@ void add_hopper_options(po::options_description& options, HopperFlags& f) {
       ("gpu", po::value(&f.gpu)->default_value("h200"), "the GPU: h100 (H100 SXM) or h200")
       ("grid", po::value<int64_t>(), "CTAs the kernel launches (with --trip: the kernel's time)")
       ("trip", po::value<int64_t>(), "iterations of the loop each CTA runs (with --grid)")
+      ("persistent", po::bool_switch(&f.persistent),
+       "with --grid: GRID is the output tiles of a persistent kernel (as many CTAs as fit, each "
+       "running tiles back to back, --trip iterations per tile); on for a persistent GEMM")
       ("fit-max-latency", po::value(&f.fit.max_loaded_memory_latency)
            ->default_value(hopper::kMaxLoadedMemoryLatency),
        "the fitted cap on the loaded memory latency, in cycles (for refits)")
@@ -94,6 +99,47 @@ void complete_hopper_setup(const Graph& g, const HopperFlags& f, HopperSetup& se
   setup.registers = f.registers ? *f.registers : hopper::estimated_registers(g);
 }
 
+hopper::KernelShape kernel_shape(const Graph& g, const HopperFlags& f) {
+  const bool persistent =
+      f.persistent || hopper::classify_kernel(g) == hopper::KernelClass::kPersistentGemm;
+  return hopper::KernelShape{*f.grid, *f.trip, persistent};
+}
+
+namespace {
+
+std::vector<std::string> unexercised(const Graph& g, const HopperSetup& setup,
+                                     const std::vector<hopper::StagePrediction>& ps) {
+  int64_t most_ctas = 0;
+  std::vector<std::string> units;
+  for (const hopper::StagePrediction& p : ps) {
+    most_ctas = std::max(most_ctas, p.ctas_per_sm);
+    const std::string unit(hopper::kSlotNames[p.busiest_slot - 1]);
+    if (p.ctas_per_sm > 0 && p.bound == hopper::Bound::kUnit &&
+        std::find(units.begin(), units.end(), unit) == units.end()) {
+      units.push_back(unit);
+    }
+  }
+  return hopper::unexercised_mechanisms(g, setup.warps, setup.registers_estimated, most_ctas, units);
+}
+
+}  // namespace
+
+std::string kernel_class_text(const Graph& g, const HopperSetup& setup,
+                              const std::vector<hopper::StagePrediction>& ps) {
+  const std::vector<std::string> notes = unexercised(g, setup, ps);
+  std::string out = "kernel class: " + std::string(hopper::kernel_class_name(hopper::classify_kernel(g)));
+  if (notes.empty()) return out + "; every mechanism used was exercised by the measured kernels";
+  out += "; not exercised by the measured kernels, an extrapolation: ";
+  for (size_t i = 0; i < notes.size(); ++i) out += (i ? "; " : "") + notes[i];
+  return out;
+}
+
+void add_kernel_class_json(nlohmann::ordered_json& out, const Graph& g, const HopperSetup& setup,
+                           const std::vector<hopper::StagePrediction>& ps) {
+  out["kernel_class"] = std::string(hopper::kernel_class_name(hopper::classify_kernel(g)));
+  out["unexercised"] = unexercised(g, setup, ps);
+}
+
 std::string hopper_setup_text(const HopperSetup& setup) {
   return "gpu " + std::string(setup.gpu->name) + ", " + std::to_string(setup.warps) + " warps (" +
          setup.warps_from + "), " + std::to_string(setup.registers) + " registers per thread" +
@@ -112,7 +158,7 @@ void add_hopper_setup_json(nlohmann::ordered_json& out, const HopperFlags& f,
 }
 
 void add_prediction_json(nlohmann::ordered_json& out, const hopper::StagePrediction& p,
-                         const HopperFlags& f, const HopperSetup& setup) {
+                         const Graph& g, const HopperFlags& f, const HopperSetup& setup) {
   using Json = nlohmann::ordered_json;
   const bool fits = p.ctas_per_sm > 0;
   out["ctas_per_sm"] = p.ctas_per_sm;
@@ -122,7 +168,7 @@ void add_prediction_json(nlohmann::ordered_json& out, const hopper::StagePredict
   out["sm_cycles"] = fits ? Json(rounded(p.sm_cycles)) : Json(nullptr);
   out["us_per_iteration"] = fits ? Json(rounded(microseconds_per_iteration(p, *setup.gpu))) : Json(nullptr);
   if (f.grid && f.trip) {
-    out["kernel_us"] = fits ? Json(rounded(hopper::kernel_microseconds(p, *f.grid, *f.trip, *setup.gpu)))
+    out["kernel_us"] = fits ? Json(rounded(hopper::kernel_microseconds(p, kernel_shape(g, f), *setup.gpu)))
                             : Json(nullptr);
   }
   out["bound"] = std::string(hopper::bound_name(p.bound));

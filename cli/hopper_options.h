@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@ namespace tilesched::cli {
 struct HopperFlags {
   std::string gpu = "h200";
   std::optional<int64_t> registers, warps, grid, trip;
+  bool persistent = false;
   hopper::FittedConstants fit;
 };
 
@@ -48,6 +50,20 @@ Status require_hopper_target(const Graph& g, const std::string& path);
 // from the flag, else estimated from the graph.
 void complete_hopper_setup(const Graph& g, const HopperFlags& f, HopperSetup& setup);
 
+// The kernel's launch for a kernel time (--grid, --trip): persistent with
+// --persistent or when the loop is a persistent GEMM (hopper_class.h).
+// REQUIRES: f.grid and f.trip.
+hopper::KernelShape kernel_shape(const Graph& g, const HopperFlags& f);
+
+// The kernel's class and what the predictions rest on that the measured
+// kernels did not exercise (hopper::unexercised_mechanisms), over the
+// predictions `ps` made with `setup`: one line of text, and the JSON keys
+// kernel_class and unexercised.
+std::string kernel_class_text(const Graph& g, const HopperSetup& setup,
+                              const std::vector<hopper::StagePrediction>& ps);
+void add_kernel_class_json(nlohmann::ordered_json& out, const Graph& g, const HopperSetup& setup,
+                           const std::vector<hopper::StagePrediction>& ps);
+
 // "gpu h200, 8 warps (graph), 120 registers per thread (estimated from the graph)"
 std::string hopper_setup_text(const HopperSetup& setup);
 
@@ -67,7 +83,7 @@ std::string bound_detail(const hopper::StagePrediction& p);
 // ctas_per_sm, ctas_limit, memory_latency, cta_cycles, sm_cycles,
 // us_per_iteration, kernel_us (with --grid and --trip), bound.
 void add_prediction_json(nlohmann::ordered_json& out, const hopper::StagePrediction& p,
-                         const HopperFlags& f, const HopperSetup& setup);
+                         const Graph& g, const HopperFlags& f, const HopperSetup& setup);
 
 // Rounded to 4 decimals, so that JSON output is stable across compilers.
 double rounded(double x);

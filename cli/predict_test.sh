@@ -30,7 +30,9 @@ for key in ("smem_bytes", "ctas_per_sm", "ctas_limit", "memory_latency", "cta_cy
 assert p["format"] == "tilesched.predict/1" and p["source"] == "triton" and p["ii"] is None
 assert p["triton"]["num_stages"] == 3, p["triton"]          # the graph's tt.num_stages
 waves = -(-4096 // (132 * p["ctas_per_sm"]))
-assert abs(p["kernel_us"] - waves * 128 * p["ctas_per_sm"] * p["sm_cycles"] / 1830) < 0.01, p
+fill = p["memory_latency"]  # each wave's pipeline fill
+assert abs(p["kernel_us"] - waves * (128 * p["ctas_per_sm"] * p["sm_cycles"] + fill) / 1830) < 0.01, p
+assert p["kernel_class"] == "compute-bound GEMM" and p["unexercised"] == [], p
 assert [b["copies"] for b in p["buffers"]] == [s, s], p["buffers"]
 PY
 done
@@ -73,6 +75,8 @@ PY
 expect 0 "$bin" predict "$work/mm.json" "$work/two.sched.json" --registers 122 --grid 4096 --trip 128
 grep -q '^ttgir/.*: hand, II 100 units, 2 stages$' "$work/out" || fail "text: first line: $(head -1 "$work/out")"
 grep -q '^gpu h200, 8 warps (graph), 122 registers per thread (given)$' "$work/out" || fail "text: setup"
+grep -q '^kernel class: compute-bound GEMM; every mechanism used was exercised by the measured kernels$' \
+  "$work/out" || fail "text: class: $(sed -n 3p "$work/out")"
 grep -q '^shared memory: 65536 bytes per CTA (x_51 16384 x 2, y_55 16384 x 2)$' "$work/out" ||
   fail "text: shared memory: $(cat "$work/out")"
 grep -qE '^time per iteration: [0-9]+ SM cycles \([0-9.]+ us\), 2 CTAs per SM \(limited by registers\)' \
@@ -91,6 +95,22 @@ expect 0 "$bin" schedule "$work/mm.json" -g serial -q -o "$work/serial.json"
 expect 0 "$bin" predict "$work/mm.json" "$work/serial.json" --json
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["source"] == "serial" and d["stage_count"] == 1 and d["smem_bytes"] == 32768, d' \
   "$work/out" || fail "predict of a serial schedule"
+
+# A loop of a class the measurements never covered says so: the row
+# normalization's first loop (hand-made TTGIR), 8 warps, registers estimated.
+expect 0 "$bin" import --from ttgir "$testdata/shapes/rownorm_f16.ttgir" --loop 0 -q -o "$work/rn.json"
+expect 0 "$bin" predict "$work/rn.json" --triton 1 --json
+/usr/bin/python3 - "$work/out" <<'PY' || fail "predict: the row reduction's class and what it extrapolates"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kernel_class"] == "memory-bound reduction", d["kernel_class"]
+notes = " | ".join(d["unexercised"])
+for phrase in ("memory-bound reduction", "DRAM", "4 warps", "registers estimated"):
+    assert phrase in notes, (phrase, notes)
+PY
+expect 0 "$bin" predict "$work/rn.json" --triton 1
+grep -q '^kernel class: memory-bound reduction; not exercised by the measured kernels, an extrapolation: ' \
+  "$work/out" || fail "text: the reduction's class line: $(sed -n 3p "$work/out")"
 
 # Refusals: one line, exit 2, no output file.
 expect 2 "$bin" predict "$work/mm.json" -o "$work/never.json"

@@ -17,6 +17,7 @@
 
 #include "tilesched/json_io.h"
 #include "tilesched/graphgen/ttgir.h"
+#include "tilesched/hopper_class.h"
 #include "tilesched/hopper_predict.h"
 #include "tilesched/hopper_registers.h"
 
@@ -82,10 +83,10 @@ TEST(HopperLoops, WarpsComeFromTheModule) {
 // and the recommendation made with it is the one made with the compiled count.
 TEST(HopperLoops, EstimatedRegistersGiveTheCompiledKernelsRecommendation) {
   const std::map<std::string, int64_t> estimate = {
-      {"matmul_STAGES3_BM128_BN128_BK64_W8", 120},
-      {"matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0", 104},
-      {"attention_STAGES3_BM128_BN64_HEAD128_W8", 154},
-      {"attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0", 172}};
+      {"matmul_STAGES3_BM128_BN128_BK64_W8", 114},
+      {"matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0", 90},
+      {"attention_STAGES3_BM128_BN64_HEAD128_W8", 150},
+      {"attention_tma_STAGES3_BM128_BN128_HEAD128_W8_WS0", 158}};
   for (const Loop& l : kLoops) {
     const Graph g = committed(l.name);
     const int64_t est = hopper::estimated_registers(g);
@@ -110,6 +111,31 @@ TEST(HopperLoops, ImportedLoadsCarryTheLoadedLatency) {
   }
   EXPECT_EQ(loads, 2);
   EXPECT_EQ(hopper::with_loaded_memory_latency(g), g);
+}
+
+Graph shape(const std::string& file, int loop) {
+  StatusOr<TtgirImport> g = import_ttgir(kTestdata + "/shapes/" + file, TtgirOptions{loop, true});
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return g.ok() ? g->graph : Graph{};
+}
+
+// The class of each committed loop and hand-made shape, and what a
+// prediction of it extrapolates (tilesched/hopper_class.h).
+TEST(HopperLoops, KernelClassesAndWhatTheMeasurementsCover) {
+  using hopper::KernelClass;
+  EXPECT_EQ(hopper::classify_kernel(committed(kLoops[0].name)), KernelClass::kGemm);
+  EXPECT_EQ(hopper::classify_kernel(committed(kLoops[1].name)), KernelClass::kGemm);
+  EXPECT_EQ(hopper::classify_kernel(committed(kLoops[2].name)), KernelClass::kAttention);
+  EXPECT_EQ(hopper::classify_kernel(committed(kLoops[3].name)), KernelClass::kAttention);
+  EXPECT_EQ(hopper::classify_kernel(shape("rownorm_f16.ttgir", 0)), KernelClass::kReduction);
+  EXPECT_EQ(hopper::classify_kernel(shape("rownorm_f16.ttgir", 1)), KernelClass::kStreaming);
+  EXPECT_EQ(hopper::classify_kernel(shape("persistent_tma_matmul_f16.ttgir", 0)),
+            KernelClass::kPersistentGemm);
+  // The shared kernels at their compiled registers: nothing extrapolated.
+  EXPECT_TRUE(hopper::unexercised_mechanisms(committed(kLoops[0].name), 8, false, 2, {}).empty());
+  const std::vector<std::string> notes =
+      hopper::unexercised_mechanisms(shape("rownorm_f16.ttgir", 0), 4, true, 8, {"dram"});
+  EXPECT_EQ(notes.size(), 6u);  // class, DRAM, warps, CTAs, the dram bound, registers
 }
 
 // Triton's own stage of every op of a committed loop (its scheduled dump).

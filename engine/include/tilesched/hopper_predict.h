@@ -162,7 +162,7 @@ struct StagePrediction {
 // kernel up to a constant (the grid's iterations over the SMs).
 // REQUIRES: stages >= 1.
 StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprint& cta,
-                               const FittedConstants& fit = {});
+                               const FittedConstants& fit = {}, const Gpu& gpu = kH200);
 
 // The loop run by Triton with the stage assignment `stage` (indexed by op
 // id; the schedule's stage of each op) on one SM: the model of
@@ -173,12 +173,38 @@ StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprin
 // assignment's stage count (1 + its largest entry).
 // REQUIRES: stage.size() == g.ops.size(), every entry >= 0.
 StagePrediction predict_schedule(const Graph& g, const std::vector<int64_t>& stage,
-                                 const CtaFootprint& cta, const FittedConstants& fit = {});
+                                 const CtaFootprint& cta, const FittedConstants& fit = {},
+                                 const Gpu& gpu = kH200);
+
+// The loop with each pipelined load also charged to DRAM at `gpu`'s
+// bandwidth (its bytes: its L2 cycles at kL2BytesPerCycle), for a loop whose
+// loads stream from DRAM (hopper::streams_from_dram: no MMA, so no other CTA
+// re-reads its bytes from L2). Other ops unchanged.
+Graph with_streamed_loads(const Graph& g, const Gpu& gpu);
 
 // Microseconds a kernel of `grid` CTAs, each running `trip` iterations,
 // takes at that prediction on `gpu`: waves of sm_count x ctas_per_sm CTAs,
 // each wave trip x ctas_per_sm x sm_cycles cycles. 0 when one CTA does not
 // fit. REQUIRES: grid >= 1, trip >= 1.
 double kernel_microseconds(const StagePrediction& p, int64_t grid, int64_t trip, const Gpu& gpu);
+
+// A kernel's launch: `tiles` output tiles of `trip` loop iterations each.
+// Not persistent: one CTA per tile, in waves of sm_count x ctas_per_sm.
+// Persistent: min(tiles, sm_count x ctas_per_sm) CTAs, each running its
+// share of the tiles back to back.
+struct KernelShape {
+  int64_t tiles = 1;
+  int64_t trip = 1;
+  bool persistent = false;
+};
+
+// Microseconds of the kernel at that prediction on `gpu`: each round of
+// tiles (a wave, or a persistent CTA's next tile) takes trip x ctas_per_sm x
+// sm_cycles; each CTA's pipeline fills once before its first iteration's
+// data arrives (memory_latency cycles no earlier iteration hides): once per
+// wave, once per persistent CTA. 0 when one CTA does not fit.
+// kernel_microseconds(p, grid, trip, gpu) is the non-persistent shape.
+// REQUIRES: tiles >= 1, trip >= 1.
+double kernel_microseconds(const StagePrediction& p, const KernelShape& k, const Gpu& gpu);
 
 }  // namespace tilesched::hopper

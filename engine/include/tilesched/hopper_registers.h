@@ -10,11 +10,21 @@
 
 namespace tilesched::hopper {
 
-// What ptxas keeps in registers besides the loop's tiles (indices, loop
-// bounds, scalar pointers, predicates, descriptors): fitted, the median over
-// the four shared Triton kernels of the compiled count less the liveness
-// peak below (docs/TARGETS.md gives the fit).
-inline constexpr int64_t kRegisterOverhead = 40;
+// What ptxas keeps in registers besides the loop's tiles and their
+// addresses (indices, loop bounds, scalar pointers, predicates,
+// descriptors): fitted, the least over the four shared Triton kernels of
+// the compiled count less the liveness peak and the address registers
+// below (26 for three of the four; docs/TARGETS.md gives the fit).
+inline constexpr int64_t kRegisterOverhead = 26;
+
+// Elements of a pointer tile one 64-bit address serves: a vectorized
+// 16-byte access of 16-bit elements (ours: the shared kernels' fp16 loads).
+inline constexpr int64_t kElementsPerAddress = 8;
+
+// Registers per thread the loop's pointer tiles hold: each `address` op's
+// pointer tile (op.registers, 64-bit per element) kept as one address per
+// kElementsPerAddress elements.
+int64_t address_registers(const Graph& g);
 
 // The most registers per thread the loop's values hold at once: at the top
 // of the body and after each op in program order, the sum of op.registers
@@ -26,7 +36,8 @@ inline constexpr int64_t kRegisterOverhead = 40;
 // and offsets, which the overhead covers.
 int64_t register_liveness_peak(const Graph& g);
 
-// register_liveness_peak + kRegisterOverhead, at most kMaxRegistersPerThread.
+// register_liveness_peak + address_registers + kRegisterOverhead, at most
+// kMaxRegistersPerThread.
 int64_t estimated_registers(const Graph& g);
 
 }  // namespace tilesched::hopper

@@ -8,6 +8,10 @@
 
 #include "tilesched/hopper_predict.h"
 
+#include <cmath>
+
+#include "tilesched/hopper_class.h"
+
 namespace tilesched::hopper {
 
 namespace {
@@ -95,7 +99,9 @@ double streaming_cycles(const Op& op) {
 double edge_cycles(const Graph& g, const Edge& e, double memory_latency, double l2) {
   const Op& from = g.ops[e.from];
   if (is_pipelined_load(from)) {
-    return memory_latency + static_cast<double>(slot_cycles(from, kL2)) * l2;
+    const double transfer = std::max(static_cast<double>(slot_cycles(from, kL2)) * l2,
+                                     static_cast<double>(slot_cycles(from, kDram)));
+    return memory_latency + transfer;
   }
   const double latency = static_cast<double>(e.latency * kCyclesPerUnit);
   const Op& to = g.ops[e.to];
@@ -270,11 +276,46 @@ std::string_view bound_name(Bound b) {
   return "latency";
 }
 
+Graph with_streamed_loads(const Graph& g, const Gpu& gpu) {
+  Graph out = g;
+  const double per_cycle = dram_bytes_per_cycle(gpu);
+  for (Op& op : out.ops) {
+    if (!is_pipelined_load(op) || slot_cycles(op, kDram) > 0) continue;
+    const double bytes = static_cast<double>(slot_cycles(op, kL2) * kL2BytesPerCycle);
+    const int64_t cycles = static_cast<int64_t>(std::ceil(bytes / per_cycle));
+    if (cycles <= 0) continue;
+    const int64_t rows = (cycles + kCyclesPerUnit - 1) / kCyclesPerUnit;
+    op.resources.push_back({kDram, rows, (cycles + rows - 1) / rows});
+  }
+  return out;
+}
+
 namespace {
+
+// The loop's DRAM cycles at `gpu`'s bandwidth: the target's encodings
+// charge stores at the H200's.
+Graph at_gpu_dram(const Graph& g, const Gpu& gpu) {
+  if (gpu.dram_gb_per_s == kH200.dram_gb_per_s) return g;
+  Graph out = g;
+  const double scale = static_cast<double>(kH200.dram_gb_per_s) / static_cast<double>(gpu.dram_gb_per_s);
+  for (Op& op : out.ops) {
+    for (Triple& t : op.resources) {
+      if (t.slot == kDram) t.duration = static_cast<int64_t>(std::ceil(static_cast<double>(t.duration) * scale));
+    }
+  }
+  return out;
+}
+
+// The loop as the prediction prices it: lowered as Triton lowers `stage`,
+// its DRAM at the GPU's bandwidth, and a streaming loop's loads from DRAM.
+Graph as_priced(const Graph& g, const std::vector<int64_t>& stage, int64_t stages, const Gpu& gpu) {
+  Graph lowered = at_gpu_dram(stages >= 2 ? as_pipelined(g, stage) : g, gpu);
+  return streams_from_dram(classify_kernel(g)) ? with_streamed_loads(lowered, gpu) : lowered;
+}
 
 // The prediction of `stage` with one CTA's shared memory `smem_bytes`.
 StagePrediction price(const Graph& g, const std::vector<int64_t>& stage, int64_t smem_bytes,
-                      const CtaFootprint& cta, const FittedConstants& fit) {
+                      const CtaFootprint& cta, const FittedConstants& fit, const Gpu& gpu) {
   constexpr int kSteps = 60;  // the fixed point settles well within
   StagePrediction p;
   p.stages = 1 + (stage.empty() ? 0 : *std::max_element(stage.begin(), stage.end()));
@@ -282,7 +323,11 @@ StagePrediction price(const Graph& g, const std::vector<int64_t>& stage, int64_t
   CtaFootprint footprint = cta;
   footprint.smem_bytes = p.smem_bytes;
   p.ctas_per_sm = ctas_per_sm(footprint, &p.ctas_limit);
-  const Graph lowered = p.stages >= 2 ? as_pipelined(g, stage) : g;
+  const Graph lowered = as_priced(g, stage, p.stages, gpu);
+  // A loop streaming from DRAM waits the idle latency: with enough bytes in
+  // flight its CTAs reach the bandwidth (the busiest unit) before any
+  // queue forms; the queueing cap was fitted on loads that hit in L2.
+  const bool queues = !streams_from_dram(classify_kernel(g));
   const std::vector<double> units = scaled_units(lowered, fit);
   p.busiest_slot = busiest_slot(units);
   const double busiest = units[p.busiest_slot];
@@ -293,7 +338,7 @@ StagePrediction price(const Graph& g, const std::vector<int64_t>& stage, int64_t
     p.memory_latency = latency;
     p.cta_cycles = cta_cycles_per_iteration(lowered, stage, latency, fit);
     p.sm_cycles = std::max(p.cta_cycles / ctas, busiest);
-    latency = 0.5 * (latency + loaded_memory_latency(l2 / p.sm_cycles, fit));
+    if (queues) latency = 0.5 * (latency + loaded_memory_latency(l2 / p.sm_cycles, fit));
   }
   if (p.ctas_per_sm == 0) {
     p.sm_cycles = 0.0;
@@ -309,13 +354,15 @@ StagePrediction price(const Graph& g, const std::vector<int64_t>& stage, int64_t
 }  // namespace
 
 StagePrediction predict_schedule(const Graph& g, const std::vector<int64_t>& stage,
-                                 const CtaFootprint& cta, const FittedConstants& fit) {
-  return price(g, stage, predicted_smem_bytes(g, stage), cta, fit);
+                                 const CtaFootprint& cta, const FittedConstants& fit,
+                                 const Gpu& gpu) {
+  return price(g, stage, predicted_smem_bytes(g, stage), cta, fit, gpu);
 }
 
 StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprint& cta,
-                               const FittedConstants& fit) {
-  StagePrediction p = price(g, triton_stages(g, stages), predicted_smem_bytes(g, stages), cta, fit);
+                               const FittedConstants& fit, const Gpu& gpu) {
+  StagePrediction p =
+      price(g, triton_stages(g, stages), predicted_smem_bytes(g, stages), cta, fit, gpu);
   p.stages = stages;
   return p;
 }

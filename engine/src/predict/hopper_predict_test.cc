@@ -293,8 +293,120 @@ TEST(HopperPrediction, AKernelRunsInWavesOfCoResidentCtas) {
   // 4096 CTAs over 132 x 2: 16 waves, each 128 iterations x 2 CTAs x 915 cycles.
   EXPECT_NEAR(kernel_microseconds(p, 4096, 128, kH200), 16.0 * 128 * 2 * 915 / 1830.0, 1e-9);
   EXPECT_NEAR(kernel_microseconds(p, 264, 128, kH200), 128.0, 1e-9);  // one wave
+  // Each wave's pipeline fills first: one memory latency before its data.
+  p.memory_latency = 1500.0;
+  EXPECT_NEAR(kernel_microseconds(p, 4096, 128, kH200), 16.0 * (128 * 2 * 915 + 1500) / 1830.0, 1e-9);
   p.ctas_per_sm = 0;
   EXPECT_EQ(kernel_microseconds(p, 4096, 128, kH200), 0.0);
+}
+
+TEST(HopperPrediction, APersistentKernelFillsItsPipelineOnce) {
+  StagePrediction p;
+  p.ctas_per_sm = 2;
+  p.sm_cycles = 915.0;
+  p.memory_latency = 1500.0;
+  // 4096 tiles over 264 persistent CTAs: 16 rounds each, one fill.
+  EXPECT_NEAR(kernel_microseconds(p, KernelShape{4096, 128, true}, kH200),
+              (16.0 * 128 * 2 * 915 + 1500) / 1830.0, 1e-9);
+  EXPECT_LT(kernel_microseconds(p, KernelShape{4096, 128, true}, kH200),
+            kernel_microseconds(p, KernelShape{4096, 128, false}, kH200));
+  // Fewer tiles than CTA slots: one round, as a single wave.
+  EXPECT_NEAR(kernel_microseconds(p, KernelShape{100, 128, true}, kH200),
+              kernel_microseconds(p, KernelShape{100, 128, false}, kH200), 1e-9);
+}
+
+// A row-reduction step: a 1024-element fp16 block loaded (2 KiB), widened,
+// squared and added into a carried sum; no MMA, so its loads stream from DRAM.
+Graph reduction_step(int64_t elements) {
+  GraphBuilder b(hopper_target(), "reduction-step");
+  const OpId p = b.op("p", "address");
+  const OpId l = b.op("l", "global_load");
+  const OpId x = b.op("x", "convert");
+  const OpId acc = b.op("acc", "alu");
+  Work w;
+  w.bytes = elements * 2;
+  w.element = Element::kF16;
+  const StatusOr<Encoding> e = encode(cycles_of("global_load", w));
+  EXPECT_TRUE(e.ok());
+  b.at(l).resources = e->resources;
+  b.at(l).latency = e->latency;
+  b.at(l).store_bytes = w.bytes;  // its own buffer when pipelined (read back into registers)
+  b.at(x).resources = {{kAlu, 1, 16}};
+  b.at(acc).resources = {{kAlu, 1, 16}};
+  b.edge(p, l);
+  b.edge(l, x);
+  b.edge(x, acc);
+  b.edge(acc, acc, std::nullopt, 1);
+  StatusOr<Graph> g = b.build();
+  EXPECT_TRUE(g.ok());
+  return *g;
+}
+
+TEST(HopperPrediction, OtherCtasHideTheLatencyUntilTheBandwidthBinds) {
+  const Graph g = reduction_step(1024);
+  // 255, 128, 64 and 32 registers per thread of 8 warps: 1, 2, 4 and 8 CTAs.
+  double dram = 0.0;
+  std::vector<double> times;
+  for (int64_t registers : {255, 128, 64, 32}) {
+    const StagePrediction p = predict_stages(g, 1, {0, registers, 256});
+    times.push_back(p.sm_cycles);
+    dram = static_cast<double>(unit_cycles(with_streamed_loads(g, kH200))[kDram]);
+    EXPECT_DOUBLE_EQ(p.sm_cycles, std::max(p.cta_cycles / static_cast<double>(p.ctas_per_sm), dram));
+  }
+  EXPECT_GT(times[0], 4 * dram);       // one CTA: its loads' latency, one at a time
+  EXPECT_LT(times[1], times[0]);       // two CTAs keep twice the bytes in flight
+  EXPECT_DOUBLE_EQ(times[3], dram);    // eight: 16 KiB in flight covers bandwidth x latency
+}
+
+TEST(HopperPrediction, AStreamingLoopIsBoundByDramAndExtraStagesOnlyCostOccupancy) {
+  const Graph g = reduction_step(1024);
+  const CtaFootprint cta{0, 32, 256};  // 8 CTAs by threads
+  const double dram = static_cast<double>(unit_cycles(with_streamed_loads(g, kH200))[kDram]);
+  EXPECT_NEAR(dram, 2048 / dram_bytes_per_cycle(kH200), 16.0);
+  for (int64_t s = 1; s <= 4; ++s) {
+    const StagePrediction p = predict_stages(g, s, cta);
+    EXPECT_DOUBLE_EQ(p.sm_cycles, dram) << s;  // no S is faster than the bandwidth
+    EXPECT_EQ(p.bound, Bound::kUnit) << s;
+    EXPECT_EQ(p.busiest_slot, kDram) << s;
+    EXPECT_EQ(p.memory_latency, static_cast<double>(kIdleMemoryLatency)) << s;
+  }
+  // The H100's 3.35 TB/s: the same loop 4.8 / 3.35 times slower.
+  EXPECT_NEAR(predict_stages(g, 1, cta, {}, kH100Sxm).sm_cycles / dram, 4800.0 / 3350.0, 0.03);
+  // A big block: deeper stages buy buffers that cost CTAs, and time.
+  const Graph big = reduction_step(32768);  // 64 KiB per load
+  const StagePrediction one = predict_stages(big, 1, cta), four = predict_stages(big, 4, cta);
+  EXPECT_EQ(four.ctas_limit, CtaLimit::kSharedMemory);
+  EXPECT_LT(four.ctas_per_sm, one.ctas_per_sm);
+  EXPECT_LE(one.sm_cycles, four.sm_cycles);
+  // A GEMM's loads are re-read by other CTAs and stay in L2.
+  EXPECT_EQ(unit_cycles(as_pipelined(matmul_step()))[kDram], 0);
+  EXPECT_EQ(predict_stages(matmul_step(), 3, {0, 128, 256}).busiest_slot, kL2);
+}
+
+TEST(HopperPrediction, TmaLoadsNeedNoAddressesOrRegisters) {
+  Work w = reference_work("tiled_tma_load");
+  const Cycles tma = cycles_of("tiled_tma_load", w), ptr = cycles_of("global_load", w);
+  EXPECT_EQ(tma.tma, kTmaIssueCycles);
+  EXPECT_EQ(ptr.tma, 0);
+  EXPECT_EQ(tma.alu + ptr.alu, 0);  // a pointer load's addresses are an `address` op's
+  EXPECT_EQ(tma.l2, ptr.l2);
+  // Read back into registers a TMA tile crosses shared memory twice;
+  // pipelined into a buffer, once.
+  w.to_registers = true;
+  EXPECT_EQ(cycles_of("tiled_tma_load", w).smem, 2 * tma.smem);
+}
+
+TEST(HopperRegisters, PointerTilesKeepOneAddressPerVectorizedAccess) {
+  GraphBuilder b(hopper_target(), "pointers");
+  const OpId p = b.op("p", "address");
+  const OpId q = b.op("q", "address");
+  b.at(p).registers = 32;  // 128x64 pointers over 256 threads: 32 elements x 8 bytes
+  b.at(q).registers = 2;
+  b.edge(p, p, std::nullopt, 1);
+  StatusOr<Graph> g = b.build();
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(address_registers(*g), 4 + 1);
+  EXPECT_EQ(estimated_registers(*g), 5 + kRegisterOverhead);
 }
 
 TEST(HopperRegisters, LoopCarriedValuesAndTheWidestMomentCount) {

@@ -43,8 +43,19 @@ int64_t register_liveness_peak(const Graph& g) {
   return peak;
 }
 
+int64_t address_registers(const Graph& g) {
+  int64_t total = 0;
+  for (const Op& op : g.ops) {
+    if (op.kind == "address" && op.registers > 0) {
+      total += (op.registers + kElementsPerAddress - 1) / kElementsPerAddress;
+    }
+  }
+  return total;
+}
+
 int64_t estimated_registers(const Graph& g) {
-  return std::min<int64_t>(register_liveness_peak(g) + kRegisterOverhead, kMaxRegistersPerThread);
+  return std::min<int64_t>(register_liveness_peak(g) + address_registers(g) + kRegisterOverhead,
+                           kMaxRegistersPerThread);
 }
 
 }  // namespace tilesched::hopper

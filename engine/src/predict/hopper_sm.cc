@@ -203,10 +203,17 @@ Graph with_loaded_memory_latency(const Graph& g, const FittedConstants& fit) {
 }
 
 double kernel_microseconds(const StagePrediction& p, int64_t grid, int64_t trip, const Gpu& gpu) {
+  return kernel_microseconds(p, KernelShape{grid, trip, false}, gpu);
+}
+
+double kernel_microseconds(const StagePrediction& p, const KernelShape& k, const Gpu& gpu) {
   if (p.ctas_per_sm <= 0) return 0.0;
-  const int64_t per_wave = gpu.sm_count * p.ctas_per_sm;
-  const int64_t waves = ceil_div(grid, per_wave);
-  const double cycles = static_cast<double>(waves * trip * p.ctas_per_sm) * p.sm_cycles;
+  const int64_t slots = gpu.sm_count * p.ctas_per_sm;
+  // Rounds of tiles one CTA slot runs, and the pipeline fills it waits.
+  const int64_t rounds = ceil_div(k.tiles, k.persistent ? std::min(k.tiles, slots) : slots);
+  const int64_t fills = k.persistent ? 1 : rounds;
+  const double cycles = static_cast<double>(rounds * k.trip * p.ctas_per_sm) * p.sm_cycles +
+                        static_cast<double>(fills) * p.memory_latency;
   return cycles / static_cast<double>(gpu.clock_mhz);
 }
 
