@@ -9,6 +9,7 @@
 #include "graph/graph_algo.h"
 #include "ii_range.h"
 #include "graph/storage.h"
+#include "util/test_seams.h"
 
 namespace tilesched {
 
@@ -36,13 +37,11 @@ IiPrecheck precheck_ii(const Graph& g) {
   return p;
 }
 
-std::function<void(int64_t ii)> ii_attempt_for_tests;
-
 namespace {
 
 // One attempt through the test seam.
 IiVerdict attempt_at(const IiAttemptFn& attempt, int64_t ii) {
-  if (ii_attempt_for_tests) ii_attempt_for_tests(ii);
+  if (test_seams::before_ii_attempt) test_seams::before_ii_attempt(ii);
   return attempt(ii);
 }
 

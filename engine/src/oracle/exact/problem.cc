@@ -7,17 +7,11 @@
 #include <cstdint>
 #include <tuple>
 
+#include "model/arith.h"
+#include "util/test_seams.h"
 #include "tilesched/limits.h"
 
 namespace tilesched::exact_internal {
-
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {  // b > 0
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
-}
-
-}  // namespace
 
 std::optional<std::vector<int64_t>> longest_paths(const Graph& g, int64_t ii, bool reverse) {
   const int n = g.op_count();
@@ -198,7 +192,7 @@ std::vector<Graph> component_subgraphs(const Graph& g) {
   std::vector<Graph> out;
   for (const std::vector<OpId>& ops : members) {
     const int size = static_cast<int>(ops.size());
-    if (size < std::max(2, min_component_ops) || 4 * size > 3 * n) continue;
+    if (size < std::max(2, test_seams::min_component_ops) || 4 * size > 3 * n) continue;
     if (std::none_of(ops.begin(), ops.end(), [&](OpId v) { return holds_something(g.ops[v]); })) {
       continue;
     }
