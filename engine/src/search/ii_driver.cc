@@ -23,9 +23,7 @@ IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int6
 
 IiRange oracle_ii_range(const Graph& g, int64_t mii, std::optional<int64_t> best_heuristic_ii) {
   IiRange r;
-  const int64_t group_span =
-      group_span_bound(g, Adjacency::build(g), find_leader_groups(g).members);
-  r.lower = heuristic_ii_lower(g, mii, group_span);
+  r.lower = ii_lower_bound(g, mii);
   r.cap = best_heuristic_ii ? *best_heuristic_ii - 1 : sequential_ii_cap(g, mii);
   return r;
 }

@@ -84,14 +84,11 @@ bool Oracle::component_infeasible(int64_t ii) {
     const int64_t left =
         std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
     if (left <= 0) return false;
-    const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(sub, ii, false);
+    std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(sub, ii, false);
     if (!asap) continue;  // below its recurrence: the graph's ASAP pass already says so
-    exact_internal::ModelSpec spec;
-    spec.ii = ii;
-    spec.stage_bound = exact_internal::stage_bound(sub, ii);
-    spec.asap = *asap;
-    spec.tail = *exact_internal::longest_paths(sub, ii, true);
-    spec.deadline = std::min(until, budget_.deadline());
+    const exact_internal::ModelSpec spec =
+        *exact_internal::model_spec(sub, ii, exact_internal::stage_bound(sub, ii),
+                                    std::min(until, budget_.deadline()), std::move(asap));
     std::unique_ptr<IiProblem> problem;
     try {
       problem = backend().build(sub, spec);
@@ -136,12 +133,8 @@ bool Oracle::build(int64_t ii, int64_t k, const std::vector<int64_t>& asap) {
   if (model_ && model_ii_ == ii && model_->limits_stages() && model_k_ >= k) return true;
   free_timed(model_);
   budget_.sample();
-  exact_internal::ModelSpec spec;
-  spec.ii = ii;
-  spec.stage_bound = k;
-  spec.asap = asap;
-  spec.tail = *exact_internal::longest_paths(g_, ii, true);
-  spec.deadline = budget_.deadline();
+  const exact_internal::ModelSpec spec =
+      *exact_internal::model_spec(g_, ii, k, budget_.deadline(), asap);
   try {
     model_ = backend().build(g_, spec);
   } catch (const exact_internal::ModelDeadline&) {

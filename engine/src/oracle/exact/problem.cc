@@ -93,6 +93,21 @@ std::vector<int> components(int n, const std::vector<WeightedEdge>& edges, int& 
 
 }  // namespace
 
+std::optional<ModelSpec> model_spec(const Graph& g, int64_t ii, int64_t stage_bound,
+                                    Clock::time_point deadline,
+                                    std::optional<std::vector<int64_t>> asap) {
+  if (!asap) asap = longest_paths(g, ii, false);
+  std::optional<std::vector<int64_t>> tail = longest_paths(g, ii, true);
+  if (!asap || !tail) return std::nullopt;
+  ModelSpec spec;
+  spec.ii = ii;
+  spec.stage_bound = stage_bound;
+  spec.asap = std::move(*asap);
+  spec.tail = std::move(*tail);
+  spec.deadline = deadline;
+  return spec;
+}
+
 int64_t stage_bound(const Graph& g, int64_t ii) {
   if (g.attrs.force_serial_execution) return 0;
   const bool storage = g.target.storage_pool().has_value();

@@ -75,6 +75,15 @@ struct ModelSpec {
   bool stable_only = false;
 };
 
+// One II's spec as every caller of a backend asks for it: the ASAP starts
+// (`asap` when the caller has them, else computed) and the tails at ii,
+// `stage_bound`, and `deadline` (none: the caller's budget is work, not the
+// clock). nullopt when ii is below a recurrence (longest_paths finds a
+// positive cycle).
+std::optional<ModelSpec> model_spec(const Graph& g, int64_t ii, int64_t stage_bound,
+                                    Clock::time_point deadline = Clock::time_point::max(),
+                                    std::optional<std::vector<int64_t>> asap = std::nullopt);
+
 // The constraints L1-L7 at one II with every stage at most K.
 class IiProblem {
  public:
