@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "tilesched/graph_builder.h"
 #include "tilesched/graphgen/ttgir.h"
@@ -56,6 +58,8 @@ class BodyBuilder {
   Status walk_body();
   Status walk_op(const Operation& op, const Place& place);
   Status walk_if(const Operation& op, const Place& place);
+  Status walk_branch(const Operation& op, const std::vector<Operation>& ops, const Place& inner,
+                     std::vector<Producers>& results);
   Status add_op(const Operation& op, const std::vector<std::string>& operands, const Place& place);
   Status cost_op(const Operation& op, std::string_view kind, OpId id);
   Status triton_attrs(const Operation& op, const Operation& top, Op& out) const;
@@ -77,14 +81,18 @@ class BodyBuilder {
   int64_t threads_ = 128;
   int64_t num_warps_ = 4;  // the module's ttg.num-warps
   LoopShape shape_;
-  // Per graph op: the values it reads, the buffers it touches, the bytes
-  // of the buffer its load needs when its value stays in registers (0: none).
-  std::vector<std::vector<std::string>> reads_;
+  // Per graph op: the producers of the values it reads (resolved where it
+  // stands, iter_args not yet), the buffers it touches, the bytes of the
+  // buffer its load needs when its value stays in registers (0: none).
+  std::vector<Producers> reads_;
   std::vector<std::vector<Access>> accesses_;
   std::vector<int64_t> load_buffer_;
   std::vector<std::vector<int>> users_;  // graph ops reading each op's value, any distance
   int64_t staging_bytes_ = 0;            // TMA stores' staging buffers
   std::map<std::string, Producers, std::less<>> producers_;  // value -> its producers
+  // While an scf.if region is walked: what its definitions shadowed, to
+  // restore when it ends (a name of one region is not its sibling's).
+  std::vector<std::pair<std::string, std::optional<Producers>>>* shadowed_ = nullptr;
   std::vector<Producers> iter_arg_producers_;
   size_t entries_ = 0;  // list entries stored and read, bounded by kMaxProducerEntries
   std::map<std::string, int, std::less<>> key_of_value_;    // memdesc views looked through
@@ -182,34 +190,55 @@ Status BodyBuilder::walk_op(const Operation& op, const Place& place) {
 
 // Both branches' ops, each guarded by the condition (it reads it); each
 // result is produced by what either branch yields for it, and depends on
-// the condition that chose.
+// the condition that chose. A value a branch defines is seen in that
+// branch only (MLIR scopes names by region: siblings may reuse them).
 Status BodyBuilder::walk_if(const Operation& op, const Place& place) {
   const auto cond = std::find_if(op.tokens.begin(), op.tokens.end(),
                                  [](const Token& t) { return t.kind == Tok::kValue; });
   if (cond == op.tokens.end()) return error(op.line, "scf.if without a condition");
   Place inner = place;
   inner.guards.emplace_back(cond->text);
-  std::vector<std::vector<std::string>> merged(op.results.size(), {std::string(cond->text)});
+  std::vector<Producers> results(op.results.size());
   for (const Region& r : op.regions) {
     if (r.blocks.empty()) continue;
-    const std::vector<Operation>& ops = r.blocks.front().ops;
-    for (const Operation& branch_op : ops) {
-      if (branch_op.name == "scf.yield") continue;
-      if (Status s = walk_op(branch_op, inner); !s.ok()) return s;
+    std::vector<std::pair<std::string, std::optional<Producers>>> shadowed;
+    auto* outer = std::exchange(shadowed_, &shadowed);
+    Status s = walk_branch(op, r.blocks.front().ops, inner, results);
+    shadowed_ = outer;
+    for (auto it = shadowed.rbegin(); it != shadowed.rend(); ++it) {
+      if (it->second) producers_[it->first] = std::move(*it->second);
+      else producers_.erase(it->first);
     }
-    if (ops.empty() || ops.back().name != "scf.yield") continue;
-    const std::vector<std::string> yielded = operands_of(ops.back());
-    if (yielded.size() != op.results.size()) {
-      return error(ops.back().line, "scf.yield passes " + std::to_string(yielded.size()) +
-                                        " values to an scf.if of " +
-                                        std::to_string(op.results.size()) + " results");
-    }
-    for (size_t i = 0; i < yielded.size(); ++i) merged[i].push_back(yielded[i]);
+    if (!s.ok()) return s;
   }
+  StatusOr<Producers> condition = gather({std::string(cond->text)}, op.line);
+  if (!condition.ok()) return condition.status();
   for (size_t i = 0; i < op.results.size(); ++i) {
-    StatusOr<Producers> list = gather(merged[i], op.line);
+    results[i].insert(results[i].end(), condition->begin(), condition->end());
+    if (Status s = note(op.results[i], std::move(results[i])); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+// One branch of an scf.if: its ops, then what its scf.yield passes added
+// to each result's producers.
+Status BodyBuilder::walk_branch(const Operation& op, const std::vector<Operation>& ops,
+                                const Place& inner, std::vector<Producers>& results) {
+  for (const Operation& branch_op : ops) {
+    if (branch_op.name == "scf.yield") continue;
+    if (Status s = walk_op(branch_op, inner); !s.ok()) return s;
+  }
+  if (ops.empty() || ops.back().name != "scf.yield") return Status::Ok();
+  const std::vector<std::string> yielded = operands_of(ops.back());
+  if (yielded.size() != op.results.size()) {
+    return error(ops.back().line, "scf.yield passes " + std::to_string(yielded.size()) +
+                                      " values to an scf.if of " +
+                                      std::to_string(op.results.size()) + " results");
+  }
+  for (size_t i = 0; i < yielded.size(); ++i) {
+    StatusOr<Producers> list = gather({yielded[i]}, ops.back().line);
     if (!list.ok()) return list.status();
-    if (Status s = note(op.results[i], std::move(*list)); !s.ok()) return s;
+    results[i].insert(results[i].end(), list->begin(), list->end());
   }
   return Status::Ok();
 }
@@ -242,7 +271,9 @@ Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& 
   }
   std::vector<std::string> reads = operands;
   reads.insert(reads.end(), place.guards.begin(), place.guards.end());
-  reads_.push_back(std::move(reads));
+  StatusOr<Producers> list = gather(reads, op.line);
+  if (!list.ok()) return list.status();
+  reads_.push_back(std::move(*list));
   accesses_.push_back(buffer_accesses(op, operands));
   for (const std::string& r : op.results) {
     if (Status s = note(r, Producers{Producer{id, -1, 0}}); !s.ok()) return s;
@@ -300,6 +331,11 @@ Status BodyBuilder::note(const std::string& value, Producers list) {
   entries_ += list.size();
   if (entries_ > kMaxProducerEntries) {
     return error(loop_.op->line, "the loop's values depend on each other in too many ways");
+  }
+  if (shadowed_ != nullptr) {
+    const auto it = producers_.find(value);
+    shadowed_->emplace_back(value, it == producers_.end() ? std::nullopt
+                                                          : std::optional<Producers>(it->second));
   }
   producers_[value] = std::move(list);
   return Status::Ok();
@@ -377,10 +413,8 @@ Status BodyBuilder::resolve_iter_args() {
 // value it reads, with the least distance over the ways it does.
 Status BodyBuilder::add_data_edges() {
   for (size_t v = 0; v < reads_.size(); ++v) {
-    StatusOr<Producers> list = gather(reads_[v], loop_.op->line);
-    if (!list.ok()) return list.status();
     std::map<int, int64_t> least;
-    for (const Producer& p : *list) {
+    for (const Producer& p : reads_[v]) {
       const Producers direct = {p};
       for (const Producer& q : p.arg >= 0 ? iter_arg_producers_[p.arg] : direct) {
         const int64_t d = std::min(q.distance + p.distance, limits::kMaxDistance);
