@@ -158,16 +158,42 @@ merge_refuses "other options" 'opt.csv.json: $.sweep.generators' "$work/s1.csv" 
 "$bin" sweep "${small[@]}" --shard 2/2 -q --output "$work/split.csv"
 merge_refuses "another split" 'split.csv.json: $.sweep.shard' "$work/s1.csv" "$work/split.csv"
 expect 2 "$bin" merge "$work/empty/merged.csv"
-# scripts/slurm/sweep.sbatch as a Slurm array of 3 tasks would run it, then
-# its merge job: the single run's rows.
-for k in 1 2 3; do
-  expect 0 env SLURM_SUBMIT_DIR="$work" SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_COUNT=3 \
-    SLURM_CPUS_PER_TASK=1 TILESCHED_BIN="$(realpath "$bin")" TILESCHED_OUT_DIR="$work/slurm" \
+# scripts/slurm/sweep.sbatch with Slurm's variables set as an array of 3
+# tasks sets them, then its merge job: the single run's rows. (bench/sweep/
+# slurm_test.sh runs it on a real Slurm.) N is TILESCHED_SHARDS: task 2
+# re-submitted alone (SLURM_ARRAY_TASK_COUNT=1, MIN=MAX=2) runs shard 2/3;
+# the merge names the shards not finished; an array past N is refused.
+task() {  # task K MIN MAX COUNT: array task K of the sweep of 3 shards
+  expect "$5" env SLURM_SUBMIT_DIR="$work" SLURM_ARRAY_TASK_ID="$1" SLURM_ARRAY_TASK_MIN="$2" \
+    SLURM_ARRAY_TASK_MAX="$3" SLURM_ARRAY_TASK_COUNT="$4" SLURM_CPUS_PER_TASK=1 \
+    TILESCHED_SHARDS=3 TILESCHED_BIN="$(realpath "$bin")" TILESCHED_OUT_DIR="$work/slurm" \
     TILESCHED_SWEEP="${small[*]}" "$sbatch"
-done
-expect 0 env SLURM_SUBMIT_DIR="$work" TILESCHED_MERGE=3 TILESCHED_BIN="$(realpath "$bin")" \
-  TILESCHED_OUT_DIR="$work/slurm" "$sbatch"
+}
+merge_job() {
+  expect "$1" env SLURM_SUBMIT_DIR="$work" TILESCHED_MERGE=1 TILESCHED_SHARDS=3 \
+    TILESCHED_BIN="$(realpath "$bin")" TILESCHED_OUT_DIR="$work/slurm" "$sbatch"
+}
+task 1 1 3 3 0
+task 3 1 3 3 0
+merge_job 2
+grep -q "^sweep.sbatch: merge: 1 of 3 shards in $work/slurm not finished: shard.2.csv (never started); re-run them: scripts/slurm/submit --array=2$" "$work/err" ||
+  fail "sweep.sbatch merge does not name the unfinished shard: $(cat "$work/err")"
+[[ ! -e $work/slurm/sweep.csv ]] || fail "sweep.sbatch: a refused merge wrote sweep.csv"
+task 2 2 2 1 0
+grep -q "^sweep.sbatch: shard 2/3 " "$work/err" || fail "task 2 re-run alone is not shard 2/3: $(cat "$work/err")"
+merge_job 0
 same_rows "$work/j1.csv" "$work/slurm/sweep.csv" "sweep.sbatch: merged array vs a single run"
+task 4 1 4 4 2
+grep -q "reaches past N=3 shards" "$work/err" || fail "an array past N is not refused: $(cat "$work/err")"
+# merge lists the rows that did not verify (exit 0: the merged file has them).
+infeasible=$examples/../testdata/infeasible
+for k in 1 2; do
+  "$bin" sweep --graphs "$infeasible" --generators serial --shard $k/2 -q --output "$work/inf.$k.csv" 2>/dev/null
+done
+expect 0 "$bin" merge "$work/inf.csv" "$work/inf.1.csv" "$work/inf.2.csv" -q
+grep -q "^tilesched merge: 2 row(s) not verified" "$work/err" &&
+  grep -q "^  file|2|0|serial||zero_latency_cycle.loop.json: dependence-cycle: " "$work/err" ||
+  fail "merge does not list the rows that did not verify: $(cat "$work/err")"
 
 # Resume after kill -9: start, kill mid-way, add a torn half row as a write
 # cut short would, resume; the result equals an uninterrupted run.
