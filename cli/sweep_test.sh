@@ -185,6 +185,17 @@ merge_job 0
 same_rows "$work/j1.csv" "$work/slurm/sweep.csv" "sweep.sbatch: merged array vs a single run"
 task 4 1 4 4 2
 grep -q "reaches past N=3 shards" "$work/err" || fail "an array past N is not refused: $(cat "$work/err")"
+# --estimate: nothing run or written; the shard's graphs, rows and time; a
+# configuration the timings lack refused with one line.
+before=$(ls "$work" | wc -l)
+expect 0 "$bin" sweep "${small[@]}" --shard 2/3 --jobs 2 --estimate "$work/j1.csv"
+grep -q "^shard 2/3: 4 graphs, 12 rows; timings from $work/j1.csv (36 rows, op counts up to 16)$" \
+  "$work/out" && grep -q "^wall time at --jobs 2: " "$work/out" ||
+  fail "sweep --estimate: $(cat "$work/out" "$work/err")"
+[[ $(ls "$work" | wc -l) == "$before" ]] || fail "sweep --estimate wrote a file"
+expect 2 "$bin" sweep "${small[@]:0:6}" --generators ims --estimate "$work/j1.csv"
+[[ $(cat "$work/err") == "tilesched sweep: $work/j1.csv: no timed row of ims (the timings must cover every configuration of the sweep)" ]] ||
+  fail "sweep --estimate without timings of ims: $(cat "$work/err")"
 # merge lists the rows that did not verify (exit 0: the merged file has them).
 infeasible=$examples/../testdata/infeasible
 for k in 1 2; do
@@ -314,6 +325,12 @@ head -c -3 "$work/j1.csv" >"$work/torn.csv"
 expect 2 "$bin" compare "$work/j1.csv" "$work/torn.csv"
 grep -q 'torn.csv: line 37: torn last line' "$work/err" || fail "compare: torn: $(cat "$work/err")"
 expect 2 "$bin" compare "$work/j1.csv" "$work/nope.csv"
+# A loop graph (JSON, here without a final line break) is not a sweep CSV,
+# rather than a torn one.
+head -c -1 "$examples/gemm_mainloop.loop.json" >"$work/x.loop.json"
+expect 2 "$bin" compare "$work/j1.csv" "$work/x.loop.json"
+grep -q 'x.loop.json: line 1: not a sweep CSV' "$work/err" ||
+  fail "compare of a loop graph: $(cat "$work/err")"
 
 # replay: a row reproduces its II; a tampered row does not.
 expect 0 "$bin" replay "$work/j1.csv" --row 5 -o "$work/replay.json" --graph-out "$work/g.json"
@@ -393,6 +410,10 @@ expect 0 "$bin" compare "$work/all.csv" "$work/fm.csv"
 hls_rm "$work/hls/a/g2RM.xml"; sed -i 's/latency="3"/latency="4"/' "$work/hls/a/g2RM.xml"
 expect 0 "$bin" sweep --graphs "$examples" "$work/hls" "${gens[@]}" --resume --output "$work/all.csv"
 grep -q "starting over" "$work/err" || fail "--graphs: an edited file was resumed: $(cat "$work/err")"
+# replay rebuilds family rows only, and says so for a --graphs row.
+expect 2 "$bin" replay "$work/files.csv" --row 3
+grep -q "line 4: a --graphs row (hatschet graph 'a/g2.graphml'): replay rebuilds only the rows of a generated family" \
+  "$work/err" && [[ $(wc -l <"$work/err") == 1 ]] || fail "replay of an HLS row: $(cat "$work/err")"
 rm "$work/hls/b/g1_RM.xml"
 expect 2 "$bin" sweep --graphs "$work/hls" --output "$work/empty/bad.csv"
 grep -q 'g1.graphml: no resource model' "$work/err" || fail "--graphs: no RM: $(cat "$work/err")"
@@ -427,6 +448,40 @@ PY
 expect 0 "$bin" compare "$work/nocap.csv" "$work/cap.csv"
 grep -q "result: ok" "$work/out" || fail "compare of a file without max_stages: $(cat "$work/out")"
 grep -q "cost-based/first-success max_stages=1" "$work/out" || fail "compare: no group for the capped rows"
+# compare's text table lines up whatever the labels' length (a generator
+# with its arm policy and stage cap, a long family name).
+expect 0 "$bin" sweep --families gemm_mainloop,resource_saturated --ops 16 --seeds 1 \
+  --generators cost-based-seed --arm-policy first-success --max-stages 0,2 -q --output "$work/long.csv"
+expect 0 "$bin" compare "$work/long.csv" "$work/long.csv"
+/usr/bin/python3 - "$work/out" <<'PY' || fail "compare: the text table does not line up: $(cat "$work/out")"
+import sys
+lines = open(sys.argv[1]).read().split("\n\n")[0].splitlines()
+assert any("cost-based-seed/first-success max_stages=2" in l for l in lines), lines
+end = lines[0].index("rows") + 4  # right-aligned
+for l in lines[2:]:
+    assert l[end - 1].isdigit() and l[end] == " ", ("rows", l)
+for col in ("II/MII", "at MII", "stages", "median time", "wins/losses"):
+    at = lines[0].index(col)
+    for l in lines[2:]:
+        assert l[at - 1] == " ", (col, l)
+PY
+# Each row's optimum is the oracle's under the row's own stage cap, in
+# either order of --max-stages.
+for caps in 1,0 0,1; do
+  expect 0 "$bin" sweep --families gemm_mainloop --ops 8 --seeds 1-2 --generators cost-based,exact \
+    --max-stages "$caps" -q --output "$work/opt$caps.csv"
+  /usr/bin/python3 - "$work/opt$caps.csv" <<'PY' || fail "--max-stages $caps: optimal_ii not the same cap's oracle"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+exact = {(r["seed"], r["max_stages"]): r for r in rows if r["generator"] == "exact"}
+assert len(exact) == 4, exact
+assert any(exact[s, "0"]["ii"] != exact[s, "1"]["ii"] for s in ("1", "2")), "the cap does not bind"
+for r in rows:
+    e = exact[r["seed"], r["max_stages"]]
+    assert (r["optimal_ii"], r["proven"]) == (e["ii"], e["proven"]), (r["generator"], r["max_stages"])
+    assert int(r["ii"]) >= int(r["optimal_ii"]) or r["proven"] != "1", r
+PY
+done
 expect 2 "$bin" sweep "${cap_args[@]}" --max-stages 0,x --output "$work/empty/bad.csv"
 
 finish "sweep end-to-end"

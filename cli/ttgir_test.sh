@@ -54,6 +54,10 @@ expect 2 "$bin" import --from hatschet "$input" --resources "$input" --loop 1
 one_line "--loop with hatschet"
 expect 2 "$bin" import --from hatschet "$input" --resources "$input" --no-smem-bound
 one_line "--no-smem-bound with hatschet"
+expect 2 "$bin" import --from ttgir "$input" --resources "$work/missing.xml" -o "$work/never.json"
+one_line "--resources with ttgir"
+grep -q -- "--resources applies to --from hatschet only" "$work/err" || fail "--resources with ttgir: $(cat "$work/err")"
+[[ -e $work/never.json ]] && fail "--resources with ttgir: wrote a file"
 
 # The stage bound: the TMA attention's buffers fit 3 stages deep, not 4;
 # every op's max_depth says so unless --no-smem-bound.
@@ -110,15 +114,16 @@ expect 2 "$bin" import --from ttgir "$work/truncated.ttgir"
 one_line "truncated TTGIR"
 [[ -s $work/out ]] && fail "truncated TTGIR: something was written to stdout"
 
-# Every loop shape of our own and the flattened persistent matmul of flat/
-# (prologue and epilogue scf.if that define the same names): each innermost
+# Every loop shape of our own, the flattened persistent matmul of flat/
+# (prologue and epilogue scf.if that define the same names) and the zoo's
+# hand-made loops (zoo/): each innermost
 # loop imports strictly, and every generator's schedule of it verifies; an
 # outer loop is refused.
 shapes=$testdata/shapes
 generators=(serial cost-based "cost-based --arm-policy best-cost" cost-based-seed ims sms
             "exact --time-limit 10" auto)
 shape_loops=0
-for f in "$shapes"/*.ttgir "$testdata"/flat/*.ttgir; do
+for f in "$shapes"/*.ttgir "$testdata"/flat/*.ttgir "$testdata"/zoo/*.ttgir; do
   name=$(basename "$f" .ttgir)
   expect 0 "$bin" import --from ttgir "$f" --list
   cp "$work/out" "$work/$name.list"
@@ -142,8 +147,9 @@ for f in "$shapes"/*.ttgir "$testdata"/flat/*.ttgir; do
     done
   done <"$work/$name.list"
 done
-# Six among the shapes; two in flat/'s input dump, four in its scheduled one.
-[[ $shape_loops == 12 ]] || fail "expected 12 innermost loops among shapes/ and flat/, found $shape_loops"
+# Six among the shapes; two in flat/'s input dump, four in its scheduled
+# one; two in each of zoo/'s layernorm and softmax.
+[[ $shape_loops == 16 ]] || fail "expected 16 innermost loops among shapes/, flat/ and zoo/, found $shape_loops"
 grep -q '"num_warps": 8' "$work/persistent_tma_matmul_f16.0.loop.json" || fail "num_warps not kept"
 grep -q '"kind": "tma_store", .*"source_op": "tt.descriptor_store", "source_position": 14' \
   "$work/persistent_tma_matmul_f16.0.loop.json" || fail "the epilogue's store is not imported"

@@ -33,6 +33,15 @@ class TextError(Exception):
     """Bad input: one line, the message of exit status 2."""
 
 
+class UnscheduledText(TextError):
+    """A text whose loop carries no schedule at all: Triton's input module
+    (an `*.input.ttgir` dump), not the one its pipeliner receives."""
+
+
+_WANTED = ("the module as Triton's pipeliner receives it, the *.triton-scheduled.ttgir dump "
+           "beside the *.input.ttgir one")
+
+
 def _strip_loc(line):
     """The line without `//` comment lines and a trailing `loc(...)`."""
     s = line.rstrip()
@@ -53,8 +62,9 @@ def _strip_loc(line):
 
 class BodyOp:
     """One operation directly in a loop body: its lines [first, last], the
-    line holding its own attribute dictionary, its name, the values it
-    defines and the values it reads from outside itself."""
+    line holding its own attribute dictionary, its name, the names of the
+    ops inside its regions, the values it defines and the values it reads
+    from outside itself."""
 
     def __init__(self, first, last, lines):
         self.first, self.last = first, last
@@ -65,6 +75,7 @@ class BodyOp:
         rest = head[m.end():] if m else head.strip()
         self.name = rest.split("(")[0].split()[0].strip('"') if rest.split() else ""
         inner = set()
+        self.inner_names = set()
         refs = []
         for k in range(first, last + 1):
             text = _strip_loc(lines[k])
@@ -72,6 +83,9 @@ class BodyOp:
                 mm = _RESULTS.match(text)
                 if mm:
                     inner.update(r.split(":")[0] for r in re.split(r"\s*,\s*", mm.group(1)))
+                words = (text[mm.end():] if mm else text).split()
+                if words:
+                    self.inner_names.add(words[0].split("(")[0].strip('"'))
                 if text.lstrip().startswith("^"):
                     inner.update(re.findall(r"(%[\w$.\-]+)\s*:", text))
             refs += [v.split("#")[0] for v in _VALUE.findall(text)]
@@ -140,8 +154,7 @@ def scheduled_loop_index(text):
     for i, lp in enumerate(loops):
         if any(_STAGE.search(lines[op.attr_line]) for op in _body(lp)):
             return i
-    raise TextError("no scf.for carries loop.stage (the text must be the module as Triton's "
-                    "pipeliner receives it)")
+    raise UnscheduledText(f"no scf.for carries loop.stage: give {_WANTED}")
 
 
 def read_schedule(text, loop=None):
@@ -165,7 +178,9 @@ def _placements(body, export):
         if not 0 <= pos < len(body):
             raise TextError(f"op {entry['id']!r} is at position {pos}, but the loop body "
                             f"has {len(body)} ops")
-        if body[pos].name != entry["op"]:
+        # The ops of an scf.if's branches are graph ops at the scf.if's position.
+        inside_if = body[pos].name == "scf.if" and entry["op"] in body[pos].inner_names
+        if body[pos].name != entry["op"] and not inside_if:
             raise TextError(f"position {pos} is {body[pos].name!r} in the text but "
                             f"{entry['op']!r} ({entry['id']}) in the export: not the loop "
                             "the graph was imported from")
@@ -203,6 +218,9 @@ def apply_schedule(text, export, loop=None):
     lines = text.split("\n")
     lp = _pick_loop(lines, export.get("loop") if loop is None else loop)
     body = _body(lp)
+    if not any(_STAGE.search(lines[op.attr_line]) for op in body):
+        raise UnscheduledText(f"line {lp.header + 1}: no op of the loop carries loop.stage and "
+                              f"loop.cluster: give {_WANTED}")
     place = _placements(body, export)
     for op, (stage, cluster) in zip(body, place):
         line = lines[op.attr_line]
@@ -241,7 +259,10 @@ def _main(argv):
                 export = json.load(f)
             out = apply_schedule(text, export, args.loop)
     except (OSError, ValueError, KeyError, TypeError, TextError) as e:
-        print(f"ttgir_schedule_text: {args.ttgir}: {e}", file=sys.stderr)
+        msg = str(e)
+        if isinstance(e, UnscheduledText) and args.ttgir.endswith(".input.ttgir"):
+            msg += f" (here: {args.ttgir[:-len('.input.ttgir')]}.triton-scheduled.ttgir)"
+        print(f"ttgir_schedule_text: {args.ttgir}: {msg}", file=sys.stderr)
         return 2
     if args.output and args.output != "-":
         import os

@@ -9,8 +9,12 @@ closing line; bad input is refused with one message.
 usage: ttgir_schedule_text_test.py DIR...   (directories of *.ttgir dumps; absent ones skipped)
 """
 import glob
+import json
 import os
+import re
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -103,6 +107,10 @@ class Snippet(unittest.TestCase):
                                "      %b", ": tensor<4xf32>\n      %b")
         with self.assertRaisesRegex(t.TextError, "'arith.mulf' carries no loop.stage"):
             t.apply_schedule(bare, EXPORT)
+        unscheduled = re.sub(r"loop\.(cluster|stage) = \d+ : i32,? ?", "", SNIPPET)
+        with self.assertRaisesRegex(t.UnscheduledText, "no op of the loop carries loop.stage .*"
+                                    "the \\*.triton-scheduled.ttgir dump"):
+            t.apply_schedule(unscheduled, EXPORT)
         with self.assertRaisesRegex(t.TextError, "no scf.for loop"):
             t.apply_schedule("module {\n}\n", EXPORT)
         with self.assertRaisesRegex(t.TextError, "not tilesched.triton/1"):
@@ -113,6 +121,21 @@ class Snippet(unittest.TestCase):
         twice = dict(EXPORT, ops=EXPORT["ops"] + [dict(first, stage=first["stage"] + 1)])
         with self.assertRaisesRegex(t.TextError, "position 0 .* is placed twice"):
             t.apply_schedule(SNIPPET, twice)
+
+    def test_an_input_dump_names_the_file_wanted(self):
+        """The command line on an *.input.ttgir file (no schedule on its ops)
+        names the *.triton-scheduled.ttgir file beside it, in one line."""
+        with tempfile.TemporaryDirectory() as d:
+            k = os.path.join(d, "k_STAGES3.input.ttgir")
+            e = os.path.join(d, "k.triton.json")
+            with open(k, "w", encoding="utf-8") as f:
+                f.write(re.sub(r"loop\.(cluster|stage) = \d+ : i32,? ?", "", SNIPPET))
+            with open(e, "w", encoding="utf-8") as f:
+                json.dump(EXPORT, f)
+            r = subprocess.run([sys.executable, t.__file__, k, e], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        self.assertIn("(here: " + k[:-len(".input.ttgir")] + ".triton-scheduled.ttgir)", r.stderr)
 
 
 class SharedDumps(unittest.TestCase):
@@ -150,6 +173,42 @@ class SharedDumps(unittest.TestCase):
             changed = {i for i, (a, b) in enumerate(zip(lines, out.split("\n"))) if a != b}
             self.assertEqual(changed, expect, f)
         self.assertGreater(scheduled, 0)
+
+
+FLAT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "generators", "testdata",
+                    "ttgir", "flat", "matmul_tma_persistent_STAGES3_BM128_BN128_BK64_W8"
+                    ".triton-scheduled.ttgir")
+
+
+class ScfIfInTheBody(unittest.TestCase):
+    """The flattened persistent matmul (generators/testdata/ttgir/flat/): the
+    export names the ops inside its prologue and epilogue scf.if at the
+    scf.if's position; the rewrite places the scf.if there."""
+
+    def test_ops_inside_an_scf_if_are_placed_at_its_position(self):
+        with open(FLAT, encoding="utf-8") as f:
+            text = f.read()
+        loop = t.scheduled_loop_index(text)
+        self.assertEqual(loop, 1)
+        rows = t.read_schedule(text, loop)
+        ifs = {p: (s, c) for p, n, s, c in rows if n == "scf.if"}
+        self.assertEqual(ifs, {4: (0, 2), 14: (2, 1)})
+        # As the export writes it: one entry per graph op, those inside an
+        # scf.if under its position (the epilogue's truncf, convert, store).
+        own = own_export(text, loop)
+        own["ops"] += [{"position": 14, "id": i, "op": n, "stage": 2, "cluster": 1}
+                       for i, n in (("v18_2", "arith.truncf"), ("v19", "ttg.convert_layout"),
+                                    ("st", "tt.descriptor_store"))]
+        own["ops"] = [e for e in own["ops"] if e["op"] != "scf.if" or e["position"] != 14]
+        self.assertEqual(t.apply_schedule(text, own), text)
+        for e in own["ops"]:
+            if e["position"] == 14:
+                e["stage"], e["cluster"] = 1, 5
+        out = t.read_schedule(t.apply_schedule(text, own), loop)
+        self.assertEqual([r for r in out if r[0] == 14], [(14, "scf.if", 1, 5)])
+        wrong = dict(own, ops=[dict(own["ops"][-1], op="tt.load")])
+        with self.assertRaisesRegex(t.TextError, "position 14 is 'scf.if' in the text but 'tt.load'"):
+            t.apply_schedule(text, wrong)
 
 
 if __name__ == "__main__":

@@ -30,9 +30,8 @@ std::string config_label(const GeneratorConfig& c) {
 }
 
 struct Timings {
-  std::map<std::string, std::map<std::string, Levels>> by_family;  // config -> family -> levels
-  std::map<std::string, Levels> pooled;                             // config -> every family
-  std::map<std::string, double> slowest_ns;                         // config -> its slowest row
+  std::map<std::string, Levels> levels;         // config -> its rows, every family pooled
+  std::map<std::string, double> slowest_ns;     // config -> its slowest row
   size_t rows = 0;
   int largest_ops = 0;
 };
@@ -46,11 +45,9 @@ Timings collect(const ReadResult& timings) {
     if (!ns || !ops || *ops < 1) continue;
     const std::string key = config_key(r[Col::kGenerator], r[Col::kArmPolicy],
                                        field_int(r[Col::kMaxStages]).value_or(0));
-    for (Levels* levels : {&t.by_family[key][r[Col::kFamily]], &t.pooled[key]}) {
-      auto& [sum, count] = (*levels)[static_cast<int>(*ops)];
-      sum += static_cast<double>(*ns);
-      ++count;
-    }
+    auto& [sum, count] = t.levels[key][static_cast<int>(*ops)];
+    sum += static_cast<double>(*ns);
+    ++count;
     t.slowest_ns[key] = std::max(t.slowest_ns[key], static_cast<double>(*ns));
     t.largest_ops = std::max(t.largest_ops, static_cast<int>(*ops));
     ++t.rows;
@@ -89,7 +86,7 @@ std::string hms(double seconds) {
 }  // namespace
 
 double ShardEstimate::wall_seconds(int jobs) const {
-  return std::max(cpu_seconds / std::max(jobs, 1), slowest_graph_seconds);
+  return std::max(cpu_seconds / std::max(jobs, 1), largest_graph_seconds);
 }
 
 StatusOr<ShardEstimate> estimate_shard(const SweepSpec& spec, const ReadResult& timings,
@@ -104,16 +101,14 @@ StatusOr<ShardEstimate> estimate_shard(const SweepSpec& spec, const ReadResult& 
   std::vector<double> graph_seconds(graphs.size(), 0.0);
   for (const GeneratorConfig& c : spec.generators) {
     const std::string key = config_key(c.name(), c.arm_policy_text(), c.max_stages);
-    const auto pooled = t.pooled.find(key);
-    if (pooled == t.pooled.end()) {
+    const auto found = t.levels.find(key);
+    if (found == t.levels.end()) {
       return Status::InvalidInput(source + ": no timed row of " + config_label(c) +
                                   " (the timings must cover every configuration of the sweep)");
     }
     ConfigEstimate ce{config_label(c)};
-    const std::map<std::string, Levels>& families = t.by_family.at(key);
+    const Levels& levels = found->second;
     for (size_t g = 0; g < graphs.size(); ++g) {
-      const auto family = families.find(graphs[g].family);
-      const Levels& levels = family != families.end() ? family->second : pooled->second;
       double ns = predict_ns(levels, graphs[g].ops);
       if (c.kind == GeneratorKind::kExact) {
         ns = std::min(ns, std::max(exact_limit_ns, t.slowest_ns.at(key)));
@@ -127,7 +122,7 @@ StatusOr<ShardEstimate> estimate_shard(const SweepSpec& spec, const ReadResult& 
     e.cpu_seconds += ce.cpu_seconds;
     e.configs.push_back(std::move(ce));
   }
-  for (double s : graph_seconds) e.slowest_graph_seconds = std::max(e.slowest_graph_seconds, s);
+  for (double s : graph_seconds) e.largest_graph_seconds = std::max(e.largest_graph_seconds, s);
   return e;
 }
 
@@ -152,8 +147,8 @@ std::string estimate_text(const ShardEstimate& e, const SweepSpec& spec, int job
                 e.cpu_seconds / 3600, extrapolated);
   out += line;
   out += "wall time at --jobs " + std::to_string(jobs) + ": " + hms(e.wall_seconds(jobs)) +
-         " (CPU time / jobs, or the slowest graph, " + hms(e.slowest_graph_seconds) +
-         ", when longer)\n";
+         " (CPU time / jobs, or one graph of the largest op count, " +
+         hms(e.largest_graph_seconds) + ", when longer)\n";
   return out;
 }
 

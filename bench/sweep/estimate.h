@@ -3,16 +3,18 @@
 // "How long a shard takes"). Nothing is run.
 //
 // The model: a row's CPU time depends on its generator configuration
-// (generator, arm policy, stage cap), its family and its op count. For each
-// (configuration, family) of TIMINGS.csv, the mean `cpu_ns` (`time_ns` in
-// files without it) at each op count it has; a row of the shard at one of
-// those op counts takes that mean; at another, the least-squares line of
-// log(mean) on log(ops) through them (slope 1 through a single size). A
-// family TIMINGS.csv lacks takes the configuration's means over every
-// family. An exact row takes at most the oracle's time limit (or the
-// slowest exact row of TIMINGS.csv, when that is longer). A shard's CPU time
-// is the sum over its rows; its wall time at J workers is that sum / J, or
-// its slowest graph (one worker runs a graph's rows) when longer.
+// (generator, arm policy, stage cap) and its op count. For each
+// configuration of TIMINGS.csv, the mean `cpu_ns` (`time_ns` in files
+// without it) of its rows at each op count, every family pooled (a shard
+// deals every family round-robin, so the pooled mean is what its sum
+// needs; one family's few rows are too noisy to extrapolate); a row of the
+// shard at one of those op counts takes that mean; at another, the
+// least-squares line of log(mean) on log(ops) through them (slope 1
+// through a single size). An exact row takes at most the oracle's time
+// limit (or the slowest exact row of TIMINGS.csv, when that is longer). A
+// shard's CPU time is the sum over its rows; its wall time at J workers is
+// that sum / J, or one graph of its largest op count (a worker runs all of
+// a graph's rows) when longer.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +38,7 @@ struct ShardEstimate {
   size_t graphs = 0;
   size_t rows = 0;
   double cpu_seconds = 0;
-  double slowest_graph_seconds = 0;
+  double largest_graph_seconds = 0;   // the longest graph: one of the largest op count
   std::vector<ConfigEstimate> configs;  // in the sweep's configuration order
   size_t timing_rows = 0;               // rows of TIMINGS.csv used
   int largest_timed_ops = 0;
