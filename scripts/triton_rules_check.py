@@ -125,7 +125,10 @@ def reimport(path, loop, export_ops, work):
     import ttgir_schedule_text as text
     export = {"format": "tilesched.triton/1", "loop": loop, "max_stage": 0, "ops": export_ops}
     with open(path, encoding="utf-8") as f:
-        rewritten = text.apply_schedule(f.read(), export)
+        source = f.read()
+    if not text._STAGE.search(source):
+        return None  # num_stages 1: Triton scheduled nothing, there is no loop.stage to rewrite
+    rewritten = text.apply_schedule(source, export)
     out, back = os.path.join(work, "r.ttgir"), os.path.join(work, "r.loop.json")
     with open(out, "w", encoding="utf-8") as f:
         f.write(rewritten)
