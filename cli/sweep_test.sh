@@ -77,7 +77,7 @@ for field in engine_git_sha compiler compiler_id compiler_version cxx_flags buil
              host cpus cpus_usable load_average date command csv_format; do
   grep -q "\"$field\"" "$work/j1.csv.json" || fail "context file lacks $field"
 done
-grep -q '"csv_format": "tilesched.sweep/5"' "$work/j1.csv.json" || fail "context: csv_format"
+grep -q '"csv_format": "tilesched.sweep/6"' "$work/j1.csv.json" || fail "context: csv_format"
 # --jobs defaults to the CPUs this process may use (what nproc counts).
 grep -q "\"jobs\": $(nproc)," "$work/j1.csv.json" || true  # --jobs 1 was given here
 expect 0 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial -q --output "$work/n.csv"
