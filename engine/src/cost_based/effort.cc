@@ -7,21 +7,24 @@ namespace tilesched::cost_based {
 
 namespace {
 
-// Units per unit of size (ops + edges) and the floor, per level.
+// Units per unit of size (ops + edges), per level.
 struct Rates {
-  int64_t attempt, walk, descent, floor;
+  int64_t attempt, walk, descent;
 };
-constexpr Rates kFast = {32, 128, 32, 2'000};
-constexpr Rates kDefault = {128, 512, 128, 10'000};
+constexpr Rates kFast = {64, 256, 64};
+constexpr Rates kDefault = {256, 1'024, 256};
+// The size below which a graph's budgets are a graph of this size's (a
+// 40-op loop has about 80 ops and edges): a small graph's fixed costs.
+constexpr int64_t kLeastSize = 80;
 
 }  // namespace
 
 EffortBudgets effort_budgets(Effort effort, const Graph& g) {
   if (effort == Effort::kFull) return {};
   const Rates& r = effort == Effort::kFast ? kFast : kDefault;
-  const int64_t size = g.op_count() + static_cast<int64_t>(g.edges.size());
-  auto scaled = [&](int64_t rate) { return std::max(r.floor, rate * size); };
-  return {scaled(r.attempt), scaled(r.walk), scaled(r.descent)};
+  const int64_t size =
+      std::max(kLeastSize, g.op_count() + static_cast<int64_t>(g.edges.size()));
+  return {r.attempt * size, r.walk * size, r.descent * size};
 }
 
 }  // namespace tilesched::cost_based

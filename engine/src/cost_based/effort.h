@@ -22,9 +22,8 @@ struct EffortBudgets {
   int64_t descent = 0;  // the descent's attempts together
 };
 
-// kFull: none. Otherwise per unit of size (ops + edges), with a floor so
-// that a small graph's budget is never below what a few thousand seats
-// need (docs/COST_BASED.md "Effort" gives the figures).
+// kFull: none. Otherwise so many units per op or edge, a graph of fewer
+// than 80 ops and edges counted as 80 (docs/COST_BASED.md "Effort").
 EffortBudgets effort_budgets(Effort effort, const Graph& g);
 
 class WorkMeter {
