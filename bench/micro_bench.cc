@@ -2,7 +2,7 @@
 // table (probe, commit + release) on Blackwell ops, each MII bound, the
 // longest zero-distance paths, the structural distance closure, Kahn's
 // walk, the serial generator and each placement arm of the cost-based
-// generator (through its internal driver, engine/src/cost_based/driver.h),
+// generator (through its internal driver, engine/src/generators/cost_based/rungs.h),
 // on random layered graphs (tilesched::graphgen).
 // results/records/ holds dated measurements (bench/README.md says how to run).
 #include <benchmark/benchmark.h>
@@ -16,13 +16,13 @@
 #include <utility>
 #include <vector>
 
-#include "cost_based/driver.h"
+#include "generators/cost_based/rungs.h"
 #include "tilesched/cost_based.h"
-#include "distance.h"
+#include "bounds/distance.h"
 #include "tilesched/graphgen/random_layered.h"
-#include "graph_algo.h"
+#include "graph/graph_algo.h"
 #include "tilesched/mii.h"
-#include "rrt.h"
+#include "bounds/rrt.h"
 #include "tilesched/serial.h"
 
 namespace tilesched {

@@ -11,6 +11,7 @@ expect 0 "$bin" --help
 # The overview names every command, both importers, and what each --help
 # then lists (-q/--quiet everywhere, -o/--output everywhere but merge).
 grep -q -- '^  import --from ttgir ' "$work/out" || fail "--help does not list import --from ttgir"
+grep -q -- '^  export GRAPH .*--to triton' "$work/out" || fail "--help does not list export --to triton"
 for c in schedule verify generate import sweep compare merge replay export explain stages; do
   grep -q "^  $c " "$work/out" || fail "--help does not list $c"
   "$bin" "$c" --help | grep -q -- '-q \[ --quiet \]' || fail "$c --help lists no -q/--quiet"
@@ -166,6 +167,19 @@ grep -q -- "--exact-backend" <("$bin" schedule --help) || fail "schedule --help 
 # The iterative and swing modulo schedulers: every bundled example
 # schedules and verifies under both; ims's budget ratio is checked.
 grep -q -- "--ims-budget-ratio" <("$bin" schedule --help) || fail "schedule --help does not list --ims-budget-ratio"
+# An option the chosen generator does not read is refused, one line naming
+# it; the same option with a generator that reads it passes.
+expect 2 "$bin" schedule "$examples/seed_worked_example.loop.json" -g ims --arm-policy best-cost
+grep -q -- '--arm-policy applies to --generator auto, cost-based, cost-based-seed only, not ims' \
+  "$work/err" && [[ $(wc -l <"$work/err") == 1 ]] || fail "ims --arm-policy: $(cat "$work/err")"
+for pair in "serial --time-limit 5" "cost-based --exact-backend smt" "exact --ii-cap 40" \
+            "sms --ims-budget-ratio 2" "cost-based-seed --descent-budget-ratio 0" \
+            "exact --serial-threshold 4" "serial --packing-repair off"; do
+  # shellcheck disable=SC2086
+  expect 2 "$bin" schedule "$examples/seed_worked_example.loop.json" -g $pair
+done
+expect 0 "$bin" schedule "$examples/seed_worked_example.loop.json" -g cost-based --arm-policy best-cost
+expect 0 "$bin" schedule "$examples/seed_worked_example.loop.json" -g ims --ii-cap 40 --packing-repair all
 for gen in ims sms; do
   for g in "$examples"/*.loop.json; do
     name=$(basename "$g" .loop.json)

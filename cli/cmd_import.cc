@@ -58,6 +58,11 @@ std::string loop_table(const std::vector<graphgen::TtgirLoop>& loops, const std:
 }
 
 int run_ttgir(const ImportFlags& f, const po::variables_map& vm) {
+  if (vm.count("resources")) {
+    return fail("import", Status::InvalidInput(
+                              "--resources applies to --from hatschet only (a TTGIR file "
+                              "carries no resource model: the hopper target's costs apply)"));
+  }
   if (!f.target.empty() && f.target != "hopper") {
     return fail("import", Status::InvalidInput("--target: the TTGIR importer models only the "
                                                "hopper target, not '" + f.target + "'"));

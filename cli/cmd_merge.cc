@@ -37,6 +37,13 @@ int run_merge(const Args& args) {
     std::cerr << "tilesched merge: " << summary->rows << " rows from " << shards.size()
               << " shard(s) in " << out << "\n";
   }
+  // Listed whether or not --quiet: a Slurm merge job's log is where they are read.
+  if (summary->failures > 0) {
+    std::cerr << "tilesched merge: " << summary->failures << " row(s) not verified (the failure "
+              << "and reason columns of " << out << ")"
+              << (summary->failures > summary->failed_rows.size() ? "; the first:\n" : ":\n");
+    for (const std::string& row : summary->failed_rows) std::cerr << "  " << row << "\n";
+  }
   return kExitOk;
 }
 

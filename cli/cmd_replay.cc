@@ -80,6 +80,19 @@ StatusOr<RowRun> row_run(const sweep::ReadRow& row, const std::string& where) {
                 config};
 }
 
+// InvalidInput for a --graphs row: its graph is a file, not a generated
+// family, so replay says what it rebuilds and what to run instead.
+Status check_family_row(const sweep::ReadRow& row, const std::string& where) {
+  if (row[sweep::Col::kGraph].empty()) return Status::Ok();
+  return Status::InvalidInput(where + ": a --graphs row (" + row[sweep::Col::kFamily] +
+                              " graph '" + row[sweep::Col::kGraph] +
+                              "'): replay rebuilds only the rows of a generated family "
+                              "(tilesched generate --list); run tilesched schedule --generator " +
+                              row[sweep::Col::kGenerator] +
+                              " on that file (a GraphML one after tilesched import --from "
+                              "hatschet)");
+}
+
 // "col old -> new; ..." for every column of `now` that differs from the
 // recorded `row`, but the timing columns and optimal_ii / proven (those
 // come from the graph's exact row, not from this one).
@@ -166,6 +179,7 @@ int run_replay(const Args& args) {
   StatusOr<RowRun> recorded = row_run(row, where);
   if (!recorded.ok()) return fail("replay", recorded.status());
   const sweep::GraphKey& key = recorded->key;
+  if (Status s = check_family_row(row, where); !s.ok()) return fail("replay", s);
   StatusOr<Graph> g = graphgen::generate(key.family, key.ops, key.seed, {});
   if (!g.ok()) return fail("replay", Status::InvalidInput(where + ": " + g.status().message()));
   if (vm.count("graph-out")) {

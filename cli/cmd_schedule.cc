@@ -2,7 +2,9 @@
 // schedule JSON (docs/FORMATS.md) or, with --emit region, the
 // materialized region (docs/MATERIALIZE.md). Exit 1 when no legal schedule
 // exists.
+#include <algorithm>
 #include <iostream>
+#include <vector>
 
 #include "commands.h"
 #include "tilesched/generate.h"
@@ -188,6 +190,50 @@ Status check_numbers(const ScheduleFlags& f, GenerateOptions& opts) {
   return Status::Ok();
 }
 
+// The options that only some generators read, and those generators: given
+// explicitly with another generator they would change nothing, so they are
+// refused rather than silently ignored. The rest (--max-stages, --emit)
+// apply to every generator.
+struct GeneratorOption {
+  const char* name;
+  std::vector<GeneratorKind> readers;
+};
+using K = GeneratorKind;
+const std::vector<GeneratorOption>& generator_options() {
+  static const std::vector<GeneratorOption> table = {
+    {"arm-policy", {K::kAuto, K::kCostBased, K::kCostBasedSeed}},
+    {"ii-search", {K::kAuto, K::kCostBased, K::kCostBasedSeed}},
+    {"seed", {K::kAuto, K::kCostBased, K::kCostBasedSeed}},
+    {"max-constraint-iterations", {K::kAuto, K::kCostBased, K::kCostBasedSeed}},
+    {"backtrack-budget-ratio", {K::kAuto, K::kCostBased}},
+    {"descent-budget-ratio", {K::kAuto, K::kCostBased}},
+    {"policy-fallback", {K::kAuto, K::kCostBased}},
+    {"ii-cap", {K::kAuto, K::kCostBased, K::kCostBasedSeed, K::kIms, K::kSms}},
+    {"packing-repair", {K::kAuto, K::kCostBased, K::kIms, K::kSms}},
+    {"serial-threshold", {K::kAuto}},
+    {"ims-budget-ratio", {K::kIms}},
+    {"time-limit", {K::kExact}},
+    {"exact-backend", {K::kExact}},
+  };
+  return table;
+}
+
+// InvalidInput for an option given on the command line that the chosen
+// generator does not read.
+Status check_options_apply(const po::variables_map& vm, GeneratorKind k) {
+  for (const GeneratorOption& o : generator_options()) {
+    if (!vm.count(o.name) || vm[o.name].defaulted()) continue;
+    if (std::find(o.readers.begin(), o.readers.end(), k) != o.readers.end()) continue;
+    std::string readers;
+    for (const GeneratorKind r : o.readers) {
+      readers += (readers.empty() ? "" : ", ") + std::string(generator_name(r));
+    }
+    return Status::InvalidInput("--" + std::string(o.name) + " applies to --generator " + readers +
+                                " only, not " + std::string(generator_name(k)));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 int run_schedule(const Args& args) {
@@ -205,6 +251,7 @@ int run_schedule(const Args& args) {
     return *done;
   }
   if (Status s = resolve_flags(f, opts); !s.ok()) return fail("schedule", s);
+  if (Status s = check_options_apply(vm, opts.generator); !s.ok()) return fail("schedule", s);
   StatusOr<Graph> graph = read_graph_input(f.graph_path);
   if (!graph.ok()) return fail("schedule", graph.status());
   StatusOr<Schedule> schedule = generate_schedule(*graph, opts);

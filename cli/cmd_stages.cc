@@ -253,37 +253,73 @@ std::string bound_text(const hopper::StagePrediction& p) {
   return detail.empty() ? name : name + " (" + detail + ")";
 }
 
+// The lines above the table: the graph, what the prediction ran with and
+// where each figure came from, and the constants it assumes.
+std::string setup_text(const Graph& g, const StagesFlags& f, const Setup& setup) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "gpu %s (%lld MHz, %lld SMs), %lld warps (%s), %lld registers per thread (%s)\n",
+                std::string(setup.gpu->name).c_str(), static_cast<long long>(setup.gpu->clock_mhz),
+                static_cast<long long>(setup.gpu->sm_count), static_cast<long long>(setup.warps),
+                setup.warps_from.c_str(), static_cast<long long>(setup.registers),
+                setup.registers_estimated ? "estimated from the graph" : "given");
+  std::string out = g.name + "\n" + line;
+  std::snprintf(line, sizeof line,
+                "assumed: memory latency %lld cycles idle, at most %lld on a loaded SM (fit); "
+                "L2 -> SM %lld bytes/cycle (fit), HBM %.2f bytes/cycle per SM\n",
+                static_cast<long long>(hopper::kIdleMemoryLatency),
+                static_cast<long long>(f.fit.max_loaded_memory_latency),
+                static_cast<long long>(f.fit.l2_bytes_per_cycle),
+                hopper::dram_bytes_per_cycle(*setup.gpu));
+  return out + line;
+}
+
+// What each column is, and which are computed and which predicted.
+std::string column_notes(const StagesFlags& f) {
+  return "our schedule: the " + f.generator +
+         " generator's least II with at most S stages (SM cycles, " +
+         std::to_string(hopper::kCyclesPerUnit) +
+         " per unit) and its stage count, computed.\n"
+         "predicted, for Triton's own pipeline at num_stages S (its stage assignment, not our "
+         "schedule): shared memory per CTA,\n"
+         "  CTAs per SM (shared memory, registers, warps), the loaded memory latency, one CTA's "
+         "cycles per iteration, and the SM's:\n"
+         "  one CTA's over the CTAs sharing the SM, at least the busiest unit's (so not II), in "
+         "us at the clock, over the best S.\n";
+}
+
 std::string as_text(const Graph& g, const StagesFlags& f, const Setup& setup,
                     const std::vector<StageRow>& rows) {
-  std::string out = g.name + "\n" + "gpu " + std::string(setup.gpu->name) + ", " +
-                    std::to_string(setup.warps) + " warps (" + setup.warps_from + "), " +
-                    std::to_string(setup.registers) + " registers per thread" +
-                    (setup.registers_estimated ? " (estimated from the graph)" : " (given)") +
-                    "; II in units of " + std::to_string(hopper::kCyclesPerUnit) +
-                    " cycles, times per loop iteration on one SM\n";
-  out += "   S  II(x16cy)  stages  smem_bytes  ctas/SM  cycles/iter  us/iter  relative  bound\n";
+  std::string out = setup_text(g, f, setup);
+  out += "      our schedule    | predicted: Triton's pipeline at num_stages S, on one SM\n";
+  out += "   S  II cycles stages |  smem bytes  CTAs  latency  CTA cycles   SM cycles  "
+         "us/iter  relative  bound\n";
+  out += "                       |     per CTA per SM   cycles  /iteration  /iteration\n";
   char line[256];
   for (const StageRow& r : rows) {
-    const std::string ii = r.ii ? std::to_string(*r.ii) : "-";
+    const std::string ii = r.ii ? std::to_string(*r.ii * hopper::kCyclesPerUnit) : "-";
     const std::string sc = r.stage_count ? std::to_string(*r.stage_count) : "-";
+    const long long s = static_cast<long long>(r.p.stages);
+    const long long smem = static_cast<long long>(r.p.smem_bytes);
     if (r.p.ctas_per_sm > 0) {
-      std::snprintf(line, sizeof line, "%4lld %10s %7s %11lld %8lld %12.0f %8.3f %9.3f  %s\n",
-                    static_cast<long long>(r.p.stages), ii.c_str(), sc.c_str(),
-                    static_cast<long long>(r.p.smem_bytes), static_cast<long long>(r.p.ctas_per_sm),
-                    r.p.sm_cycles, microseconds_per_iteration(r.p, *setup.gpu), r.relative_time,
+      std::snprintf(line, sizeof line,
+                    "%4lld %10s %6s | %11lld %6lld %8.0f %11.0f %11.0f %8.3f %9.3f  %s\n", s,
+                    ii.c_str(), sc.c_str(), smem, static_cast<long long>(r.p.ctas_per_sm),
+                    r.p.memory_latency, r.p.cta_cycles, r.p.sm_cycles,
+                    microseconds_per_iteration(r.p, *setup.gpu), r.relative_time,
                     bound_text(r.p).c_str());
     } else {
-      std::snprintf(line, sizeof line, "%4lld %10s %7s %11lld %8s %12s %8s %9s  %s\n",
-                    static_cast<long long>(r.p.stages), ii.c_str(), sc.c_str(),
-                    static_cast<long long>(r.p.smem_bytes), "0", "-", "-", "-",
+      std::snprintf(line, sizeof line, "%4lld %10s %6s | %11lld %6s %8s %11s %11s %8s %9s  %s\n",
+                    s, ii.c_str(), sc.c_str(), smem, "0", "-", "-", "-", "-", "-",
                     bound_text(r.p).c_str());
     }
     out += line;
   }
+  out += column_notes(f);
   const std::optional<int64_t> rec = recommended(rows);
   if (rec && f.grid && f.trip) {
     const double us = hopper::kernel_microseconds(rows[*rec - 1].p, *f.grid, *f.trip, *setup.gpu);
-    std::snprintf(line, sizeof line, "kernel at num_stages %lld: %.1f us\n",
+    std::snprintf(line, sizeof line, "kernel at num_stages %lld: %.1f us (predicted)\n",
                   static_cast<long long>(*rec), us);
     out += line;
   }
@@ -311,6 +347,10 @@ int run_stages(const Args& args) {
   GenerateOptions opts;
   Setup setup;
   if (Status s = check_flags(f, opts, setup); !s.ok()) return fail("stages", s);
+  if (!vm["time-limit"].defaulted() && opts.generator != GeneratorKind::kExact) {
+    return fail("stages", Status::InvalidInput("--time-limit applies to --generator exact only, "
+                                               "not " + f.generator));
+  }
   StatusOr<Graph> graph = read_graph_input(f.graph_path);
   if (!graph.ok()) return fail("stages", graph.status());
   if (graph->target.name != "hopper") {

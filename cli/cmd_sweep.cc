@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "sweep/context.h"
+#include "sweep/estimate.h"
 #include "sweep/runner.h"
 #include "tilesched/limits.h"
 
@@ -31,7 +32,7 @@ std::string shell_quote(const std::string& s) {
 struct SweepFlags {
   std::string families = "all", ops = "8,16,32,64", seeds = "1-5", generators = "serial,cost-based",
               arm_policy = "first-success", shard = "1/1", max_stages = "0", out, out_alias,
-              preset, effort = "default";
+              preset, estimate, effort = "default";
   std::vector<std::string> graphs;
   int jobs = 1;
 };
@@ -66,6 +67,9 @@ po::options_description sweep_options(SweepFlags& f, int cpus) {
       ("shard", po::value(&f.shard)->default_value(f.shard),
        "k/N: run only the k-th of N deterministic slices of the graph list (1 <= k <= N)")
       ("output,o", po::value(&f.out), "the CSV to write (context: OUTPUT.json)")
+      ("estimate", po::value(&f.estimate),
+       "TIMINGS.csv: run nothing; print the CPU and wall time this shard would take at --jobs, "
+       "from an earlier sweep's per-row times (docs/SWEEP.md)")
       ("resume", "continue an interrupted sweep of the same parameters: rows already in "
                  "OUTPUT(.partial) are kept, the rest are run")
       ("quiet,q", "no progress and no summary line on stderr (errors still are)");
@@ -185,6 +189,22 @@ StatusOr<sweep::SweepOptions> sweep_options_of(const po::variables_map& vm, Swee
   return opts;
 }
 
+// --estimate TIMINGS.csv: the shard's time from an earlier sweep's rows;
+// nothing is run or written.
+int run_estimate(const po::variables_map& vm, SweepFlags& f) {
+  if (Status s = apply_preset(vm, f); !s.ok()) return fail("sweep", s);
+  StatusOr<sweep::SweepSpec> spec = sweep_spec(f);
+  if (!spec.ok()) return fail("sweep", spec.status());
+  if (Status s = add_graph_files(vm, f, *spec); !s.ok()) return fail("sweep", s);
+  if (f.jobs < 1) return fail("sweep", Status::InvalidInput("--jobs: must be >= 1"));
+  StatusOr<sweep::ReadResult> timings = sweep::read_sweep_csv(f.estimate);
+  if (!timings.ok()) return fail("sweep", timings.status());
+  StatusOr<sweep::ShardEstimate> e = sweep::estimate_shard(*spec, *timings, f.estimate);
+  if (!e.ok()) return fail("sweep", e.status());
+  std::cout << sweep::estimate_text(*e, *spec, f.jobs, f.estimate);
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_sweep(const Args& args) {
@@ -202,6 +222,7 @@ int run_sweep(const Args& args) {
                                            hidden, positional, vm)) {
     return *done;
   }
+  if (vm.count("estimate")) return run_estimate(vm, f);
   StatusOr<sweep::SweepOptions> options = sweep_options_of(vm, f, progress_seconds);
   if (!options.ok()) return fail("sweep", options.status());
   sweep::SweepOptions& opts = *options;

@@ -33,12 +33,17 @@ constexpr std::string_view kUsage =
     "  replay FILE.csv --row N\n"
     "                   regenerate one sweep row's graph and schedule\n"
     "  export GRAPH --dot | --resolved\n"
-    "                   write the loop graph as Graphviz DOT or with its defaults resolved\n"
+    "  export GRAPH SCHEDULE|--own --to triton\n"
+    "                   write the loop graph as Graphviz DOT or with its defaults resolved,\n"
+    "                   or a schedule of a TTGIR loop as the stages Triton's pipeliner reads\n"
     "  explain GRAPH [SCHEDULE] [--json]\n"
     "                   why the II is not lower: the MII bound that binds, or a core\n"
     "                   of ops, edges and slots infeasible below it\n"
     "  stages GRAPH [--max S] [--json]\n"
     "                   II, shared memory, CTAs per SM and predicted time for num_stages 1..S\n"
+    "  candidates GRAPH -o DIR\n"
+    "                   every generator's distinct stage assignment of a TTGIR loop, priced,\n"
+    "                   ranked and exported for Triton\n"
     "\n"
     "`tilesched COMMAND --help` describes each. Exit status: 0 done, 1 no legal\n"
     "schedule (verify: illegal), 2 bad usage or bad input. Every command takes\n"
@@ -75,6 +80,7 @@ int main(int argc, char** argv) {
   if (command == "export") return run_export(args);
   if (command == "explain") return run_explain(args);
   if (command == "stages") return run_stages(args);
+  if (command == "candidates") return run_candidates(args);
   std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";
   return kExitBadInput;
 }

@@ -18,23 +18,60 @@ one_line() { [[ $(wc -l <"$work/err") == 1 ]] || fail "$1: stderr is not one lin
 matmul=$testdata/matmul_STAGES3_BM128_BN128_BK64_W8.input.ttgir
 expect 0 "$bin" import --from ttgir "$matmul" -o "$work/matmul.loop.json"
 
-# The table: the setup (GPU, warps, registers, units), a header, S = 1..6
-# with the bound deciding each, the recommendation.
+# The table: the setup (GPU, warps, registers and where each came from),
+# the constants assumed, a header naming each column's group (our schedule,
+# computed; Triton's pipeline, predicted) and unit, S = 1..6 with the bound
+# deciding each, what the columns are, the recommendation.
 expect 0 "$bin" stages "$work/matmul.loop.json" --max 6 --registers 128 --warps 8
-[[ $(wc -l <"$work/out") == 10 ]] || fail "stages: expected 10 lines: $(cat "$work/out")"
-grep -q '^gpu h200, 8 warps (flag), 128 registers per thread (given); II in units of 16 cycles' \
+[[ $(wc -l <"$work/out") == 17 ]] || fail "stages: expected 17 lines: $(cat "$work/out")"
+grep -q '^gpu h200 (1830 MHz, 132 SMs), 8 warps (flag), 128 registers per thread (given)$' \
   "$work/out" || fail "stages: setup line: $(sed -n 2p "$work/out")"
-grep -qE '^ +S +II\(x16cy\) .* us/iter +relative +bound$' "$work/out" || fail "stages: header: $(cat "$work/out")"
-grep -qE '^ +1 +[0-9]+ +1 +32768 +2 +[0-9]+ +[0-9.]+ +1\.532  latency \(2 CTAs: registers\)$' "$work/out" ||
+grep -q '^assumed: memory latency 480 cycles idle, at most 1500 on a loaded SM (fit); L2 -> SM 40 bytes/cycle (fit), HBM 19.87 bytes/cycle per SM$' \
+  "$work/out" || fail "stages: assumed line: $(sed -n 3p "$work/out")"
+grep -qE '^ +our schedule +\| predicted: Triton.s pipeline at num_stages S, on one SM$' "$work/out" ||
+  fail "stages: column groups: $(sed -n 4p "$work/out")"
+grep -qE '^ +S +II cycles +stages \| +smem bytes +CTAs +latency +CTA cycles +SM cycles +us/iter +relative +bound$' \
+  "$work/out" || fail "stages: header: $(sed -n 5p "$work/out")"
+grep -qE '^ +\| +per CTA +per SM +cycles +/iteration +/iteration$' "$work/out" ||
+  fail "stages: units: $(sed -n 6p "$work/out")"
+grep -qE '^ +1 +[0-9]+ +1 \| +32768 +2 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +1\.532  latency \(2 CTAs: registers\)$' "$work/out" ||
   fail "stages: S=1 row: $(cat "$work/out")"
-grep -qE '^ +3 +[0-9]+ +3 +98304 +2 +832 +0\.455 +1\.000  L2 bandwidth$' "$work/out" ||
+# S = 3: two CTAs share the SM, so its cycles per iteration are one CTA's
+# over two (998 -> 832, the L2 bound), not our II in cycles.
+grep -qE '^ +3 +[0-9]+ +3 \| +98304 +2 +1500 +998 +832 +0\.455 +1\.000  L2 bandwidth$' "$work/out" ||
   fail "stages: S=3 row: $(cat "$work/out")"
+grep -q "its stage assignment, not our schedule" "$work/out" && grep -q "over the CTAs sharing the SM" "$work/out" ||
+  fail "stages: the notes do not say what SM cycles are: $(cat "$work/out")"
 grep -q '^recommended num_stages: 3$' "$work/out" || fail "stages: recommendation: $(tail -1 "$work/out")"
+# The II column is our schedule's II in cycles: 16 x the JSON's units.
+expect 0 "$bin" stages "$work/matmul.loop.json" --max 6 --registers 128 --warps 8 --json -o "$work/ii.json"
+/usr/bin/python3 - "$work/ii.json" "$work/matmul.loop.json" "$bin" <<'PY' || fail "stages: II cycles are not 16 x ii"
+import json, subprocess, sys
+d = json.load(open(sys.argv[1]))
+text = subprocess.run([sys.argv[3], "stages", sys.argv[2], "--registers", "128", "--warps", "8"],
+                      capture_output=True, text=True).stdout.splitlines()
+rows = [l.split() for l in text if l.split() and l.split()[0].isdigit()]
+assert [int(r[1]) for r in rows] == [16 * s["ii"] for s in d["stages"]], (rows, d["stages"])
+PY
+# The fitted constants given are the ones the text says it assumes.
+expect 0 "$bin" stages "$work/matmul.loop.json" --max 2 --fit-max-latency 1200 --fit-l2-bytes 36
+grep -q '^assumed: memory latency 480 cycles idle, at most 1200 on a loaded SM (fit); L2 -> SM 36 bytes/cycle' \
+  "$work/out" || fail "stages: --fit-*: $(sed -n 3p "$work/out")"
 
 # No flags: warps from the graph, registers estimated and marked so.
 expect 0 "$bin" stages "$work/matmul.loop.json"
-grep -q '^gpu h200, 8 warps (graph), 120 registers per thread (estimated from the graph);' \
+grep -q '^gpu h200 (1830 MHz, 132 SMs), 8 warps (graph), 120 registers per thread (estimated from the graph)$' \
   "$work/out" || fail "stages: no flags: $(sed -n 2p "$work/out")"
+
+# A generated Hopper GEMM (TMA tiles a wgmma reads from shared memory, no
+# ttg.local_alloc): its operand tiles (2 x 32 KiB) are there at every S,
+# one stage included.
+expect 0 "$bin" generate --family gemm_mainloop --ops 8 --target hopper -o "$work/gemm.loop.json"
+expect 0 "$bin" stages "$work/gemm.loop.json" --max 4 --json
+/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert [s["smem_bytes"] for s in d["stages"]] == [65536 * s["s"] for s in d["stages"]], d["stages"]' \
+  "$work/out" || fail "stages: generated Hopper GEMM: shared memory per S: $(head -c 600 "$work/out")"
 
 # The JSON: the documented keys, relative times against the best S, the
 # recommended S the least within 2 % of the best; written atomically with -o.
@@ -107,8 +144,11 @@ expect 2 "$bin" stages "$work/matmul.loop.json" --grid 4096
 one_line "--grid without --trip"
 expect 2 "$bin" stages "$work/matmul.loop.json" --fit-l2-bytes 0
 one_line "--fit-l2-bytes 0"
+expect 2 "$bin" stages "$work/matmul.loop.json" -g cost-based --time-limit 5
+one_line "--time-limit without exact"
+grep -q -- '--time-limit applies to --generator exact only' "$work/err" || fail "--time-limit: $(cat "$work/err")"
 expect 0 "$bin" stages "$work/matmul.loop.json" --gpu h100 -g serial
-grep -q '^gpu h100,' "$work/out" || fail "--gpu h100: $(sed -n 2p "$work/out")"
+grep -q '^gpu h100 ' "$work/out" || fail "--gpu h100: $(sed -n 2p "$work/out")"
 expect 2 "$bin" stages "$(dirname "$0")/../engine/examples/gemm_mainloop.loop.json"
 one_line "a blackwell graph"
 grep -q 'needs the hopper target' "$work/err" || fail "blackwell graph: $(cat "$work/err")"

@@ -158,16 +158,42 @@ merge_refuses "other options" 'opt.csv.json: $.sweep.generators' "$work/s1.csv" 
 "$bin" sweep "${small[@]}" --shard 2/2 -q --output "$work/split.csv"
 merge_refuses "another split" 'split.csv.json: $.sweep.shard' "$work/s1.csv" "$work/split.csv"
 expect 2 "$bin" merge "$work/empty/merged.csv"
-# scripts/slurm/sweep.sbatch as a Slurm array of 3 tasks would run it, then
-# its merge job: the single run's rows.
-for k in 1 2 3; do
-  expect 0 env SLURM_SUBMIT_DIR="$work" SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_COUNT=3 \
-    SLURM_CPUS_PER_TASK=1 TILESCHED_BIN="$(realpath "$bin")" TILESCHED_OUT_DIR="$work/slurm" \
+# scripts/slurm/sweep.sbatch with Slurm's variables set as an array of 3
+# tasks sets them, then its merge job: the single run's rows. (bench/sweep/
+# slurm_test.sh runs it on a real Slurm.) N is TILESCHED_SHARDS: task 2
+# re-submitted alone (SLURM_ARRAY_TASK_COUNT=1, MIN=MAX=2) runs shard 2/3;
+# the merge names the shards not finished; an array past N is refused.
+task() {  # task K MIN MAX COUNT: array task K of the sweep of 3 shards
+  expect "$5" env SLURM_SUBMIT_DIR="$work" SLURM_ARRAY_TASK_ID="$1" SLURM_ARRAY_TASK_MIN="$2" \
+    SLURM_ARRAY_TASK_MAX="$3" SLURM_ARRAY_TASK_COUNT="$4" SLURM_CPUS_PER_TASK=1 \
+    TILESCHED_SHARDS=3 TILESCHED_BIN="$(realpath "$bin")" TILESCHED_OUT_DIR="$work/slurm" \
     TILESCHED_SWEEP="${small[*]}" "$sbatch"
-done
-expect 0 env SLURM_SUBMIT_DIR="$work" TILESCHED_MERGE=3 TILESCHED_BIN="$(realpath "$bin")" \
-  TILESCHED_OUT_DIR="$work/slurm" "$sbatch"
+}
+merge_job() {
+  expect "$1" env SLURM_SUBMIT_DIR="$work" TILESCHED_MERGE=1 TILESCHED_SHARDS=3 \
+    TILESCHED_BIN="$(realpath "$bin")" TILESCHED_OUT_DIR="$work/slurm" "$sbatch"
+}
+task 1 1 3 3 0
+task 3 1 3 3 0
+merge_job 2
+grep -q "^sweep.sbatch: merge: 1 of 3 shards in $work/slurm not finished: shard.2.csv (never started); re-run them: scripts/slurm/submit --array=2$" "$work/err" ||
+  fail "sweep.sbatch merge does not name the unfinished shard: $(cat "$work/err")"
+[[ ! -e $work/slurm/sweep.csv ]] || fail "sweep.sbatch: a refused merge wrote sweep.csv"
+task 2 2 2 1 0
+grep -q "^sweep.sbatch: shard 2/3 " "$work/err" || fail "task 2 re-run alone is not shard 2/3: $(cat "$work/err")"
+merge_job 0
 same_rows "$work/j1.csv" "$work/slurm/sweep.csv" "sweep.sbatch: merged array vs a single run"
+task 4 1 4 4 2
+grep -q "reaches past N=3 shards" "$work/err" || fail "an array past N is not refused: $(cat "$work/err")"
+# merge lists the rows that did not verify (exit 0: the merged file has them).
+infeasible=$examples/../testdata/infeasible
+for k in 1 2; do
+  "$bin" sweep --graphs "$infeasible" --generators serial --shard $k/2 -q --output "$work/inf.$k.csv" 2>/dev/null
+done
+expect 0 "$bin" merge "$work/inf.csv" "$work/inf.1.csv" "$work/inf.2.csv" -q
+grep -q "^tilesched merge: 2 row(s) not verified" "$work/err" &&
+  grep -q "^  file|2|0|serial||zero_latency_cycle.loop.json: dependence-cycle: " "$work/err" ||
+  fail "merge does not list the rows that did not verify: $(cat "$work/err")"
 
 # Resume after kill -9: start, kill mid-way, add a torn half row as a write
 # cut short would, resume; the result equals an uninterrupted run.
@@ -288,6 +314,12 @@ head -c -3 "$work/j1.csv" >"$work/torn.csv"
 expect 2 "$bin" compare "$work/j1.csv" "$work/torn.csv"
 grep -q 'torn.csv: line 37: torn last line' "$work/err" || fail "compare: torn: $(cat "$work/err")"
 expect 2 "$bin" compare "$work/j1.csv" "$work/nope.csv"
+# A loop graph (JSON, here without a final line break) is not a sweep CSV,
+# rather than a torn one.
+head -c -1 "$examples/gemm_mainloop.loop.json" >"$work/x.loop.json"
+expect 2 "$bin" compare "$work/j1.csv" "$work/x.loop.json"
+grep -q 'x.loop.json: line 1: not a sweep CSV' "$work/err" ||
+  fail "compare of a loop graph: $(cat "$work/err")"
 
 # replay: a row reproduces its II; a tampered row does not.
 expect 0 "$bin" replay "$work/j1.csv" --row 5 -o "$work/replay.json" --graph-out "$work/g.json"
@@ -367,6 +399,10 @@ expect 0 "$bin" compare "$work/all.csv" "$work/fm.csv"
 hls_rm "$work/hls/a/g2RM.xml"; sed -i 's/latency="3"/latency="4"/' "$work/hls/a/g2RM.xml"
 expect 0 "$bin" sweep --graphs "$examples" "$work/hls" "${gens[@]}" --resume --output "$work/all.csv"
 grep -q "starting over" "$work/err" || fail "--graphs: an edited file was resumed: $(cat "$work/err")"
+# replay rebuilds family rows only, and says so for a --graphs row.
+expect 2 "$bin" replay "$work/files.csv" --row 3
+grep -q "line 4: a --graphs row (hatschet graph 'a/g2.graphml'): replay rebuilds only the rows of a generated family" \
+  "$work/err" && [[ $(wc -l <"$work/err") == 1 ]] || fail "replay of an HLS row: $(cat "$work/err")"
 rm "$work/hls/b/g1_RM.xml"
 expect 2 "$bin" sweep --graphs "$work/hls" --output "$work/empty/bad.csv"
 grep -q 'g1.graphml: no resource model' "$work/err" || fail "--graphs: no RM: $(cat "$work/err")"
@@ -401,6 +437,40 @@ PY
 expect 0 "$bin" compare "$work/nocap.csv" "$work/cap.csv"
 grep -q "result: ok" "$work/out" || fail "compare of a file without max_stages: $(cat "$work/out")"
 grep -q "cost-based/first-success max_stages=1" "$work/out" || fail "compare: no group for the capped rows"
+# compare's text table lines up whatever the labels' length (a generator
+# with its arm policy and stage cap, a long family name).
+expect 0 "$bin" sweep --families gemm_mainloop,resource_saturated --ops 16 --seeds 1 \
+  --generators cost-based-seed --arm-policy first-success --max-stages 0,2 -q --output "$work/long.csv"
+expect 0 "$bin" compare "$work/long.csv" "$work/long.csv"
+/usr/bin/python3 - "$work/out" <<'PY' || fail "compare: the text table does not line up: $(cat "$work/out")"
+import sys
+lines = open(sys.argv[1]).read().split("\n\n")[0].splitlines()
+assert any("cost-based-seed/first-success max_stages=2" in l for l in lines), lines
+end = lines[0].index("rows") + 4  # right-aligned
+for l in lines[2:]:
+    assert l[end - 1].isdigit() and l[end] == " ", ("rows", l)
+for col in ("II/MII", "at MII", "stages", "median time", "wins/losses"):
+    at = lines[0].index(col)
+    for l in lines[2:]:
+        assert l[at - 1] == " ", (col, l)
+PY
+# Each row's optimum is the oracle's under the row's own stage cap, in
+# either order of --max-stages.
+for caps in 1,0 0,1; do
+  expect 0 "$bin" sweep --families gemm_mainloop --ops 8 --seeds 1-2 --generators cost-based,exact \
+    --max-stages "$caps" -q --output "$work/opt$caps.csv"
+  /usr/bin/python3 - "$work/opt$caps.csv" <<'PY' || fail "--max-stages $caps: optimal_ii not the same cap's oracle"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+exact = {(r["seed"], r["max_stages"]): r for r in rows if r["generator"] == "exact"}
+assert len(exact) == 4, exact
+assert any(exact[s, "0"]["ii"] != exact[s, "1"]["ii"] for s in ("1", "2")), "the cap does not bind"
+for r in rows:
+    e = exact[r["seed"], r["max_stages"]]
+    assert (r["optimal_ii"], r["proven"]) == (e["ii"], e["proven"]), (r["generator"], r["max_stages"])
+    assert int(r["ii"]) >= int(r["optimal_ii"]) or r["proven"] != "1", r
+PY
+done
 expect 2 "$bin" sweep "${cap_args[@]}" --max-stages 0,x --output "$work/empty/bad.csv"
 
 finish "sweep end-to-end"

@@ -5,9 +5,10 @@
 # output file, standard input; every loop shape of shapes/ (scf.if
 # epilogues, nested loops, two loops in one function, scf.while, fp8 with
 # warp_group_dot waits, bf16) imports strictly and every generator's
-# schedule of it verifies; then every shared Triton configuration
-# (KERNELS_DIR, skipped when absent) imports, and every generator's
-# schedule of each one verifies against it.
+# schedule of it verifies, and so do the fused loops of the flattened
+# persistent matmul of flat/; a use of an undefined value is refused; then
+# every shared Triton configuration (KERNELS_DIR, skipped when absent)
+# imports, and every generator's schedule of each one verifies against it.
 # usage: ttgir_test.sh TILESCHED TTGIR_TESTDATA_DIR [KERNELS_DIR]
 set -u
 bin=$1 testdata=$2 kernels=${3:-}
@@ -53,6 +54,10 @@ expect 2 "$bin" import --from hatschet "$input" --resources "$input" --loop 1
 one_line "--loop with hatschet"
 expect 2 "$bin" import --from hatschet "$input" --resources "$input" --no-smem-bound
 one_line "--no-smem-bound with hatschet"
+expect 2 "$bin" import --from ttgir "$input" --resources "$work/missing.xml" -o "$work/never.json"
+one_line "--resources with ttgir"
+grep -q -- "--resources applies to --from hatschet only" "$work/err" || fail "--resources with ttgir: $(cat "$work/err")"
+[[ -e $work/never.json ]] && fail "--resources with ttgir: wrote a file"
 
 # The stage bound: the TMA attention's buffers fit 3 stages deep, not 4;
 # every op's max_depth says so unless --no-smem-bound.
@@ -101,13 +106,16 @@ expect 2 "$bin" import --from ttgir "$work/truncated.ttgir"
 one_line "truncated TTGIR"
 [[ -s $work/out ]] && fail "truncated TTGIR: something was written to stdout"
 
-# Every loop shape of our own: each innermost loop imports strictly, and
-# every generator's schedule of it verifies; an outer loop is refused.
+# Every loop shape of our own, the flattened persistent matmul of flat/
+# (prologue and epilogue scf.if that define the same names) and the zoo's
+# hand-made loops (zoo/): each innermost
+# loop imports strictly, and every generator's schedule of it verifies; an
+# outer loop is refused.
 shapes=$testdata/shapes
 generators=(serial cost-based "cost-based --arm-policy best-cost" cost-based-seed ims sms
             "exact --time-limit 10" auto)
 shape_loops=0
-for f in "$shapes"/*.ttgir; do
+for f in "$shapes"/*.ttgir "$testdata"/flat/*.ttgir "$testdata"/zoo/*.ttgir; do
   name=$(basename "$f" .ttgir)
   expect 0 "$bin" import --from ttgir "$f" --list
   cp "$work/out" "$work/$name.list"
@@ -131,12 +139,27 @@ for f in "$shapes"/*.ttgir; do
     done
   done <"$work/$name.list"
 done
-[[ $shape_loops == 6 ]] || fail "expected 6 innermost loops among the shapes, found $shape_loops"
+# Six among the shapes; two in flat/'s input dump, four in its scheduled
+# one; two in zoo/'s layernorm.
+[[ $shape_loops == 14 ]] || fail "expected 14 innermost loops among shapes/, flat/ and zoo/, found $shape_loops"
 grep -q '"num_warps": 8' "$work/persistent_tma_matmul_f16.0.loop.json" || fail "num_warps not kept"
 grep -q '"kind": "tma_store", .*"source_op": "tt.descriptor_store", "source_position": 14' \
   "$work/persistent_tma_matmul_f16.0.loop.json" || fail "the epilogue's store is not imported"
 [[ $(grep -c '"store_bytes": 2048' "$work"/rownorm_f16.[01].loop.json | cut -d: -f2 | sort -u) == 1 ]] ||
   fail "rownorm: each loop's load does not carry its 2048-byte buffer"
+
+# A use of a value defined nowhere is refused, strict or not, with its line
+# and the value, and nothing is written.
+printf 'module {\n  tt.func @f(%%n: i32) {\n    %%c0 = arith.constant 0 : i32\n    %%r = scf.for %%i = %%c0 to %%n step %%n iter_args(%%a = %%c0) -> (i32) : i32 {\n      %%x = arith.addi %%a, %%nope : i32\n      scf.yield %%x : i32\n    }\n    tt.return\n  }\n}\n' \
+  >"$work/undefined.ttgir"
+for strict in "" --strict; do
+  # shellcheck disable=SC2086  # $strict is an option or nothing
+  expect 2 "$bin" import --from ttgir "$work/undefined.ttgir" --loop 0 $strict -o "$work/undefined.json"
+  one_line "undefined value $strict"
+  grep -qF "undefined.ttgir:5: use of undefined value '%nope' (no definition above it in scope)" \
+    "$work/err" || fail "undefined value $strict: $(cat "$work/err")"
+  [[ -e $work/undefined.json ]] && fail "undefined value $strict: an output file was written"
+done
 
 # Every shared configuration: both dumps import without unknown ops; every
 # generator schedules each graph and the schedule verifies against it.

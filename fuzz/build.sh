@@ -40,7 +40,7 @@ if [[ $(git -C "$root" rev-parse --show-toplevel 2>/dev/null) == "$root" ]]; the
   sha=$(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 fi
 sed -e "s/@PROJECT_VERSION@/$version/" -e "s/@TILESCHED_GIT_SHA@/$sha/" \
-  "$root/engine/src/version.cc.in" >"$work/version.cc"
+  "$root/engine/src/model/version.cc.in" >"$work/version.cc"
 
 # The engine and generators libraries: every source under engine/src and
 # generators/src but the tests, compiled $jobs at a time.
@@ -54,7 +54,7 @@ while IFS= read -r src; do sources+=("$src"); done < <(
   find "$root/engine/src" "$root/generators/src" -name '*.cc' ! -name '*_test.cc' | sort)
 sources+=("$work/version.cc" "$root/fuzz/fuzz_support.cc")
 for t in "${targets[@]}"; do sources+=("$root/fuzz/fuzz_$t.cc"); done
-object_of() {  # engine/src/exact/model.cc -> $work/obj/engine_src_exact_model.o
+object_of() {  # engine/src/oracle/exact/model.cc -> $work/obj/engine_src_oracle_exact_model.o
   local rel=${1#"$root"/}
   rel=${rel#"$work"/}
   rel=${rel//\//_}
@@ -66,10 +66,10 @@ for src in "${sources[@]}"; do
   # fuzzing build (engine/CMakeLists.txt says why).
   extra=()
   case $src in
-    */engine/src/cost_based/*|*/engine/src/ims/*|*/engine/src/sms/*|\
-    */engine/src/rrt.cc|*/engine/src/distance.cc|*/engine/src/distance_closure.cc|\
-    */engine/src/distance_lines.cc|*/engine/src/search.cc|\
-    */engine/src/ii_driver.cc|*/engine/src/ii_screen.cc)
+    */engine/src/generators/cost_based/*|*/engine/src/generators/ims/*|\
+    */engine/src/generators/sms/*|*/engine/src/bounds/rrt.cc|*/engine/src/bounds/distance.cc|\
+    */engine/src/bounds/distance_closure.cc|*/engine/src/bounds/distance_lines.cc|\
+    */engine/src/search/ii_range.cc|*/engine/src/search/ii_driver.cc|*/engine/src/search/ii_screen.cc)
       extra=(-fno-sanitize-coverage=trace-cmp) ;;
   esac
   "$CXX" "${flags[@]}" "${extra[@]}" -c "$src" -o "$(object_of "$src")" &

@@ -3,11 +3,18 @@
 
 usage: /usr/bin/python3 scripts/plot.py RESULTS.csv [MORE.csv ...] --out DIR
 
-Several CSVs are plotted as one: their rows are pooled, and an exact row
+Several CSVs are plotted as one: their rows are pooled, a row whose key
+(family, ops, seed, generator, arm_policy, graph, max_stages) an earlier
+file has is counted once (a note says how many), and an exact row
 (verified) of one file fills optimal_ii and proven of the rows of the same
-graph (family, ops, seed, graph, graph_hash) in the others. That is how
-scripts/run gets the optimality gap: the oracle runs in a sweep of its own
-with one worker (docs/SWEEP.md).
+graph (family, ops, seed, graph, graph_hash) under the same stage cap
+(max_stages) in the others. That is how scripts/run gets the optimality
+gap: the oracle runs in a sweep of its own with one worker (docs/SWEEP.md).
+A file is refused as `tilesched compare` refuses it: not a sweep CSV, a
+torn last line (no final line break), a row key twice in one file.
+
+A generator is labelled with its arm policy and, for capped rows, its
+stage cap ("ims max_stages=2"): capped and uncapped rows are never pooled.
 
 Writes, as PNG and SVG each:
   ii_over_mii       distribution of II/MII per generator (box plot)
@@ -16,14 +23,17 @@ Writes, as PNG and SVG each:
                     markers, one shape per series, so coinciding points
                     show every series)
   stage_count       mean stage count against op count, per generator
-  time_vs_ops       generator time against op count (log-log), with the
+  time_vs_ops       generator CPU time (cpu_ns; time_ns in files before
+                    version 5) against op count (log-log), with the
                     fitted slope of log(time) on log(ops) per generator
   optimality_gap    (II - optimal_ii) / optimal_ii per generator; only when
                     the exact oracle filled optimal_ii for some rows
   over_optimum      per family, mean II / proven optimum per generator (bars);
                     only when some rows have a proven optimum
 Every plot draws a generator (with its arm policy) in the same colour
-(COLOURS below; a generator not listed takes the next spare colour).
+(COLOURS below; a generator not listed, or a capped one, takes the next
+spare colour). Legends sit outside the axes, right of the data; the box
+plots' legend explains their marks (box, median, mean, whiskers, outliers).
 Needs Debian's python3-matplotlib and python3-pandas (run it with
 /usr/bin/python3: a pyenv `python3` may not see them). Exit status: 0 done,
 2 bad usage or input, 3 matplotlib/pandas missing.
@@ -57,8 +67,15 @@ def die(msg, code=2):
     sys.exit(code)
 
 
+KEY = ["family", "ops", "seed", "generator", "arm_policy", "graph", "max_stages"]
+GRAPH = ["family", "ops", "seed", "graph", "graph_hash", "max_stages"]
+
+
 def label(row):
-    return row["generator"] + (f"/{row['arm_policy']}" if row["arm_policy"] else "")
+    """generator[/arm_policy][ max_stages=S]: capped rows are their own series."""
+    text = row["generator"] + (f"/{row['arm_policy']}" if row["arm_policy"] else "")
+    cap = str(row["max_stages"])
+    return text + (f" max_stages={cap}" if cap not in ("", "0") else "")
 
 
 def colours_for(labels):
@@ -114,6 +131,25 @@ def scatter_style(index, colour):
             "facecolors": "none", "edgecolors": colour, "linewidths": 1.0, "alpha": 0.8}
 
 
+def outside_legend(ax, **kwargs):
+    """The axes' legend to the right of the data, never over a point."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+              **kwargs)
+
+
+def box_legend(ax, plt):
+    """What a box plot's marks mean, as a legend outside the axes."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    handles = [Patch(facecolor="lightgrey", edgecolor="black", label="box: quartiles 1-3"),
+               Line2D([], [], color="tab:orange", label="line: median"),
+               Line2D([], [], marker="^", ls="none", color="tab:green", label="triangle: mean"),
+               Line2D([], [], color="black", label="whiskers: 1.5 IQR"),
+               Line2D([], [], marker="o", ls="none", mfc="none", color="black",
+                      label="circles: outliers")]
+    outside_legend(ax, handles=handles)
+
+
 def save(fig, out, name, written):
     for ext in ("png", "svg"):
         path = os.path.join(out, f"{name}.{ext}")
@@ -124,19 +160,25 @@ def save(fig, out, name, written):
 
 
 def read_sweep(path, pd):
-    """One sweep CSV of any version as a DataFrame (missing graph: "")."""
+    """One sweep CSV of any version as a DataFrame (missing graph: "",
+    missing max_stages: 0); refused, exit 2, as `tilesched compare` refuses
+    it: not a sweep CSV, a torn last line, a row key twice."""
     try:
         with open(path, encoding="utf-8") as f:
             first = f.readline().rstrip("\r\n")
-    except OSError as e:
-        die(f"{path}: {e.strerror}")
+            f.seek(0)
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        die(f"{path}: {getattr(e, 'strerror', None) or e}")
     if first in OLD_VERSION_LINES:
         skip = 1
     elif first.startswith(HEADER_START):
         skip = 0
     else:
-        die(f"{path}: line 1: not a tilesched sweep CSV (expected the header "
-            f"'{HEADER_START}...')")
+        die(f"{path}: line 1: not a sweep CSV (expected the header '{HEADER_START}...')")
+    if not text.endswith("\n"):
+        die(f"{path}: line {text.count(chr(10)) + 1}: torn last line (the file does not end "
+            "with a line break)")
     try:
         df = pd.read_csv(path, skiprows=skip, dtype={"family": str, "generator": str,
                                                      "arm_policy": str, "reason": str,
@@ -147,13 +189,41 @@ def read_sweep(path, pd):
         die(f"{path}: {e}")
     if "graph" not in df.columns:
         df["graph"] = ""  # versions 1 and 2: family rows only
+    if "max_stages" not in df.columns:
+        df["max_stages"] = 0  # versions 1 to 3: no stage cap
+    df["max_stages"] = df["max_stages"].astype(str).replace("", "0")
+    dup = df.duplicated(subset=KEY)
+    if dup.any():
+        i = int(dup.idxmax())
+        r = df.loc[i]
+        die(f"{path}: line {i + 2 + skip}: duplicate row key {key_text(r)}")
+    return df
+
+
+def key_text(r):
+    """The row key as `tilesched compare` writes it."""
+    k = "|".join(str(r[c]) for c in KEY[:5])
+    k += f"|{r['graph']}" if r["graph"] else ""
+    return k + (f"|max_stages={r['max_stages']}" if str(r["max_stages"]) != "0" else "")
+
+
+def pool(frames, paths, pd):
+    """The files' rows as one frame: a key an earlier file has is dropped
+    (the same row, counted once), with a note."""
+    df = pd.concat(frames, ignore_index=True)
+    dup = df.duplicated(subset=KEY)
+    if dup.any():
+        print(f"plot.py: {int(dup.sum())} row(s) of {', '.join(paths[1:])} repeat a row key of "
+              "an earlier file: counted once", file=sys.stderr)
+        df = df[~dup].reset_index(drop=True)
     return df
 
 
 def fill_optimal_across(df, pd):
-    """optimal_ii and proven from a verified exact row of the same graph,
-    for the rows that lack them (their exact row was in another file)."""
-    graph = ["family", "ops", "seed", "graph", "graph_hash"]
+    """optimal_ii and proven from a verified exact row of the same graph
+    under the same stage cap, for the rows that lack them (their exact row
+    was in another file)."""
+    graph = GRAPH
     exact = df[(df["generator"] == "exact") & (df["verified"] == 1)]
     exact = exact[graph + ["ii", "proven"]].drop_duplicates(subset=graph)
     exact = exact.rename(columns={"ii": "_opt", "proven": "_proven"})
@@ -183,12 +253,15 @@ def main():
     matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text (searchable)
 
     frames = [read_sweep(path, pd) for path in args.csv]
-    df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    df = pool(frames, args.csv, pd) if len(frames) > 1 else frames[0]
     if len(frames) > 1:
         df = fill_optimal_across(df, pd)
     args.csv = ", ".join(args.csv)
     needed = ["family", "ops", "graph_ops", "seed", "generator", "arm_policy", "feasible",
               "verified", "ii", "mii", "stage_count", "time_ns", "optimal_ii", "proven"]
+    # Speed figures read the generator's CPU time (docs/SWEEP.md); files
+    # before version 5 have only the in-process wall time.
+    time_col = "cpu_ns" if "cpu_ns" in df.columns else "time_ns"
     missing = [c for c in needed if c not in df.columns]
     if missing:
         die(f"{args.csv}: missing columns: {', '.join(missing)}")
@@ -212,13 +285,14 @@ def main():
     ax.set_title(f"II over MII per generator ({len(ok)} verified rows)")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right", fontsize=8)
+    box_legend(ax, plt)
     fig.tight_layout()
     save(fig, args.out, "ii_over_mii", written)
     plt.close(fig)
 
     # 2. Serial vs every other heuristic's II per graph.
     fig, ax = plt.subplots(figsize=(5.5, 5))
-    key = ["family", "ops", "seed", "graph"]
+    key = ["family", "ops", "seed", "graph", "max_stages"]  # serial under the same cap
     serial = ok[ok["generator"] == "serial"][key + ["ii"]].rename(columns={"ii": "serial_ii"})
     drawn = 0
     for l in labels:
@@ -235,7 +309,7 @@ def main():
         ax.set_yscale("log")
         readable_log_ticks(ax.xaxis, matplotlib.ticker)
         readable_log_ticks(ax.yaxis, matplotlib.ticker)
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     else:  # not empty axes: say why there is nothing to compare
         ax.text(0.5, 0.5, "no serial rows in this sweep:\nnothing to compare against",
                 ha="center", va="center", transform=ax.transAxes)
@@ -249,26 +323,27 @@ def main():
 
     # 3. Stage counts against op count.
     fig, ax = plt.subplots(figsize=(7, 4))
-    for l in labels:
+    for i, l in enumerate(labels):  # hollow markers, one shape each: coinciding series show
         part = ok[ok["label"] == l].groupby("ops")["stage_count"].mean()
-        ax.plot(part.index, part.values, marker="o", label=l, color=colour[l])
+        ax.plot(part.index, part.values, marker=MARKERS[i % len(MARKERS)], mfc="none",
+                ms=max(4, 9 - i), label=l, color=colour[l])
     ax.set_xscale("log", base=2)
     power_of_two_ticks(ax.xaxis, matplotlib.ticker)
     ax.set_xlabel("ops")
     ax.set_ylabel("mean stage count")
     ax.set_title("Stage count per generator")
     if labels:
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     save(fig, args.out, "stage_count", written)
     plt.close(fig)
 
     # 4. Time against op count, log-log, with the fitted slope.
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for l in labels:
-        part = ok[(ok["label"] == l) & (ok["time_ns"] > 0)]
+        part = ok[(ok["label"] == l) & (ok[time_col] > 0)]
         if part.empty:
             continue
-        x, y = part["graph_ops"].astype(float), part["time_ns"].astype(float) / 1e3
+        x, y = part["graph_ops"].astype(float), part[time_col].astype(float) / 1e3
         text = l
         if x.nunique() >= 2:
             slope, icpt = np.polyfit(np.log10(x), np.log10(y), 1)
@@ -281,10 +356,11 @@ def main():
     power_of_two_ticks(ax.xaxis, matplotlib.ticker)
     readable_log_ticks(ax.yaxis, matplotlib.ticker)
     ax.set_xlabel("ops")
-    ax.set_ylabel("generator time (µs)")
+    ax.set_ylabel("generator CPU time (µs, cpu_ns)" if time_col == "cpu_ns"
+                  else "generator time (µs, time_ns; no cpu_ns column)")
     ax.set_title("Scheduling time against op count")
     if labels:
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     save(fig, args.out, "time_vs_ops", written)
     plt.close(fig)
 
@@ -302,6 +378,7 @@ def main():
         ax.set_ylabel("(II - optimal II) / optimal II")
         ax.set_title(f"Optimality gap ({len(gap)} rows with an exact figure)")
         plt.setp(ax.get_xticklabels(), rotation=30, ha="right", fontsize=8)
+        box_legend(ax, plt)
         fig.tight_layout()
         save(fig, args.out, "optimality_gap", written)
         plt.close(fig)
@@ -327,7 +404,7 @@ def main():
         ax.axhline(1.0, color="grey", lw=0.8, ls="--")
         ax.set_ylabel("mean II / proven optimum")
         ax.set_title(f"II over the proven optimum per family ({len(proven)} rows)")
-        ax.legend(fontsize=7)
+        outside_legend(ax)
         save(fig, args.out, "over_optimum", written)
         plt.close(fig)
     else:

@@ -1,25 +1,45 @@
 #!/usr/bin/env python3
-"""Our schedules as real kernels, in two steps (docs/TTGIR.md, "Export to
-Triton"; the record results/records/2026-11-27-triton-export.md):
+"""Our schedules as real kernels (docs/TTGIR.md, "Export to Triton" and
+"The GPU campaign"):
 
-  prepare (CPU, the tilesched binary; with --unchecked, into another --out,
-    only the schedules the buffer rule refuses, exported anyway as
-    GENERATOR+unchecked, to test the rule): for the four shared kernels at
-    num_stages S = 2..4 (those with a scheduled dump), the capped schedule
-    (--max-stages S) of cost-based, ims and exact, exported with
-    `tilesched export --to triton`. Where the export refuses a schedule
-    (the buffer rule), the graph is scheduled again with each local_alloc
-    and the ops reading its buffer in one leader_gid group (rule L5: one
-    stage), which the rule accepts; that export's source is GENERATOR+pinned
-    and the refusal goes to refused.tsv. Writes DIR/KERNEL_S{S}.GENERATOR.json,
-    DIR/refused.tsv and DIR/MANIFEST.
-  run (GPU: Triton 3.6, PyTorch): scripts/triton_schedule.py once per
-    (kernel, S) with that configuration's exports, every row appended to
-    CSV, Triton's own schedule first; a refused schedule gets a row
-    "refused: ..." of its own.
+  candidates (CPU, the tilesched binary): `tilesched candidates` of the
+    four shared kernels at num_stages S = 2..4 (those with a scheduled
+    dump), into OUT/KERNEL_S{S}/ (default results/triton/candidates): every
+    generator's distinct stage assignment under caps 1 to the stage bound
+    and Triton's own, ranked by predicted time, with candidates.json.
+  run (GPU: Triton 3.6, PyTorch), the campaign in one call: per
+    configuration the control row first (Triton's own through the stages
+    hook, the text unchanged), then the candidates (--order: spread, the
+    best predicted, the worst, then the middles; or rank), each
+    compiled, checked against PyTorch and timed against Triton's own in
+    interleaved pairs (median of >= 20 samples each), its row appended to
+    OUT-DIR/campaign.csv the moment it is known; a failure is a row; the
+    run stops itself within --budget seconds; --campaigns 2 re-times what
+    the first measured. Then OUT-DIR/summary.md (the table for README's
+    "Real kernels") and summary.json: per kernel the Spearman rank
+    correlation of predicted and measured time and whether a schedule of
+    ours beats Triton's own beyond the campaigns' spread
+    (campaign_runner.py, campaign_worker.py, campaign_stats.py). With
+    --problem FILE.py:NAME, a kernel of your own (triton_bench.py).
+  summary CSV...: the same table from the rows of one or several runs.
+  prepare (CPU; with --unchecked, into another --out, only the schedules
+    the buffer rule refuses, exported anyway as GENERATOR+unchecked, to
+    test the rule; `run --exports DIR` times them): for the four shared
+    kernels at S = 2..4, the capped schedule (--max-stages S) of
+    cost-based, ims and exact, exported with `tilesched export --to
+    triton`. Where the export refuses a schedule (the buffer rule), the
+    graph is scheduled again with each local_alloc and the ops reading its
+    buffer in one leader_gid group (rule L5: one stage), which the rule
+    accepts; that export's source is GENERATOR+pinned and the refusal goes
+    to refused.tsv. Writes DIR/KERNEL_S{S}.GENERATOR.json, DIR/refused.tsv
+    and DIR/MANIFEST.
 
-usage: triton_campaign.py prepare [--out DIR] [--kernels-dir DIR] [--tilesched BIN] [--unchecked]
-       triton_campaign.py run [--out DIR] --csv CSV [--only KERNEL ...] [--rounds N] [--control]
+usage: triton_campaign.py candidates [--out DIR] [--kernels-dir DIR] [--tilesched BIN]
+       triton_campaign.py run --out-dir DIR [--budget S] [--campaigns N] [--only KERNEL ...]
+                              [--stages S ...] [--candidates DIR | --exports DIR]
+                              [--problem FILE.py:NAME --candidates DIR --stages S]
+       triton_campaign.py summary CSV... [--out-dir DIR]
+       triton_campaign.py prepare [--out DIR] [--kernels-dir DIR] [--tilesched BIN] [--unchecked]
 Exit status 2 with one line on bad input.
 """
 import argparse
@@ -30,6 +50,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+import campaign_runner
+import campaign_stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -168,69 +191,156 @@ def prepare(args):
     print(f"{made} exports in {args.out}, {len(refused)} refused and {how}")
 
 
-def run(args):
-    exports = sorted(glob.glob(os.path.join(args.out, "*_S[0-9].*.json")))
-    if not exports:
-        die(f"{args.out}: no exports (run `triton_campaign.py prepare` first)")
-    refused = []
-    tsv = os.path.join(args.out, "refused.tsv")
-    if os.path.exists(tsv):
-        with open(tsv) as f:
-            refused = list(csv.DictReader(f, delimiter="\t"))
-    status = 0
+def candidates(args):
+    """`tilesched candidates` of every shared configuration with a scheduled
+    dump at S = 2..4, into OUT/KERNEL_S{S}/."""
+    tool = args.tilesched
+    if not os.access(tool, os.X_OK):
+        die(f"{tool}: no tilesched binary (build it: cmake --build --preset check)")
+    out_root = args.out or os.path.join(ROOT, "results", "triton", "candidates")
+    made = []
+    with tempfile.TemporaryDirectory() as tmp:
+        graph = os.path.join(tmp, "g.loop.json")
+        for kernel, stem in CONFIGS.items():
+            for s in STAGES:
+                dump = os.path.join(args.kernels_dir, stem.format(S=s) + ".triton-scheduled.ttgir")
+                if not os.path.exists(dump):
+                    continue
+                rc, err = run_tool([tool, "import", "--from", "ttgir", dump, "-q", "-o", graph])
+                if rc != 0:
+                    die(f"{dump}: {err}")
+                where = os.path.join(out_root, f"{kernel}_S{s}")
+                rc, err = run_tool([tool, "candidates", graph, "-o", where, "--time-limit",
+                                    str(args.time_limit)])
+                if rc != 0:
+                    die(f"{dump}: {err}")
+                made.append(f"{kernel}_S{s}: {err.rsplit(' in ', 1)[0]}")
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(out_root, "MANIFEST"), "w") as f:
+        f.write(f"made by scripts/triton_campaign.py candidates on commit {commit}\n")
+        f.writelines(line + "\n" for line in made)
+    print("\n".join(made))
+
+
+def plan_configs(args):
+    """[(kernel, S, directory or export list, problem spec)] to run."""
+    if args.problem:
+        if not args.candidates or not args.stages or len(args.stages) != 1:
+            die("--problem needs --candidates DIR and one --stages S")
+        return [(args.kernel or "user", args.stages[0], args.candidates, args.problem)]
+    configs = []
     for kernel in CONFIGS:
-        if args.only and kernel not in args.only:
-            continue
-        for s in STAGES:
-            mine = [e for e in exports if os.path.basename(e).startswith(f"{kernel}_S{s}.")]
-            if not mine:
+        for s in args.stages or STAGES:
+            if args.only and kernel not in args.only:
                 continue
-            cmd = [sys.executable, os.path.join(HERE, "triton_schedule.py"), kernel, str(s), *mine,
-                   "--csv", args.csv, "--rounds", str(args.rounds)]
-            if args.control:
-                cmd.append("--control")
-            print("+ " + " ".join(cmd), flush=True)
-            try:
-                r = subprocess.run(cmd, timeout=args.timeout)
-            except subprocess.TimeoutExpired:
-                with open(args.csv, "a", newline="") as f:
-                    csv.writer(f).writerow([kernel, s, "all", "", f"timed-out after {args.timeout} s"])
-                status = 1
+            if args.exports:
+                mine = sorted(glob.glob(os.path.join(args.exports, f"{kernel}_S{s}.*.json")))
+                if mine:
+                    configs.append((kernel, s, mine, None))
                 continue
-            if r.returncode != 0:
-                status = r.returncode
-                if r.returncode == 2:
-                    return status
-    with open(args.csv, "a", newline="") as f:
-        w = csv.writer(f)
-        for row in refused:
-            if not args.only or row["kernel"] in args.only:
-                w.writerow([row["kernel"], row["num_stages"], row["generator"], "",
-                            "refused: " + row["why"]])
-    return status
+            where = os.path.join(args.candidates, f"{kernel}_S{s}")
+            if os.path.isdir(where):
+                configs.append((kernel, s, where, None))
+    return configs
 
 
-def main(argv):
+def write_summary(rows, out_dir):
+    summary = campaign_stats.summarize(rows)
+    table = campaign_stats.markdown(summary)
+    with open(os.path.join(out_dir, "summary.md"), "w", encoding="utf-8") as f:
+        f.write(table)
+    with open(os.path.join(out_dir, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+        f.write("\n")
+    print(table, end="")
+
+
+def run(args):
+    if not args.out_dir:
+        die("run needs --out-dir DIR")
+    if args.rounds < 20 or args.campaigns < 1 or args.budget <= 0:
+        die("--rounds must be >= 20, --campaigns >= 1 and --budget > 0")
+    try:
+        plan = campaign_runner.build_plan(plan_configs(args), args.order)
+        rows = campaign_runner.run_campaigns(plan, args)
+    except (OSError, ValueError, KeyError, campaign_runner.PlanError) as e:
+        die(str(e))
+    write_summary(rows, args.out_dir)
+    return 0
+
+
+def summary(args):
+    rows = []
+    for n, path in enumerate(args.csvs, 1):
+        try:
+            with open(path, newline="", encoding="utf-8") as f:
+                mine = list(csv.DictReader(f))
+        except OSError as e:
+            die(f"{path}: {e}")
+        if not mine or "campaign" not in mine[0]:
+            die(f"{path}: no campaign rows (written by triton_campaign.py run)")
+        for r in mine:  # campaigns of different files stay apart
+            r["campaign"] = f"{n}.{r['campaign']}"
+        rows += mine
+    os.makedirs(args.out_dir or ".", exist_ok=True)
+    write_summary(rows, args.out_dir or ".")
+    return 0
+
+
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("step", choices=("prepare", "run"))
-    ap.add_argument("--out", default=os.path.join(ROOT, "results", "triton", "exports"))
+    ap.add_argument("step", choices=("prepare", "candidates", "run", "summary"))
+    ap.add_argument("csvs", nargs="*", help="summary: the campaign CSVs to combine")
+    ap.add_argument("--out", help="prepare, candidates: the directory written")
     ap.add_argument("--kernels-dir", default=os.path.join(ROOT, "..", "shared", "kernels",
                                                           "triton-h200"))
     ap.add_argument("--tilesched", default=os.path.join(ROOT, "build", "check", "cli", "tilesched"))
-    ap.add_argument("--csv")
-    ap.add_argument("--only", nargs="*", choices=list(CONFIGS))
-    ap.add_argument("--rounds", type=int, default=20)
-    ap.add_argument("--control", action="store_true")
+    ap.add_argument("--time-limit", type=float, default=5.0,
+                    help="candidates: the oracle's seconds per stage cap")
     ap.add_argument("--unchecked", action="store_true",
                     help="prepare: only the schedules the buffer rule refuses, exported anyway "
                          "(export --skip-buffer-rule), to test the rule on a GPU")
-    ap.add_argument("--timeout", type=int, default=240, help="seconds for one (kernel, S)")
-    args = ap.parse_args(argv)
+    ap.add_argument("--out-dir", help="run, summary: campaign.csv, summary.md, summary.json, "
+                                      "worker.log go here")
+    ap.add_argument("--candidates", default=os.path.join(ROOT, "results", "triton", "candidates"),
+                    help="run: the candidate lists (KERNEL_S{S}/ each; with --problem, one list)")
+    ap.add_argument("--exports", help="run: prepare's exports instead of candidate lists")
+    ap.add_argument("--only", nargs="*", choices=list(CONFIGS))
+    ap.add_argument("--stages", nargs="*", type=int)
+    ap.add_argument("--problem", help="run: FILE.py:NAME, a kernel of your own (triton_bench.py)")
+    ap.add_argument("--kernel", help="run with --problem: the name its rows carry")
+    ap.add_argument("--budget", type=float, default=480.0,
+                    help="run: seconds for the whole run, every campaign (checked between rows)")
+    ap.add_argument("--campaigns", type=int, default=2)
+    ap.add_argument("--order", choices=("rank", "spread"), default="spread",
+                    help="run: the candidates of a configuration by predicted rank, or the "
+                         "best, the worst, then the middles (a cut-off run spans the range)")
+    ap.add_argument("--first-share", type=float, default=0.7,
+                    help="run: the first campaign's share of the budget (it compiles)")
+    ap.add_argument("--rounds", type=int, default=20, help="run: timed pairs per row (>= 20)")
+    ap.add_argument("--tolerance", type=float, default=1e-2,
+                    help="run: the largest error relative to the largest |reference| that passes")
+    ap.add_argument("--item-timeout", type=float, default=150.0,
+                    help="run: seconds a worker may stay silent inside one row")
+    ap.add_argument("--bench", default=os.path.join(HERE, "triton_bench.py") + ":TritonBench",
+                    help="run: FILE.py:NAME of the bench (the tests give a fake)")
+    return ap.parse_args(argv)
+
+
+def main(argv):
+    args = parse_args(argv)
     if args.step == "prepare":
+        args.out = args.out or os.path.join(ROOT, "results", "triton", "exports")
         prepare(args)
         return 0
-    if not args.csv:
-        die("run needs --csv FILE")
+    if args.step == "candidates":
+        candidates(args)
+        return 0
+    if args.step == "summary":
+        if not args.csvs:
+            die("summary needs the campaign CSVs")
+        return summary(args)
     return run(args)
 
 

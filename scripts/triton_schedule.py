@@ -113,10 +113,12 @@ def run_make_ttgir(backend, mod, metadata, options, capability, phase):
     return out
 
 
-def make_hook(export, keep, label, note):
+def make_hook(export, keep, label, note, salt=""):
     """The stages hook applying `export` (None: the text as Triton
-    scheduled it) in the ttgir stage; `note` receives ops_moved."""
-    body = json.dumps(export, sort_keys=True) if export else "control"
+    scheduled it) in the ttgir stage; `note` receives ops_moved. A `salt`
+    gives the compiled kernel a cache key of its own (a capture must
+    compile, not hit Triton's cache)."""
+    body = (json.dumps(export, sort_keys=True) if export else "control") + salt
     with open(__file__, encoding="utf-8") as f:
         body += f.read()  # another script, another compiled kernel
     key = "tilesched-" + hashlib.sha256(body.encode()).hexdigest()

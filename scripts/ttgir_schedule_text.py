@@ -33,6 +33,15 @@ class TextError(Exception):
     """Bad input: one line, the message of exit status 2."""
 
 
+class UnscheduledText(TextError):
+    """A text whose loop carries no schedule at all: Triton's input module
+    (an `*.input.ttgir` dump), not the one its pipeliner receives."""
+
+
+_WANTED = ("the module as Triton's pipeliner receives it, the *.triton-scheduled.ttgir dump "
+           "beside the *.input.ttgir one")
+
+
 def _strip_loc(line):
     """The line without `//` comment lines and a trailing `loc(...)`."""
     s = line.rstrip()
@@ -140,8 +149,7 @@ def scheduled_loop_index(text):
     for i, lp in enumerate(loops):
         if any(_STAGE.search(lines[op.attr_line]) for op in _body(lp)):
             return i
-    raise TextError("no scf.for carries loop.stage (the text must be the module as Triton's "
-                    "pipeliner receives it)")
+    raise UnscheduledText(f"no scf.for carries loop.stage: give {_WANTED}")
 
 
 def read_schedule(text, loop=None):
@@ -203,6 +211,9 @@ def apply_schedule(text, export, loop=None):
     lines = text.split("\n")
     lp = _pick_loop(lines, export.get("loop") if loop is None else loop)
     body = _body(lp)
+    if not any(_STAGE.search(lines[op.attr_line]) for op in body):
+        raise UnscheduledText(f"line {lp.header + 1}: no op of the loop carries loop.stage and "
+                              f"loop.cluster: give {_WANTED}")
     place = _placements(body, export)
     for op, (stage, cluster) in zip(body, place):
         line = lines[op.attr_line]
@@ -241,7 +252,10 @@ def _main(argv):
                 export = json.load(f)
             out = apply_schedule(text, export, args.loop)
     except (OSError, ValueError, KeyError, TypeError, TextError) as e:
-        print(f"ttgir_schedule_text: {args.ttgir}: {e}", file=sys.stderr)
+        msg = str(e)
+        if isinstance(e, UnscheduledText) and args.ttgir.endswith(".input.ttgir"):
+            msg += f" (here: {args.ttgir[:-len('.input.ttgir')]}.triton-scheduled.ttgir)"
+        print(f"ttgir_schedule_text: {args.ttgir}: {msg}", file=sys.stderr)
         return 2
     if args.output and args.output != "-":
         import os

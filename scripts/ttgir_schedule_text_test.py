@@ -9,8 +9,12 @@ closing line; bad input is refused with one message.
 usage: ttgir_schedule_text_test.py DIR...   (directories of *.ttgir dumps; absent ones skipped)
 """
 import glob
+import json
 import os
+import re
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -103,6 +107,10 @@ class Snippet(unittest.TestCase):
                                "      %b", ": tensor<4xf32>\n      %b")
         with self.assertRaisesRegex(t.TextError, "'arith.mulf' carries no loop.stage"):
             t.apply_schedule(bare, EXPORT)
+        unscheduled = re.sub(r"loop\.(cluster|stage) = \d+ : i32,? ?", "", SNIPPET)
+        with self.assertRaisesRegex(t.UnscheduledText, "no op of the loop carries loop.stage .*"
+                                    "the \\*.triton-scheduled.ttgir dump"):
+            t.apply_schedule(unscheduled, EXPORT)
         with self.assertRaisesRegex(t.TextError, "no scf.for loop"):
             t.apply_schedule("module {\n}\n", EXPORT)
         with self.assertRaisesRegex(t.TextError, "not tilesched.triton/1"):
@@ -113,6 +121,21 @@ class Snippet(unittest.TestCase):
         twice = dict(EXPORT, ops=EXPORT["ops"] + [dict(first, stage=first["stage"] + 1)])
         with self.assertRaisesRegex(t.TextError, "position 0 .* is placed twice"):
             t.apply_schedule(SNIPPET, twice)
+
+    def test_an_input_dump_names_the_file_wanted(self):
+        """The command line on an *.input.ttgir file (no schedule on its ops)
+        names the *.triton-scheduled.ttgir file beside it, in one line."""
+        with tempfile.TemporaryDirectory() as d:
+            k = os.path.join(d, "k_STAGES3.input.ttgir")
+            e = os.path.join(d, "k.triton.json")
+            with open(k, "w", encoding="utf-8") as f:
+                f.write(re.sub(r"loop\.(cluster|stage) = \d+ : i32,? ?", "", SNIPPET))
+            with open(e, "w", encoding="utf-8") as f:
+                json.dump(EXPORT, f)
+            r = subprocess.run([sys.executable, t.__file__, k, e], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        self.assertIn("(here: " + k[:-len(".input.ttgir")] + ".triton-scheduled.ttgir)", r.stderr)
 
 
 class SharedDumps(unittest.TestCase):

@@ -295,20 +295,27 @@ constexpr size_t kShown = 20;  // regressions listed in text and markdown
 // The table, a line per group, base -> new; then the summary, the
 // warnings, the first regressions and the result line.
 std::string render_text(const std::vector<GroupLine>& lines, const Findings& f) {
+  // The label columns as wide as their longest entry (a generator with its
+  // arm policy and stage cap, a family name), so every row lines up.
+  int gen_w = 26, fam_w = 20;
+  for (const GroupLine& l : lines) {
+    gen_w = std::max(gen_w, static_cast<int>(l.generator.size()));
+    fam_w = std::max(fam_w, static_cast<int>(l.family.size()));
+  }
   std::string out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-26s %-20s %5s  %-15s %-13s %-13s %-27s %s\n", "generator",
-                "family", "rows", "II/MII", "at MII", "stages", "median time (ratio)",
-                "wins/losses");
+  char line[1024];
+  std::snprintf(line, sizeof line, "%-*s %-*s %5s  %-15s %-13s %-13s %-27s %s\n", gen_w,
+                "generator", fam_w, "family", "rows", "II/MII", "at MII", "stages",
+                "median time (ratio)", "wins/losses");
   out += line;
-  std::snprintf(line, sizeof line, "%-26s %-20s %5s  %-15s %-13s %-13s %-27s %s\n", "", "",
-                "", "base -> new", "base -> new", "base -> new", "base -> new", "");
+  std::snprintf(line, sizeof line, "%-*s %-*s %5s  %-15s %-13s %-13s %-27s %s\n", gen_w, "",
+                fam_w, "", "", "base -> new", "base -> new", "base -> new", "base -> new", "");
   out += line;
   for (const GroupLine& l : lines) {
     const Cells c = cells(l, "->");
-    std::snprintf(line, sizeof line, "%-26s %-20s %5zu  %-15s %-13s %-13s %-27s %zu/%zu\n",
-                  l.generator.c_str(), l.family.c_str(), l.rows, c.ratio.c_str(), c.share.c_str(),
-                  c.stages.c_str(), c.times.c_str(), l.wins, l.losses);
+    std::snprintf(line, sizeof line, "%-*s %-*s %5zu  %-15s %-13s %-13s %-27s %zu/%zu\n", gen_w,
+                  l.generator.c_str(), fam_w, l.family.c_str(), l.rows, c.ratio.c_str(),
+                  c.share.c_str(), c.stages.c_str(), c.times.c_str(), l.wins, l.losses);
     out += line;
   }
   std::snprintf(line, sizeof line, "\n%zu matched row(s); %zu regression(s)\n", f.matched,

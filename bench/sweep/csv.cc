@@ -172,18 +172,8 @@ Status split_table(std::string_view content, const std::string& source, ReadResu
     std::string_view line = content.substr(begin, end - begin);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     ++number;
-    if (number == 1 && !line.empty() && line.front() == '#') {
-      if (line == kVersionLine1) {
-        result.version = 1;
-      } else if (line == kVersionLine2) {
-        result.version = 2;
-      } else {
-        return Status::InvalidInput(source + ": line 1: not a tilesched sweep CSV of a known "
-                                    "version (" + std::string(line) + ")");
-      }
-    } else if (number == 1 && line.rfind("family,ops,", 0) != 0) {
-      return Status::InvalidInput(source + ": line 1: not a tilesched sweep CSV (expected the "
-                                  "header 'family,ops,...')");
+    if (number == 1 && result.version < 3) {
+      // the version line, read by check_line_one
     } else if (line.empty() || line.front() == '#') {
       return Status::InvalidInput(source + ": line " + std::to_string(number) +
                                   ": empty or comment line inside the table");
@@ -197,6 +187,26 @@ Status split_table(std::string_view content, const std::string& source, ReadResu
   }
   if (number == 0) return Status::InvalidInput(source + ": empty file");
   if (result.header_line.empty()) return Status::InvalidInput(source + ": no header line");
+  return Status::Ok();
+}
+
+// Line 1 of a sweep CSV: a version line (versions 1 and 2, into `result`)
+// or the header. Checked before anything else, so that a file of another
+// kind is named as such (not as torn when it lacks a final line break).
+Status check_line_one(std::string_view content, const std::string& source, ReadResult& result) {
+  std::string_view line = content.substr(0, content.find('\n'));
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line == kVersionLine1) {
+    result.version = 1;
+  } else if (line == kVersionLine2) {
+    result.version = 2;
+  } else if (!line.empty() && line.front() == '#') {
+    return Status::InvalidInput(source + ": line 1: not a sweep CSV of a known "
+                                "version (" + std::string(line.substr(0, 80)) + ")");
+  } else if (line.rfind("family,ops,", 0) != 0) {
+    return Status::InvalidInput(source + ": line 1: not a sweep CSV (expected the header "
+                                "'family,ops,...')");
+  }
   return Status::Ok();
 }
 
@@ -222,6 +232,8 @@ Status drop_torn_tail(std::string_view& content, const std::string& source, bool
 StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string& source,
                                      bool drop_partial_tail) {
   ReadResult result;
+  if (content.empty()) return Status::InvalidInput(source + ": empty file");
+  if (Status st = check_line_one(content, source, result); !st.ok()) return st;
   if (Status st = drop_torn_tail(content, source, drop_partial_tail, result); !st.ok()) return st;
   std::vector<std::string_view> lines;
   std::vector<size_t> line_numbers;

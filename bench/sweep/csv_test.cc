@@ -218,6 +218,15 @@ TEST(SweepCsv, RefusesWhatIsNotASweepCsv) {
   EXPECT_FALSE(parse_sweep_csv("", "empty.csv").ok());
   r = parse_sweep_csv("family,ops\nx,1\n", "cols.csv");
   EXPECT_FALSE(r.ok());  // the header lacks columns
+  // Another kind of file without a final line break: named for what it is
+  // not, before the torn-line check.
+  r = parse_sweep_csv("{\n  \"format\": \"tilesched.loop/1\"\n}", "x.loop.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "x.loop.json: line 1: not a sweep CSV (expected the header 'family,ops,...')");
+  r = parse_sweep_csv(header_text() + "x,1", "torn.csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("torn.csv: line 2: torn last line"), std::string::npos);
 }
 
 TEST(SweepCsv, FieldInt) {

@@ -155,6 +155,18 @@ StatusOr<std::string> merged_content(const std::string& header_line,
   return content;
 }
 
+// The first kListedFailures rows that did not verify, in work-list order.
+std::vector<std::string> failed_rows(const std::vector<Placed>& placed) {
+  std::vector<std::string> out;
+  for (const Placed& p : placed) {
+    if (out.size() == kListedFailures) break;
+    const ReadRow& r = *p.row;
+    if (r[Col::kVerified] == "1") continue;
+    out.push_back(r.key() + ": " + r[Col::kFailure] + ": " + r[Col::kReason]);
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<MergeSummary> merge_shards(const std::string& out, const std::vector<std::string>& paths,
@@ -177,6 +189,7 @@ StatusOr<MergeSummary> merge_shards(const std::string& out, const std::vector<st
   StatusOr<std::string> content = merged_content(shards.front().rows.header_line, *placed, *keys);
   if (!content.ok()) return content.status();
   summary.rows = placed->size();
+  summary.failed_rows = failed_rows(*placed);
 
   signature["shard"] = "1/1";
   nlohmann::json shard_contexts = nlohmann::json::array();

@@ -23,7 +23,10 @@ namespace tilesched::sweep {
 struct MergeSummary {
   size_t rows = 0;
   size_t failures = 0;  // rows with verified = 0
+  // The first kListedFailures of them in work-list order, each "KEY: FAILURE: REASON".
+  std::vector<std::string> failed_rows;
 };
+inline constexpr size_t kListedFailures = 10;
 
 // Writes `out` and `out`.json atomically, or nothing on an error. The
 // context file is the single run's (its signature with shard 1/1) plus

@@ -67,6 +67,78 @@ awk -F, 'NR <= 2 || $6 != "serial"' "$fixture" >"$work/noserial.csv"
   { echo "FAIL: plot.py without serial rows exited $?: $(cat "$work/err")"; failures=$((failures + 1)); }
 grep -q 'no serial rows in this sweep' "$work/plots4/serial_vs_cost.svg" ||
   { echo "FAIL: serial_vs_cost.svg without serial rows does not say so"; failures=$((failures + 1)); }
+# A version 5 file with two stage caps and the oracle (testdata/capped.csv).
+capped=$(dirname "$fixture")/capped.csv
+"$py" "$plot" "$capped" --out "$work/pc" >"$work/out" 2>"$work/err" ||
+  { echo "FAIL: plot.py on capped.csv exited $?: $(cat "$work/err")"; failures=$((failures + 1)); }
+# Capped rows are series of their own, never pooled with the uncapped ones.
+for name in ii_over_mii over_optimum stage_count; do
+  grep -q '>exact max_stages=1<\|>cost-based/first-success max_stages=1' "$work/pc/$name.svg" ||
+    { echo "FAIL: $name.svg: no series for the capped rows"; failures=$((failures + 1)); }
+done
+# Speed is the generator's CPU time (cpu_ns); the box plots say what their
+# marks are (the mean's triangle included).
+grep -q 'generator CPU time (µs, cpu_ns)' "$work/pc/time_vs_ops.svg" ||
+  { echo "FAIL: time_vs_ops.svg: the time axis is not cpu_ns"; failures=$((failures + 1)); }
+for name in ii_over_mii optimality_gap; do
+  grep -q '>triangle: mean<' "$work/pc/$name.svg" && grep -q '>line: median<' "$work/pc/$name.svg" ||
+    { echo "FAIL: $name.svg: the box plot's marks are not explained"; failures=$((failures + 1)); }
+done
+# Every legend lies right of its axes, over no data.
+"$py" - "$work/pc" "$work/plots" <<'PY' || failures=$((failures + 1))
+import glob, re, sys
+def xs(chunk):
+    d = re.search(r'<path d="([^"]*)"', chunk).group(1)
+    return [float(v) for v in re.findall(r"[ML] ([-0-9.]+) ", d)]
+checked = 0
+for d in sys.argv[1:]:
+    for f in sorted(glob.glob(d + "/*.svg")):
+        s = open(f).read()
+        if '<g id="legend_1">' not in s:
+            continue
+        axes_right = max(xs(s.split('<g id="axes_1">', 1)[1]))
+        legend_left = min(xs(s.split('<g id="legend_1">', 1)[1]))
+        if legend_left < axes_right:
+            sys.exit(f"FAIL: {f}: the legend (x {legend_left}) starts inside the axes (right edge {axes_right})")
+        checked += 1
+if checked < 8:
+    sys.exit(f"FAIL: only {checked} plots with a legend")
+PY
+# An exact row of another file fills optimal_ii only under its own stage cap.
+"$py" - "$(dirname "$plot")" "$capped" "$work" <<'PY' || failures=$((failures + 1))
+import sys
+sys.path.insert(0, sys.argv[1])
+import pandas as pd
+import plot
+df = plot.read_sweep(sys.argv[2], pd)
+exact = df[df["generator"] == "exact"]
+others = df[df["generator"] != "exact"].copy()
+others["optimal_ii"] = float("nan")
+others["proven"] = ""
+filled = plot.fill_optimal_across(pd.concat([others, exact], ignore_index=True), pd)
+want = {(r.family, r.ops, r.seed, str(r.max_stages)): r.ii for r in exact.itertuples()}
+for r in filled.itertuples():
+    if r.optimal_ii != want[r.family, r.ops, r.seed, str(r.max_stages)]:
+        sys.exit(f"FAIL: fill_optimal_across: {r.family} {r.ops} {r.seed} {r.generator} "
+                 f"max_stages {r.max_stages}: optimal_ii {r.optimal_ii}")
+PY
+# The same rows in two files are counted once.
+"$py" "$plot" "$capped" "$capped" --out "$work/pc2" >"$work/out" 2>"$work/err" ||
+  { echo "FAIL: plot.py on the same file twice exited $?: $(cat "$work/err")"; failures=$((failures + 1)); }
+title() { grep -o 'II over MII per generator ([0-9]* verified rows)' "$1/ii_over_mii.svg"; }
+[[ -n $(title "$work/pc") && $(title "$work/pc2") == "$(title "$work/pc")" ]] ||
+  { echo "FAIL: the same file twice: '$(title "$work/pc2")', once: '$(title "$work/pc")'"; failures=$((failures + 1)); }
+grep -q '48 row(s) of .* repeat a row key of an earlier file: counted once' "$work/err" ||
+  { echo "FAIL: no note on the repeated rows: $(cat "$work/err")"; failures=$((failures + 1)); }
+# A torn file and a key twice in one file are refused as compare refuses them.
+head -c -3 "$capped" >"$work/torn.csv"
+"$py" "$plot" "$work/torn.csv" --out "$work/pt" >"$work/out" 2>"$work/err"
+[[ $? == 2 ]] && grep -q 'torn.csv: line 49: torn last line' "$work/err" && [[ ! -e $work/pt ]] ||
+  { echo "FAIL: a torn file: $(cat "$work/err")"; failures=$((failures + 1)); }
+{ cat "$capped"; sed -n 2p "$capped"; } >"$work/dup.csv"
+"$py" "$plot" "$work/dup.csv" --out "$work/pd" >"$work/out" 2>"$work/err"
+[[ $? == 2 ]] && grep -q 'dup.csv: line 50: duplicate row key gemm_mainloop|8|1|serial|' "$work/err" ||
+  { echo "FAIL: a duplicate key: $(cat "$work/err")"; failures=$((failures + 1)); }
 printf 'fam,ops\nx,1\n' >"$work/plain.csv"
 "$py" "$plot" "$work/plain.csv" --out "$work/p2" 2>"$work/err"
 [[ $? == 2 ]] || { echo "FAIL: a plain CSV did not exit 2"; failures=$((failures + 1)); }

@@ -143,22 +143,23 @@ ConfigRun run_config(const Graph& g, const GraphKey& key, const GeneratorConfig&
 }
 
 void fill_optimal(std::vector<ConfigRun>& runs) {
-  const ConfigRun* exact = nullptr;
-  for (const ConfigRun& run : runs) {
-    if (run.row.generator == generator_name(GeneratorKind::kExact) && run.row.verified &&
-        run.schedule) {
-      exact = &run;
-      break;
+  // The oracle's row under the same stage cap as each row: a capped
+  // oracle's II is not the uncapped optimum, nor the other way round.
+  auto exact_under = [&runs](int64_t cap) -> const ConfigRun* {
+    for (const ConfigRun& run : runs) {
+      if (run.row.generator == generator_name(GeneratorKind::kExact) && run.row.verified &&
+          run.schedule && run.row.max_stages == cap) {
+        return &run;
+      }
     }
-  }
-  if (!exact) return;
-  const int64_t ii = exact->schedule->ii;
-  const bool proven = exact->schedule->proven_optimal;
-  const bool stages_proven = exact->schedule->stages_proven;
+    return nullptr;
+  };
   for (ConfigRun& run : runs) {
-    run.row.optimal_ii = ii;
-    run.row.proven = proven;
-    run.row.stages_proven = stages_proven;
+    const ConfigRun* exact = exact_under(run.row.max_stages);
+    if (!exact) continue;
+    run.row.optimal_ii = exact->schedule->ii;
+    run.row.proven = exact->schedule->proven_optimal;
+    run.row.stages_proven = exact->schedule->stages_proven;
   }
 }
 

@@ -38,9 +38,11 @@ ConfigRun run_config(const Graph& g, const GraphKey& key, const GeneratorConfig&
 // gives one row per configuration with failure "graph-error".
 std::vector<SweepRow> run_graph(const GraphKey& key, const std::vector<GeneratorConfig>& configs);
 
-// The one place that reads the exact oracle's result: when `runs` holds a
-// verified exact schedule, every row gets optimal_ii = its II and proven =
-// whether the oracle proved it optimal; otherwise both stay empty.
+// The one place that reads the exact oracle's result: a row gets
+// optimal_ii = the II of the verified exact schedule under the same stage
+// cap (max_stages) as the row, proven = whether the oracle proved it
+// optimal and stages_proven = whether it proved the stage count minimal;
+// with no such exact row all three stay empty.
 void fill_optimal(std::vector<ConfigRun>& runs);
 
 }  // namespace tilesched::sweep

@@ -117,5 +117,40 @@ TEST(SweepRow, FillOptimalSharesTheExactRowsIiWithTheGraphsRows) {
   EXPECT_FALSE(runs[0].row.proven);
 }
 
+// Two stage caps in one sweep: each row's optimum is the oracle's under its
+// own cap, whichever cap's rows come first (--max-stages 2,0 and 0,2).
+TEST(SweepRow, FillOptimalTakesTheExactRowWithTheSameStageCap) {
+  auto run_of = [](const char* generator, int64_t cap, int64_t ii, bool proven) {
+    ConfigRun r;
+    r.row.generator = generator;
+    r.row.max_stages = cap;
+    r.row.verified = true;
+    Schedule s;
+    s.ii = ii;
+    s.proven_optimal = proven;
+    s.stages_proven = cap == 0;
+    r.schedule = s;
+    return r;
+  };
+  for (const bool capped_first : {true, false}) {
+    std::vector<ConfigRun> capped = {run_of("cost-based", 2, 38, false), run_of("exact", 2, 37, true)};
+    std::vector<ConfigRun> uncapped = {run_of("cost-based", 0, 33, false), run_of("exact", 0, 32, false)};
+    std::vector<ConfigRun> runs = capped_first ? capped : uncapped;
+    for (ConfigRun& r : capped_first ? uncapped : capped) runs.push_back(r);
+    fill_optimal(runs);
+    for (const ConfigRun& r : runs) {
+      SCOPED_TRACE(r.row.generator + " max_stages " + std::to_string(r.row.max_stages));
+      EXPECT_EQ(r.row.optimal_ii, r.row.max_stages == 2 ? 37 : 32);
+      EXPECT_EQ(r.row.proven, r.row.max_stages == 2);
+      EXPECT_EQ(r.row.stages_proven, r.row.max_stages == 0);
+    }
+  }
+  // A cap without an exact row of its own gets no optimum.
+  std::vector<ConfigRun> runs = {run_of("exact", 0, 32, true), run_of("ims", 3, 35, false)};
+  fill_optimal(runs);
+  EXPECT_FALSE(runs[1].row.optimal_ii);
+  EXPECT_FALSE(runs[1].row.proven);
+}
+
 }  // namespace
 }  // namespace tilesched::sweep

@@ -29,8 +29,8 @@
 #include "tilesched/serial.h"
 #include "tilesched/json_io.h"
 #include "tilesched/verify.h"
-#include "exact/problem.h"
-#include "graph_algo.h"
+#include "oracle/exact/problem.h"
+#include "graph/graph_algo.h"
 
 namespace tilesched {
 namespace {

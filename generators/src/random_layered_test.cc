@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "graph_algo.h"
+#include "graph/graph_algo.h"
 #include "tilesched/limits.h"
 #include "tilesched/serial.h"
 #include "tilesched/validate.h"

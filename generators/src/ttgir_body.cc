@@ -4,13 +4,18 @@
 // condition); each value gets the list of graph ops that produce it (a
 // folded op's list is its operands', an scf.if result's both branches');
 // the loop's carried values resolve, after the walk, to what scf.yield
-// passes them, one iteration later per hop. Data edges follow those
-// lists; order edges follow the shared-memory buffers and barriers the
-// ops touch (docs/TTGIR.md, "Edges"); loads whose value stays in
-// registers get the buffer Triton's pipeliner gives them ("Buffers").
+// passes them, one iteration later per hop. Names are resolved where they
+// are read, in scope: MLIR numbers the values of sibling regions from the
+// same count, so two scf.if branches may both define %18, and a name
+// defined in a region is forgotten when the region closes. A name that
+// resolves to nothing is refused. Data edges follow those lists; order
+// edges follow the shared-memory buffers and barriers the ops touch
+// (docs/TTGIR.md, "Edges"); loads whose value stays in registers get the
+// buffer Triton's pipeliner gives them ("Buffers").
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "tilesched/graph_builder.h"
@@ -36,6 +41,31 @@ struct Producer {
 };
 using Producers = std::vector<Producer>;
 
+// Each producer once, with its least distance, in (op, iter_arg) order.
+Producers unite(Producers list) {
+  std::map<std::pair<int, int>, int64_t> least;
+  for (const Producer& p : list) {
+    const auto [it, fresh] = least.emplace(std::make_pair(p.op, p.arg), p.distance);
+    if (!fresh) it->second = std::min(it->second, p.distance);
+  }
+  Producers out;
+  for (const auto& [key, distance] : least) out.push_back(Producer{key.first, key.second, distance});
+  return out;
+}
+
+// What a name stands for while it is in scope: its producers and the
+// buffer it names (-1 until an access asks).
+struct Binding {
+  Producers producers;
+  int key = -1;
+};
+
+// A buffer access with its buffer resolved.
+struct KeyedAccess {
+  int key = -1;
+  bool write = false;
+};
+
 class BodyBuilder {
  public:
   BodyBuilder(const Document& doc, const LoopRef& loop, std::string_view source, bool strict)
@@ -60,12 +90,14 @@ class BodyBuilder {
   Status cost_op(const Operation& op, std::string_view kind, OpId id);
   Status triton_attrs(const Operation& op, const Operation& top, Op& out) const;
   Status note(const std::string& value, Producers list);
+  void leave_scope(size_t mark);
   StatusOr<Producers> gather(const std::vector<std::string>& values, int line);
   Status resolve_iter_args();
   Status add_data_edges();
   Status add_buffer_edges();
   void add_load_buffers();
   int key_of(const std::string& value);
+  int fresh_key() { return next_key_++; }
   void note_view(const Operation& op, const std::vector<std::string>& operands);
   std::string unique_id(const Operation& op);
 
@@ -77,18 +109,23 @@ class BodyBuilder {
   int64_t threads_ = 128;
   int64_t num_warps_ = 4;  // the module's ttg.num-warps
   LoopShape shape_;
-  // Per graph op: the values it reads, the buffers it touches, the bytes
-  // of the buffer its load needs when its value stays in registers (0: none).
-  std::vector<std::vector<std::string>> reads_;
-  std::vector<std::vector<Access>> accesses_;
+  // Per graph op: the producers of the values it reads, the buffers it
+  // touches, the bytes of the buffer its load needs when its value stays in
+  // registers (0: none).
+  std::vector<Producers> reads_;
+  std::vector<std::vector<KeyedAccess>> accesses_;
   std::vector<int64_t> load_buffer_;
   std::vector<std::vector<int>> users_;  // graph ops reading each op's value, any distance
   int64_t staging_bytes_ = 0;            // TMA stores' staging buffers
-  std::map<std::string, Producers, std::less<>> producers_;  // value -> its producers
+  std::map<std::string, Binding, std::less<>> scope_;  // the body's names in scope
+  // Undo log of scope_: a name and what it stood for before (none: unbound).
+  std::vector<std::pair<std::string, std::optional<Binding>>> undo_;
+  std::set<std::string, std::less<>> outside_;  // defined around the loop (values_visible_in)
   std::vector<Producers> iter_arg_producers_;
   size_t entries_ = 0;  // list entries stored and read, bounded by kMaxProducerEntries
-  std::map<std::string, int, std::less<>> key_of_value_;    // memdesc views looked through
-  std::map<std::pair<int, std::string>, int> keys_;         // (parent key, index) -> key
+  std::map<std::string, int, std::less<>> outer_keys_;  // buffers named outside the body
+  std::map<std::pair<int, std::string>, int> keys_;     // (parent key, index) -> slot key
+  int next_key_ = 0;
   std::set<std::string, std::less<>> ids_;
   std::vector<std::string> unknown_;
   std::set<std::pair<int, int>> data_;  // (u, v) joined by a data edge of distance 0
@@ -138,6 +175,7 @@ Status BodyBuilder::read_header() {
   const int64_t lanes = int_attr(top, "ttg.threads-per-warp").value_or(32);
   threads_ = std::clamp<int64_t>(warps, 1, 1024) * std::clamp<int64_t>(lanes, 1, 1024);
   iter_arg_producers_.resize(shape_.iter_args.size());
+  outside_ = values_visible_in(doc_, loop_);
   return Status::Ok();
 }
 
@@ -151,6 +189,7 @@ Status BodyBuilder::walk_body() {
     for (const Operation& op : block->ops) {
       const Place place{position++, &op, {}};
       if (op.name == "scf.condition") {
+        if (StatusOr<Producers> c = gather({shape_.condition}, op.line); !c.ok()) return c.status();
         for (size_t i = 0; i < shape_.after_args.size(); ++i) {
           StatusOr<Producers> list = gather({shape_.forwarded[i]}, op.line);
           if (!list.ok()) return list.status();
@@ -182,34 +221,41 @@ Status BodyBuilder::walk_op(const Operation& op, const Place& place) {
 
 // Both branches' ops, each guarded by the condition (it reads it); each
 // result is produced by what either branch yields for it, and depends on
-// the condition that chose.
+// the condition that chose. A branch's names are in scope until it ends.
 Status BodyBuilder::walk_if(const Operation& op, const Place& place) {
   const auto cond = std::find_if(op.tokens.begin(), op.tokens.end(),
                                  [](const Token& t) { return t.kind == Tok::kValue; });
   if (cond == op.tokens.end()) return error(op.line, "scf.if without a condition");
+  StatusOr<Producers> chooser = gather({std::string(cond->text)}, op.line);
+  if (!chooser.ok()) return chooser.status();
   Place inner = place;
   inner.guards.emplace_back(cond->text);
-  std::vector<std::vector<std::string>> merged(op.results.size(), {std::string(cond->text)});
+  std::vector<Producers> results(op.results.size());
   for (const Region& r : op.regions) {
     if (r.blocks.empty()) continue;
+    const size_t mark = undo_.size();
     const std::vector<Operation>& ops = r.blocks.front().ops;
     for (const Operation& branch_op : ops) {
       if (branch_op.name == "scf.yield") continue;
       if (Status s = walk_op(branch_op, inner); !s.ok()) return s;
     }
-    if (ops.empty() || ops.back().name != "scf.yield") continue;
-    const std::vector<std::string> yielded = operands_of(ops.back());
-    if (yielded.size() != op.results.size()) {
+    const bool yields = !ops.empty() && ops.back().name == "scf.yield";
+    const std::vector<std::string> yielded = yields ? operands_of(ops.back()) : std::vector<std::string>{};
+    if (yields && yielded.size() != op.results.size()) {
       return error(ops.back().line, "scf.yield passes " + std::to_string(yielded.size()) +
                                         " values to an scf.if of " +
                                         std::to_string(op.results.size()) + " results");
     }
-    for (size_t i = 0; i < yielded.size(); ++i) merged[i].push_back(yielded[i]);
+    for (size_t i = 0; i < yielded.size(); ++i) {
+      StatusOr<Producers> list = gather({yielded[i]}, ops.back().line);
+      if (!list.ok()) return list.status();
+      results[i].insert(results[i].end(), list->begin(), list->end());
+    }
+    leave_scope(mark);
   }
   for (size_t i = 0; i < op.results.size(); ++i) {
-    StatusOr<Producers> list = gather(merged[i], op.line);
-    if (!list.ok()) return list.status();
-    if (Status s = note(op.results[i], std::move(*list)); !s.ok()) return s;
+    results[i].insert(results[i].end(), chooser->begin(), chooser->end());
+    if (Status s = note(op.results[i], unite(std::move(results[i]))); !s.ok()) return s;
   }
   return Status::Ok();
 }
@@ -242,11 +288,15 @@ Status BodyBuilder::add_op(const Operation& op, const std::vector<std::string>& 
   }
   std::vector<std::string> reads = operands;
   reads.insert(reads.end(), place.guards.begin(), place.guards.end());
-  reads_.push_back(std::move(reads));
-  accesses_.push_back(buffer_accesses(op, operands));
+  StatusOr<Producers> list = gather(reads, op.line);
+  if (!list.ok()) return list.status();
+  reads_.push_back(std::move(*list));
   for (const std::string& r : op.results) {
     if (Status s = note(r, Producers{Producer{id, -1, 0}}); !s.ok()) return s;
   }
+  std::vector<KeyedAccess> keyed;
+  for (const Access& a : buffer_accesses(op, operands)) keyed.push_back({key_of(a.value), a.write});
+  accesses_.push_back(std::move(keyed));
   return Status::Ok();
 }
 
@@ -295,46 +345,61 @@ Status BodyBuilder::triton_attrs(const Operation& op, const Operation& top, Op& 
   return Status::Ok();
 }
 
-// Records `value`'s producers.
+// Binds `value` to its producers in the current scope.
 Status BodyBuilder::note(const std::string& value, Producers list) {
   entries_ += list.size();
   if (entries_ > kMaxProducerEntries) {
     return error(loop_.op->line, "the loop's values depend on each other in too many ways");
   }
-  producers_[value] = std::move(list);
+  auto it = scope_.find(value);
+  undo_.emplace_back(value, it == scope_.end() ? std::nullopt : std::optional<Binding>(it->second));
+  scope_[value] = Binding{std::move(list), -1};
   return Status::Ok();
 }
 
-// The union of the values' producers, each once with its least distance,
-// in (op, iter_arg) order. A value defined outside the body (or the
-// induction variable) has none; iter_arg j stands for itself until
-// resolve_iter_args. Every entry read counts against the bound.
-StatusOr<Producers> BodyBuilder::gather(const std::vector<std::string>& values, int line) {
-  std::map<std::pair<int, int>, int64_t> least;
-  auto add = [&least](const Producer& p) {
-    const auto [it, fresh] = least.emplace(std::make_pair(p.op, p.arg), p.distance);
-    if (!fresh) it->second = std::min(it->second, p.distance);
-  };
-  for (const std::string& v : values) {
-    auto it = producers_.find(v);
-    if (it == producers_.end() && v.size() > 2 && v.compare(v.size() - 2, 2, "#0") == 0) {
-      it = producers_.find(std::string_view(v).substr(0, v.size() - 2));  // %x#0 of %x
+// Forgets the names bound since `mark` (a region closes).
+void BodyBuilder::leave_scope(size_t mark) {
+  while (undo_.size() > mark) {
+    auto& [name, before] = undo_.back();
+    if (before) {
+      scope_[name] = std::move(*before);
+    } else {
+      scope_.erase(name);
     }
-    if (it != producers_.end()) {
-      entries_ += it->second.size();
+    undo_.pop_back();
+  }
+}
+
+// The union of the values' producers, each once with its least distance,
+// in (op, iter_arg) order. A value defined around the loop (or the
+// induction variable) has none; iter_arg j stands for itself until
+// resolve_iter_args; a value that none of these define is refused. Every
+// entry read counts against the bound.
+StatusOr<Producers> BodyBuilder::gather(const std::vector<std::string>& values, int line) {
+  Producers all;
+  for (const std::string& v : values) {
+    auto it = scope_.find(v);
+    if (it == scope_.end() && v.size() > 2 && v.compare(v.size() - 2, 2, "#0") == 0) {
+      it = scope_.find(std::string_view(v).substr(0, v.size() - 2));  // %x#0 of %x
+    }
+    if (it != scope_.end()) {
+      entries_ += it->second.producers.size();
       if (entries_ > kMaxProducerEntries) {
         return error(line, "the loop's values depend on each other in too many ways");
       }
-      for (const Producer& p : it->second) add(p);
+      all.insert(all.end(), it->second.producers.begin(), it->second.producers.end());
       continue;
     }
     const std::vector<std::string>& args = shape_.iter_args;
     const auto arg = std::find(args.begin(), args.end(), v);
-    if (arg != args.end()) add(Producer{-1, static_cast<int>(arg - args.begin()), 0});
+    if (arg != args.end()) {
+      all.push_back(Producer{-1, static_cast<int>(arg - args.begin()), 0});
+    } else if (!outside_.count(v)) {
+      return error(line, "use of undefined value " + quoted(v) +
+                             " (no definition above it in scope)");
+    }
   }
-  Producers out;
-  for (const auto& [key, distance] : least) out.push_back(Producer{key.first, key.second, distance});
-  return out;
+  return unite(std::move(all));
 }
 
 // What each iter_arg stands for: the graph ops producing the value
@@ -344,8 +409,10 @@ StatusOr<Producers> BodyBuilder::gather(const std::vector<std::string>& values, 
 Status BodyBuilder::resolve_iter_args() {
   const size_t n = shape_.iter_args.size();
   std::vector<Producers> yielded(n);
+  const std::vector<Operation>& last = shape_.blocks.back()->ops;
+  const int yield_line = last.empty() ? loop_.op->line : last.back().line;
   for (size_t j = 0; j < n; ++j) {
-    StatusOr<Producers> p = gather({shape_.yielded[j]}, loop_.op->line);
+    StatusOr<Producers> p = gather({shape_.yielded[j]}, yield_line);
     if (!p.ok()) return p.status();
     yielded[j] = std::move(*p);
   }
@@ -377,10 +444,8 @@ Status BodyBuilder::resolve_iter_args() {
 // value it reads, with the least distance over the ways it does.
 Status BodyBuilder::add_data_edges() {
   for (size_t v = 0; v < reads_.size(); ++v) {
-    StatusOr<Producers> list = gather(reads_[v], loop_.op->line);
-    if (!list.ok()) return list.status();
     std::map<int, int64_t> least;
-    for (const Producer& p : *list) {
+    for (const Producer& p : reads_[v]) {
       const Producers direct = {p};
       for (const Producer& q : p.arg >= 0 ? iter_arg_producers_[p.arg] : direct) {
         const int64_t d = std::min(q.distance + p.distance, limits::kMaxDistance);
@@ -416,13 +481,17 @@ void BodyBuilder::add_load_buffers() {
   }
 }
 
-// The buffer a value names: memdesc views looked through, an index
-// telling slots of a multi-buffered allocation apart.
+// The buffer a name in scope names: memdesc views looked through, an
+// index telling slots of a multi-buffered allocation apart.
 int BodyBuilder::key_of(const std::string& value) {
-  if (auto it = key_of_value_.find(value); it != key_of_value_.end()) return it->second;
-  const auto [it, fresh] = keys_.emplace(std::make_pair(-1, value), static_cast<int>(keys_.size()));
-  key_of_value_[value] = it->second;
-  return it->second;
+  const auto bound = scope_.find(value);
+  if (bound == scope_.end()) {
+    const auto [it, fresh] = outer_keys_.emplace(value, next_key_);
+    if (fresh) ++next_key_;
+    return it->second;
+  }
+  if (bound->second.key < 0) bound->second.key = fresh_key();
+  return bound->second.key;
 }
 
 // A memdesc view names the buffer of its source, or (memdesc_index,
@@ -434,12 +503,13 @@ void BodyBuilder::note_view(const Operation& op, const std::vector<std::string>&
   std::string index;
   for (size_t i = 1; !same_buffer && i < operands.size(); ++i) index += operands[i] + ",";
   const int parent = key_of(operands.front());
-  if (same_buffer) {
-    key_of_value_[op.results.front()] = parent;
-    return;
+  int key = parent;
+  if (!same_buffer) {
+    const auto [it, fresh] = keys_.emplace(std::make_pair(parent, index), next_key_);
+    if (fresh) ++next_key_;
+    key = it->second;
   }
-  const auto it = keys_.emplace(std::make_pair(parent, index), static_cast<int>(keys_.size())).first;
-  key_of_value_[op.results.front()] = it->second;
+  scope_[op.results.front()].key = key;
 }
 
 // Order edges, distance 0, in program order: to a write from the last
@@ -457,8 +527,8 @@ Status BodyBuilder::add_buffer_edges() {
     if (++edges_ <= limits::kMaxEdges) b_.edge(u, v, std::nullopt, 0, EdgeKind::kOrder);
   };
   for (size_t v = 0; v < accesses_.size(); ++v) {
-    for (const Access& a : accesses_[v]) {
-      Uses& u = buffers[key_of(a.value)];
+    for (const KeyedAccess& a : accesses_[v]) {
+      Uses& u = buffers[a.key];
       order(u.last_write, static_cast<int>(v));
       if (!a.write) {
         u.reads.push_back(static_cast<int>(v));

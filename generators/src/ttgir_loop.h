@@ -4,6 +4,7 @@
 // (ttgir_body.cc). tilesched/graphgen/ttgir.h is the public face.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,14 @@ struct LoopShape {
 // scf.yield (or scf.condition) that passes a different number of values
 // than the loop carries, or more than kMaxIterArgs carried values.
 StatusOr<LoopShape> read_loop_shape(const Operation& loop, std::string_view source);
+
+// The values the loop's body may read that it does not define: the
+// function's arguments, the results of the operations above the loop in
+// every block around it, the block arguments and header values (`%iv =`,
+// `iter_args(%a = ...)`) of the operations around it, and the loop's own
+// (MLIR's dominance: nothing below the loop, nothing inside another
+// operation's regions). `%a:3`'s results are `%a#0`..`%a#2`.
+std::set<std::string, std::less<>> values_visible_in(const Document& doc, const LoopRef& loop);
 
 // The graph ops an import of the loop makes: its body's operations, those
 // in scf.if branches included, less the folded ones and the terminators.

@@ -65,7 +65,51 @@ Status read_while(const Operation& loop, std::string_view source, LoopShape& s) 
   return Status::Ok();
 }
 
+// The values `op`'s header defines for its regions: `%x = ...` among its
+// tokens (an induction variable, iter_args) and a function's `%x: type`
+// arguments.
+void header_values(const Operation& op, std::set<std::string, std::less<>>& out) {
+  const bool func = op.name == "tt.func" || op.name == "func.func";
+  for (size_t i = 0; i + 1 < op.tokens.size(); ++i) {
+    const Token& next = op.tokens[i + 1];
+    if (op.tokens[i].kind == Tok::kValue && (next.is("=") || (func && next.is(":")))) {
+      out.emplace(op.tokens[i].text);
+    }
+  }
+}
+
+// True when `loop` is `at` or inside it; then adds what is visible at the
+// loop from `at`'s regions. Recursion is bounded by kMaxNesting.
+bool add_visible(const Operation& at, const Operation* loop,
+                 std::set<std::string, std::less<>>& out) {
+  if (&at == loop) {
+    header_values(at, out);
+    for (const Region& r : at.regions) {
+      for (const Block& b : r.blocks) out.insert(b.args.begin(), b.args.end());
+    }
+    return true;
+  }
+  for (const Region& r : at.regions) {
+    for (const Block& b : r.blocks) {
+      for (size_t i = 0; i < b.ops.size(); ++i) {
+        if (!add_visible(b.ops[i], loop, out)) continue;
+        header_values(at, out);
+        out.insert(b.args.begin(), b.args.end());
+        for (size_t j = 0; j < i; ++j) out.insert(b.ops[j].results.begin(), b.ops[j].results.end());
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+std::set<std::string, std::less<>> values_visible_in(const Document& doc, const LoopRef& loop) {
+  std::set<std::string, std::less<>> out;
+  if (loop.top_index < doc.ops.size()) add_visible(doc.ops[loop.top_index], loop.op, out);
+  return out;
+}
 
 bool is_loop_op(std::string_view op_name) { return op_name == "scf.for" || op_name == "scf.while"; }
 

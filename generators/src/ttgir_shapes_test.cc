@@ -247,10 +247,10 @@ TEST(TtgirShapes, MalformedShapesAreRefusedWithTheirLine) {
     EXPECT_EQ(r.status().message().find('\n'), std::string::npos);
   };
   refused(head +
-              "    scf.for %i = %c0 to %n step %c0 : i32 {\n"
+              "    scf.for %i = %c0 to %n step %c0 : i32 {\n      %b = arith.cmpi eq, %i, %c0 : i32\n"
               "      %r = scf.if %b -> (i32) {\n        scf.yield %c0, %c0 : i32, i32\n"
               "      } else {\n        scf.yield %c0 : i32\n      }\n    }\n  }\n}\n",
-          "m.ttgir:6: scf.yield passes 2 values to an scf.if of 1 results");
+          "m.ttgir:7: scf.yield passes 2 values to an scf.if of 1 results");
   refused(head +
               "    %w = scf.while (%a = %c0) : (i32) -> i32 {\n"
               "      scf.condition(%b) %a, %a : i32, i32\n    } do {\n"

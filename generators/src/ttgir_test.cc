@@ -190,6 +190,7 @@ TEST(TtgirImport, KeepsTritonsScheduleOnOpsAndLoop) {
   EXPECT_EQ(op_named(r->graph, "x").source_position, 0);
   EXPECT_EQ(op_named(r->graph, "q").source_position, 3);
   StatusOr<TtgirImport> folded = import(module_with(R"(
+    %f = arith.constant 1.000000e+00 : f32
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<64xf32, #blocked>)  : i32 {
       %c = tt.splat %f : f32 -> tensor<64xf32, #blocked>
       %a = arith.addf %acc, %c : tensor<64xf32, #blocked>
@@ -241,7 +242,9 @@ TEST(TtgirImport, LargerDotTileHasLargerLatencyAndTensorTime) {
     const std::string a = std::to_string(m) + "x" + std::to_string(k) + "xf16";
     const std::string b = std::to_string(k) + "x" + std::to_string(n) + "xf16";
     const std::string c = std::to_string(m) + "x" + std::to_string(n) + "xf32";
-    return "    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<" + c +
+    return "    %sa = ttg.local_alloc : () -> !ttg.memdesc<" + a + ", #shared, #smem, mutable>\n" +
+           "    %sb = ttg.local_alloc : () -> !ttg.memdesc<" + b + ", #shared, #smem, mutable>\n" +
+           "    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<" + c +
            ", #mma>) : i32 {\n      %d = ttng.warp_group_dot %sa, %sb, %acc : !ttg.memdesc<" + a +
            ", #shared, #smem> * !ttg.memdesc<" + b + ", #shared, #smem> -> tensor<" + c +
            ", #mma>\n      scf.yield %d : tensor<" + c + ", #mma>\n    }\n";

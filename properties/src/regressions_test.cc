@@ -32,7 +32,7 @@ Schedule ScheduleWith(const Graph& g, GeneratorKind kind, ArmPolicy policy) {
 // cost-based generator, capped at the serial II, reports "ii-cap-reached":
 // at II 2 "the SMEM budget (L4) does not hold and no consumer can move
 // closer to its buffer", and it did not fall back to the serial seats.
-// Fixed by the L4 serial fallback (engine/src/cost_based/generator.cc,
+// Fixed by the L4 serial fallback (engine/src/generators/cost_based/generator.cc,
 // storage_fallback), which fuzz_differential found independently.
 TEST(Regressions, CostBasedFindsAScheduleWhereSerialIsLegal) {
   const Graph g = Regression("cost_based_no_schedule_where_serial_legal.loop.json");

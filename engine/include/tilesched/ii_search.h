@@ -1,4 +1,4 @@
-// How the shared II search (engine/src/ii_driver.h) walks its range:
+// How the shared II search (engine/src/search/ii_driver.h) walks its range:
 // linear, from the lower bound up, as Rau and the seeds do; or galloping
 // then bisecting, as seed 000's sub_988080. Every heuristic generator's
 // options name one.

@@ -116,7 +116,7 @@ const Target& blackwell_target();
 // The Hopper model (H100/H200, sm_90): one pooled slot per throughput unit
 // of an SM, shared memory per block as the storage pool; tilesched/hopper.h
 // has its numbers and the cost of a tile op, docs/TARGETS.md their sources
-// (built in engine/src/hopper_target.cc).
+// (built in engine/src/model/hopper_target.cc).
 const Target& hopper_target();
 
 // The `generic` kind every target has: explicit latency, resources, pools.

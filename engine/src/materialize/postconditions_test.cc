@@ -10,7 +10,7 @@
 #include <string>
 
 #include "test_support.h"
-#include "../test_files.h"
+#include "testing/test_files.h"
 #include "phases.h"
 #include "stage_order.h"
 #include "tilesched/generate.h"

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../value_edges.h"
+#include "model/value_edges.h"
 #include "tilesched/agents.h"
 #include "tilesched/graph.h"
 #include "tilesched/pipes.h"

@@ -1,0 +1,58 @@
+// `tilesched sweep ... --estimate TIMINGS.csv`: how long a shard of a sweep
+// will take, from the per-row CPU times of an earlier sweep (docs/SWEEP.md,
+// "How long a shard takes"). Nothing is run.
+//
+// The model: a row's CPU time depends on its generator configuration
+// (generator, arm policy, stage cap) and its op count. For each
+// configuration of TIMINGS.csv, the mean `cpu_ns` (`time_ns` in files
+// without it) of its rows at each op count, every family pooled (a shard
+// deals every family round-robin, so the pooled mean is what its sum
+// needs; one family's few rows are too noisy to extrapolate); a row of the
+// shard at one of those op counts takes that mean; at another, the
+// least-squares line of log(mean) on log(ops) through them (slope 1
+// through a single size). An exact row takes at most the oracle's time
+// limit (or the slowest exact row of TIMINGS.csv, when that is longer). A
+// shard's CPU time is the sum over its rows; its wall time at J workers is
+// that sum / J, or one graph of its largest op count (a worker runs all of
+// a graph's rows) when longer.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "sweep/csv.h"
+#include "sweep/worklist.h"
+#include "tilesched/status.h"
+
+namespace tilesched::sweep {
+
+struct ConfigEstimate {
+  std::string config;          // "cost-based best-cost", "ims max_stages=2"
+  size_t rows = 0;
+  double cpu_seconds = 0;
+  size_t extrapolated = 0;     // rows above the largest op count TIMINGS.csv has for them
+};
+
+struct ShardEstimate {
+  size_t graphs = 0;
+  size_t rows = 0;
+  double cpu_seconds = 0;
+  double largest_graph_seconds = 0;   // the longest graph: one of the largest op count
+  std::vector<ConfigEstimate> configs;  // in the sweep's configuration order
+  size_t timing_rows = 0;               // rows of TIMINGS.csv used
+  int largest_timed_ops = 0;
+  double wall_seconds(int jobs) const;
+};
+
+// The estimate of `spec`'s shard from `timings` (named `source` in
+// messages). InvalidInput when a configuration of the sweep has no timed row
+// in it.
+StatusOr<ShardEstimate> estimate_shard(const SweepSpec& spec, const ReadResult& timings,
+                                       const std::string& source);
+
+// The report: rows, CPU hours per configuration, wall time at `jobs`.
+std::string estimate_text(const ShardEstimate& e, const SweepSpec& spec, int jobs,
+                          const std::string& source);
+
+}  // namespace tilesched::sweep

@@ -1,0 +1,181 @@
+// `tilesched candidates GRAPH -o DIR`: the distinct stage assignments of a
+// loop imported from TTGIR that every generator finds under every stage cap
+// from 1 to the graph's stage bound, and Triton's own, each priced by the
+// hopper model and ranked by predicted time
+// (tilesched/graphgen/triton_candidates.h; docs/TTGIR.md, "Candidates").
+// DIR gets one tilesched.triton/1 export per candidate the export accepts
+// (RANK.SOURCE.json), then candidates.tsv and candidates.json (written last,
+// so a directory without them is not a finished list).
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "commands.h"
+#include "tilesched/graphgen/triton_candidates.h"
+#include "tilesched/hopper_registers.h"
+
+namespace po = boost::program_options;
+
+namespace tilesched::cli {
+
+namespace {
+
+constexpr int64_t kMaxCapAsked = 32;
+constexpr int64_t kDefaultWarps = 4;  // Triton's num_warps when the graph does not say
+
+struct CandidateFlags {
+  std::string graph_path, dir;
+  std::string generators = "serial,cost-based,cost-based-seed,ims,sms,exact";
+  int64_t max_cap = 0;
+  double time_limit_s = 5.0;
+};
+
+po::options_description candidate_options(CandidateFlags& f) {
+  po::options_description visible("options");
+  visible.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value(&f.dir)->value_name("DIR")->required(),
+       "the directory written: the exports, candidates.tsv and candidates.json")
+      ("generators,g", po::value(&f.generators)->default_value(f.generators),
+       "the generators run under each cap, comma-separated (auto is not one: it runs one of "
+       "them; without exact the list is deterministic)")
+      ("max-cap", po::value(&f.max_cap)->default_value(0),
+       "stage caps tried: 1..N (1..32); 0 = the graph's stage bound")
+      ("registers", po::value<int64_t>(),
+       "registers per thread (default: estimated from the graph)")
+      ("warps", po::value<int64_t>(), "warps per CTA (default: the graph's num_warps, else 4)")
+      ("time-limit", po::value(&f.time_limit_s)->default_value(5.0),
+       "exact: wall-clock budget per cap in seconds");
+  add_quiet_option(visible);
+  return visible;
+}
+
+// The generators of --generators, in the order given.
+StatusOr<std::vector<GeneratorKind>> parse_generators(const std::string& list) {
+  std::vector<GeneratorKind> out;
+  for (size_t b = 0; b <= list.size();) {
+    size_t e = list.find(',', b);
+    if (e == std::string::npos) e = list.size();
+    const std::string name = list.substr(b, e - b);
+    const std::optional<GeneratorKind> k = parse_generator(name);
+    if (!k || *k == GeneratorKind::kAuto) {
+      return Status::InvalidInput("--generators: '" + name + "' is not one of serial, cost-based, "
+                                  "cost-based-seed, ims, sms, exact");
+    }
+    if (std::find(out.begin(), out.end(), *k) == out.end()) out.push_back(*k);
+    b = e + 1;
+  }
+  return out;
+}
+
+Status check_flags(const CandidateFlags& f, const po::variables_map& vm) {
+  if (StatusOr<std::vector<GeneratorKind>> g = parse_generators(f.generators); !g.ok()) {
+    return g.status();
+  }
+  if (f.max_cap < 0 || f.max_cap > kMaxCapAsked) {
+    return Status::InvalidInput("--max-cap must be between 0 and " + std::to_string(kMaxCapAsked));
+  }
+  if (!(f.time_limit_s >= 0.0 && f.time_limit_s <= 86400.0)) {
+    return Status::InvalidInput("--time-limit must be between 0 and 86400 seconds");
+  }
+  if (vm.count("registers")) {
+    const int64_t r = vm["registers"].as<int64_t>();
+    if (r < 1 || r > hopper::kMaxRegistersPerThread) {
+      return Status::InvalidInput("--registers must be between 1 and " +
+                                  std::to_string(hopper::kMaxRegistersPerThread));
+    }
+  }
+  const int64_t max_warps = hopper::kMaxThreadsPerSm / 32;
+  if (vm.count("warps") && (vm["warps"].as<int64_t>() < 1 || vm["warps"].as<int64_t>() > max_warps)) {
+    return Status::InvalidInput("--warps must be between 1 and " + std::to_string(max_warps));
+  }
+  return Status::Ok();
+}
+
+graphgen::CandidateOptions options_for(const Graph& g, const CandidateFlags& f,
+                                       const po::variables_map& vm) {
+  graphgen::CandidateOptions o;
+  o.generators = *parse_generators(f.generators);  // checked by check_flags
+  o.max_cap = f.max_cap;
+  o.exact_time_limit_ms = static_cast<int64_t>(f.time_limit_s * 1000.0 + 0.5);
+  int64_t warps = kDefaultWarps;
+  if (vm.count("warps")) {
+    warps = vm["warps"].as<int64_t>();
+  } else if (g.attrs.num_warps && *g.attrs.num_warps <= hopper::kMaxThreadsPerSm / 32) {
+    warps = *g.attrs.num_warps;
+  }
+  o.cta.threads = warps * 32;
+  o.cta.registers_per_thread =
+      vm.count("registers") ? vm["registers"].as<int64_t>() : hopper::estimated_registers(g);
+  return o;
+}
+
+// RANK.SOURCE.json, the rank zero-padded to two digits and a finder's '/'
+// written '-'.
+std::string file_name(size_t rank, const std::string& source) {
+  std::string name = (rank < 10 ? "0" : "") + std::to_string(rank) + "." + source + ".json";
+  for (char& c : name) {
+    if (c == '/') c = '-';
+  }
+  return name;
+}
+
+Status write_all(const Graph& g, const std::string& dir,
+                 const std::vector<graphgen::Candidate>& list) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IoError(dir + ": cannot create the directory (" + ec.message() + ")");
+  std::vector<std::string> files;
+  for (size_t i = 0; i < list.size(); ++i) {
+    files.push_back(list[i].refused ? "" : file_name(i + 1, list[i].schedule.source));
+    if (files.back().empty()) continue;
+    const std::string text = graphgen::triton_schedule_json(list[i].schedule);
+    if (Status s = emit(dir + "/" + files.back(), text); !s.ok()) return s;
+  }
+  if (Status s = emit(dir + "/candidates.tsv", graphgen::candidates_tsv(list, files)); !s.ok()) {
+    return s;
+  }
+  return emit(dir + "/candidates.json", graphgen::candidates_json(g, list, files));
+}
+
+}  // namespace
+
+int run_candidates(const Args& args) {
+  CandidateFlags f;
+  const po::options_description visible = candidate_options(f);
+  po::options_description hidden;
+  hidden.add_options()("graph", po::value(&f.graph_path)->value_name("GRAPH")->required(),
+                       "a loop graph imported from TTGIR, - for standard input");
+  po::positional_options_description positional;
+  positional.add("graph", 1);
+  po::variables_map vm;
+  if (std::optional<int> done = parse_args(args, "candidates", "GRAPH -o DIR [--max-cap N]",
+                                           visible, hidden, positional, vm)) {
+    return *done;
+  }
+  if (Status s = check_flags(f, vm); !s.ok()) return fail("candidates", s);
+  StatusOr<Graph> graph = read_graph_input(f.graph_path);
+  if (!graph.ok()) return fail("candidates", graph.status());
+  if (graph->target.name != "hopper") {
+    return fail("candidates", Status::InvalidInput(input_name(f.graph_path) +
+                                                   ": $.target: the graph is on '" +
+                                                   graph->target.name +
+                                                   "'; the price needs the hopper target"));
+  }
+  StatusOr<std::vector<graphgen::Candidate>> list =
+      graphgen::triton_candidates(*graph, options_for(*graph, f, vm));
+  if (!list.ok()) return fail("candidates", list.status());
+  if (Status s = write_all(*graph, f.dir, *list); !s.ok()) return fail("candidates", s);
+  if (!quiet(vm)) {
+    size_t refused = 0;
+    for (const graphgen::Candidate& c : *list) refused += c.refused ? 1 : 0;
+    std::cerr << "tilesched candidates: " << list->size() << " distinct stage assignments, "
+              << refused << " refused by the export, in " << f.dir << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace tilesched::cli

@@ -1,0 +1,247 @@
+// Generator selection (seed 001, "Selector Predicate") and dispatch.
+#include "tilesched/generate.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <utility>
+
+#include "search/ii_driver.h"
+#include "oracle/packing/repair.h"
+#include "search/stage_cap.h"
+#include "tilesched/ims.h"
+#include "tilesched/materialize.h"
+#include "tilesched/serial.h"
+#include "tilesched/sms.h"
+
+namespace tilesched {
+
+namespace {
+
+// One row per generator a caller can name: its name and how it runs.
+// Adding a generator is one row here (and its kind and options).
+struct GeneratorEntry {
+  GeneratorKind kind;
+  std::string_view name;
+  StatusOr<Schedule> (*run)(const Graph&, const GenerateOptions&);
+};
+
+StatusOr<Schedule> run_serial(const Graph& g, const GenerateOptions&) {
+  return generate_serial(g);
+}
+StatusOr<Schedule> run_cost_based(const Graph& g, const GenerateOptions& opts) {
+  return generate_cost_based(g, opts.cost_based).schedule;
+}
+StatusOr<Schedule> run_cost_based_seed(const Graph& g, const GenerateOptions& opts) {
+  Schedule s = generate_cost_based(g, as_the_seeds_write_it(opts.cost_based)).schedule;
+  s.generator = generator_name(GeneratorKind::kCostBasedSeed);
+  return s;
+}
+StatusOr<Schedule> run_ims(const Graph& g, const GenerateOptions& opts) {
+  return generate_ims(g, opts.ims);
+}
+StatusOr<Schedule> run_sms(const Graph& g, const GenerateOptions& opts) {
+  return generate_sms(g, opts.sms);
+}
+StatusOr<Schedule> run_exact(const Graph& g, const GenerateOptions& opts) {
+  StatusOr<ExactResult> r = generate_exact(g, opts.exact);
+  if (!r.ok()) return r.status();
+  return std::move(r->schedule);
+}
+
+constexpr GeneratorEntry kGenerators[] = {
+    {GeneratorKind::kAuto, "auto", nullptr},  // resolved by select_generator
+    {GeneratorKind::kSerial, "serial", run_serial},
+    {GeneratorKind::kCostBased, "cost-based", run_cost_based},
+    {GeneratorKind::kCostBasedSeed, "cost-based-seed", run_cost_based_seed},
+    {GeneratorKind::kIms, "ims", run_ims},
+    {GeneratorKind::kSms, "sms", run_sms},
+    {GeneratorKind::kExact, "exact", run_exact},
+};
+
+constexpr auto kKinds = [] {
+  std::array<GeneratorKind, std::size(kGenerators)> kinds{};
+  for (size_t i = 0; i < kinds.size(); ++i) kinds[i] = kGenerators[i].kind;
+  return kinds;
+}();
+
+const GeneratorEntry& entry(GeneratorKind k) {
+  for (const GeneratorEntry& e : kGenerators) {
+    if (e.kind == k) return e;
+  }
+  std::abort();  // every kind has a row
+}
+
+}  // namespace
+
+std::string_view generator_name(GeneratorKind k) { return entry(k).name; }
+
+std::string_view packing_repair_name(PackingRepair p) {
+  switch (p) {
+    case PackingRepair::kCostBased: return "cost-based";
+    case PackingRepair::kAll: return "all";
+    case PackingRepair::kOff: return "off";
+  }
+  return "off";
+}
+
+std::optional<PackingRepair> parse_packing_repair(std::string_view name) {
+  for (PackingRepair p : {PackingRepair::kCostBased, PackingRepair::kAll, PackingRepair::kOff}) {
+    if (packing_repair_name(p) == name) return p;
+  }
+  return std::nullopt;
+}
+
+std::optional<GeneratorKind> parse_generator(std::string_view name) {
+  for (const GeneratorEntry& e : kGenerators) {
+    if (e.name == name) return e.kind;
+  }
+  return std::nullopt;
+}
+
+std::span<const GeneratorKind> all_generators() { return kKinds; }
+
+std::string generator_names() {
+  std::string out;
+  for (const GeneratorEntry& e : kGenerators) {
+    if (!out.empty()) out += ", ";
+    out += e.name;
+  }
+  return out;
+}
+
+Selection select_generator(const Graph& g, const GenerateOptions& opts) {
+  if (g.attrs.force_serial_execution) {
+    return {GeneratorKind::kSerial, "force_serial_execution is set"};
+  }
+  if (g.op_count() < opts.serial_threshold) {
+    return {GeneratorKind::kSerial, "op count " + std::to_string(g.op_count()) +
+                                        " is below serial_threshold " +
+                                        std::to_string(opts.serial_threshold)};
+  }
+  for (const Op& op : g.ops) {
+    const OpKind* kind = g.target.find_kind(op.kind);
+    if (kind != nullptr && (kind->async || kind->tma || kind->wgmma)) {
+      return {GeneratorKind::kCostBased,
+              "async/TMA/WGMMA op '" + op.name + "' present and " +
+                  std::to_string(g.op_count()) + " ops"};
+    }
+  }
+  return {GeneratorKind::kSerial, "no async pipeline, TMA or WGMMA op"};
+}
+
+namespace {
+
+// MaterializeSchedule after the generator (seed 003's second pass), outside
+// the generator's time_ns. Only the plain schedule goes in.
+Schedule materialized(const Graph& g, Schedule s) {
+  if (!s.feasible) return s;
+  StatusOr<Materialization> m = materialize(g, s);
+  if (m.ok()) {
+    attach_materialization(s, std::move(*m));
+  } else {
+    s.diagnostics.push_back(m.status().message());
+  }
+  return s;
+}
+
+}  // namespace
+
+namespace {
+
+// `opts` for one run under the stage cap (stage_cap.h): the heuristics'
+// II range narrowed to the run's, the oracle's time limit less what the
+// earlier runs spent.
+GenerateOptions for_run(const GenerateOptions& opts, const StageCapRun& r) {
+  GenerateOptions o = opts;
+  auto narrow = [&](int64_t& floor, int64_t& cap) {
+    floor = std::max(floor, r.ii_floor);
+    if (r.ii_cap > 0) cap = cap > 0 ? std::min(cap, r.ii_cap) : r.ii_cap;
+  };
+  narrow(o.cost_based.ii_floor, o.cost_based.ii_cap);
+  narrow(o.ims.ii_floor, o.ims.ii_cap);
+  narrow(o.sms.ii_floor, o.sms.ii_cap);
+  o.exact.time_limit_ms = std::max<int64_t>(0, o.exact.time_limit_ms - r.spent_ns / 1'000'000);
+  return o;
+}
+
+// One run of generator k, then the packing repair where it applies (the
+// heuristics that search IIs: cost-based, ims, sms).
+StatusOr<Schedule> run_once(GeneratorKind k, const Graph& g, const GenerateOptions& opts) {
+  StatusOr<Schedule> s = entry(k).run(g, opts);
+  const bool baseline = k == GeneratorKind::kIms || k == GeneratorKind::kSms;
+  const bool repairs =
+      (k == GeneratorKind::kCostBased && opts.packing_repair != PackingRepair::kOff) ||
+      (baseline && opts.packing_repair == PackingRepair::kAll);
+  if (s.ok() && repairs) {
+    repair_packing(g, opts.cost_based.ii_floor, packing_repair_options(opts.cost_based.effort),
+                   *s);
+  }
+  return s;
+}
+
+// One generator's schedule of `g`, under the stage cap when there is one.
+StatusOr<Schedule> run_generator(GeneratorKind k, const Graph& g, const GenerateOptions& opts) {
+  if (opts.max_stages <= 0) return run_once(k, g, opts);
+  const StageCapMode mode = k == GeneratorKind::kExact ? StageCapMode::kOnce : StageCapMode::kChain;
+  return schedule_under_stage_cap(g, opts.max_stages, mode,
+                                  [&](const Graph& h, const StageCapRun& r) {
+                                    return run_once(k, h, for_run(opts, r));
+                                  });
+}
+
+}  // namespace
+
+StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts) {
+  Selection sel;
+  if (opts.generator == GeneratorKind::kAuto) {
+    sel = select_generator(g, opts);
+    sel.reason = "auto: " + sel.reason;
+  } else {
+    sel = {opts.generator, "requested"};
+  }
+  StatusOr<Schedule> s = run_generator(sel.chosen, g, opts);
+  if (!s.ok()) return s.status();
+  if (opts.generator == GeneratorKind::kAuto && sel.chosen == GeneratorKind::kSerial &&
+      !g.attrs.force_serial_execution && s->failure == FailureReason::kDependenceCycle) {
+    // Seed 001: when the walk cannot order the ops, "the caller falls back
+    // to a stronger strategy"; the cost-based generator seats the ops of a
+    // zero-latency cycle in one cycle.
+    sel = {GeneratorKind::kCostBased,
+           sel.reason + "; the serial walk cannot order a zero-distance cycle, so cost-based"};
+    s = run_generator(sel.chosen, g, opts);
+    if (!s.ok()) return s.status();
+  }
+  Schedule out = materialized(g, std::move(*s));
+  out.selection = std::move(sel.reason);
+  return out;
+}
+
+StatusOr<std::vector<Schedule>> generate_schedules_per_stage_cap(const Graph& g,
+                                                                 const GenerateOptions& opts,
+                                                                 int64_t max_stages) {
+  std::vector<Schedule> out;
+  const GeneratorKind k = opts.generator;
+  if (k == GeneratorKind::kAuto || k == GeneratorKind::kExact) {
+    GenerateOptions o = opts;
+    for (int64_t s = 1; s <= max_stages; ++s) {
+      o.max_stages = s;
+      StatusOr<Schedule> one = generate_schedule(g, o);
+      if (!one.ok()) return one.status();
+      out.push_back(std::move(*one));
+    }
+    return out;
+  }
+  StatusOr<std::vector<Schedule>> all =
+      schedules_under_stage_caps(g, max_stages, [&](const Graph& h, const StageCapRun& r) {
+        return run_once(k, h, for_run(opts, r));
+      });
+  if (!all.ok()) return all.status();
+  for (Schedule& s : *all) {
+    out.push_back(materialized(g, std::move(s)));
+    out.back().selection = "requested";
+  }
+  return out;
+}
+
+}  // namespace tilesched

@@ -1,0 +1,356 @@
+// One run of the backtracking rung's depth-first search (see depth_first.h).
+#include "depth_first.h"
+
+#include <algorithm>
+#include <string>
+
+#include "graph/storage.h"
+
+namespace tilesched::cost_based {
+
+namespace {
+// The Rau rung's priority order made static: repeatedly the ready op (every
+// distance-0 predecessor outside its own cycle placed) with the greatest
+// height, ties by topological rank.
+std::vector<OpId> priority_order(const Context& ctx) {
+  const int n = ctx.g.op_count();
+  std::vector<char> done(n, 0);
+  std::vector<int> waiting(n, 0);  // unplaced distance-0 predecessors outside the op's cycle
+  for (const Edge& e : ctx.g.edges) {
+    if (e.distance == 0 && ctx.zero_scc[e.from] != ctx.zero_scc[e.to]) ++waiting[e.to];
+  }
+  std::vector<OpId> order;
+  order.reserve(n);
+  while (static_cast<int>(order.size()) < n) {
+    OpId best = -1;
+    for (OpId v = 0; v < n; ++v) {
+      if (done[v] || waiting[v] != 0) continue;
+      if (best < 0 || ctx.height[v] > ctx.height[best] ||
+          (ctx.height[v] == ctx.height[best] && ctx.topo_rank[v] < ctx.topo_rank[best])) {
+        best = v;
+      }
+    }
+    done[best] = 1;
+    order.push_back(best);
+    for (int q = ctx.adj.out_begin[best]; q < ctx.adj.out_begin[best + 1]; ++q) {
+      const Edge& e = ctx.g.edges[ctx.adj.out_edges[q]];
+      if (e.distance == 0 && ctx.zero_scc[e.from] != ctx.zero_scc[e.to]) --waiting[e.to];
+    }
+  }
+  return order;
+}
+// The claims of one singleton slot: (op, cycles held).
+using SlotClaims = std::vector<std::pair<OpId, int64_t>>;
+
+// Per singleton slot (by slot id), the ops that claim it for less than II
+// cycles (a longer claim collides with itself, which the probe reports).
+std::vector<SlotClaims> singleton_claims(const Context& ctx, int64_t ii) {
+  std::vector<SlotClaims> claims(ctx.g.target.slots.size() + 1);
+  for (OpId v = 0; v < ctx.g.op_count(); ++v) {
+    for (const Triple& t : ctx.g.ops[v].resources) {
+      if (ctx.g.target.slot(t.slot).capacity == 1 && t.duration > 0 && t.duration <= ii) {
+        claims[t.slot].push_back({v, t.duration});
+      }
+    }
+  }
+  return claims;
+}
+
+// True when the free rows of `slot` can still hold its unplaced claimants:
+// their cycles fit in the free rows, and as many claims of the shortest
+// length fit in the free runs (cyclic) as there are claimants.
+bool slot_can_hold(const Placement& p, int slot, const SlotClaims& claims) {
+  int64_t need = 0, cycles = 0, shortest = INT64_MAX;
+  for (const auto& [v, d] : claims) {
+    if (p.placed(v)) continue;
+    ++need;
+    cycles += d;
+    shortest = std::min(shortest, d);
+  }
+  if (need == 0) return true;
+  const int64_t ii = p.ii();
+  const uint64_t bit = slot_bit(slot);
+  int64_t first_busy = -1;
+  for (int64_t r = 0; r < ii && first_busy < 0; ++r) {
+    if (p.rrt().row(r) & bit) first_busy = r;
+  }
+  if (first_busy < 0) return ii / shortest >= need && ii >= cycles;
+  int64_t free = 0, fits = 0, run = 0;
+  for (int64_t k = 1; k <= ii; ++k) {  // one lap from the first busy row
+    const int64_t r = (first_busy + k) % ii;
+    if (p.rrt().row(r) & bit) {
+      fits += run / shortest;
+      free += run;
+      run = 0;
+    } else {
+      ++run;
+    }
+  }
+  return fits >= need && free >= cycles;
+}
+// SearchFacts::share: the ops whose seats a seat of v can change (besides those
+// it has a path to or from): a common slot, pool or leader group.
+void find_sharing(const Context& ctx, SearchFacts& f) {
+  const int n = ctx.g.op_count();
+  f.share_begin.assign(static_cast<size_t>(n) + 1, 0);
+  f.share.clear();
+  for (OpId v = 0; v < n; ++v) {
+    const int gv = ctx.group_of[v];
+    for (OpId u = 0; u < n; ++u) {
+      if (u != v && ((f.slots[u] & f.slots[v]) || (f.pools[u] & f.pools[v]) ||
+                     (gv != kNoGroup && ctx.group_of[u] == gv))) {
+        f.share.push_back(u);
+      }
+    }
+    f.share_begin[v + 1] = static_cast<int>(f.share.size());
+  }
+}
+
+// Rule L4 for a full placement.
+bool storage_holds(const Context& ctx, const Placement& p) {
+  if (ctx.max_storage <= 0) return true;
+  return storage_bytes_needed(ctx.g, ctx.adj, p.starts(), p.ii(), ctx.max_storage) <=
+         ctx.max_storage;
+}
+
+// One run of the search: a depth-first search with one frame per seated
+// op. Its seats, failure line and searched-all verdict go into `out`.
+class Backtracker {
+ public:
+  // Fail-first ties go to the op first in `order`.
+  Backtracker(const Context& ctx, Placement& p, Gates& gates, const SearchFacts& facts,
+              int64_t budget, const std::vector<OpId>& order, BacktrackResult& out);
+  bool run();
+
+ private:
+  // The op chosen at a depth, its earliest start (G2 is judged there) and
+  // the seats still to try. An op with placed successors and no placed
+  // predecessor is tried from its latest seat down (as close to its
+  // consumers as it can go: short buffer and register lifetimes), every
+  // other op from its earliest up.
+  struct Frame {
+    OpId op = 0;
+    int64_t earliest = 0;
+    int64_t next = 0;
+    int64_t end = -1;
+    bool down = false;
+  };
+  // Counted seats per op: fail first looks no further than this.
+  static constexpr int kEnough = 3;
+  // Seats between two looks at the options' deadline (a clock read).
+  static constexpr int64_t kSeatsPerDeadlinePoll = 64;
+
+  Frame range_of(OpId v) const;
+  // Whether v's latest start is held below what its max_depth alone allows
+  // (placed successors, a builder constraint): such an op with no placed
+  // predecessor is tried from that latest start down. The bound a stage
+  // cap puts on every op is not one (it would start every source op at
+  // the top of its stages).
+  bool bounded_above(OpId v, const Window& w) const;
+  std::optional<int64_t> next_seat(Frame& f);  // through the gates
+  // Fail first: the unplaced op with the fewest seats (up to kEnough),
+  // ties by priority; ops held by G1 wait for their anchor. An op with no
+  // seat at all comes back with an empty range (the branch is dead).
+  std::optional<Frame> choose();
+  // u was seated or unseated: the counts of the ops it can see are stale
+  // (a shared slot or pool, its leader group, the ops whose dependence
+  // bounds moved (Placement::moved); a window, the gates and the builder
+  // constraints read nothing else).
+  void touched(OpId u);
+  // After seating v: each singleton slot it claims can still hold what is unplaced.
+  bool room_left(OpId v) const;
+  bool fail(std::string why);
+
+  const Context& ctx_;
+  Placement& p_;
+  Gates& gates_;
+  BacktrackResult& out_;
+  const int n_;
+  const int64_t ii_;
+  const int64_t budget_;
+  const SearchFacts& facts_;
+  std::vector<int> rank_;  // position in the (shuffled) priority order
+  std::vector<Frame> range_;
+  std::vector<int> count_;
+  std::vector<char> stale_;
+  std::vector<SlotClaims> claims_;
+};
+
+Backtracker::Backtracker(const Context& ctx, Placement& p, Gates& gates,
+                         const SearchFacts& facts, int64_t budget,
+                         const std::vector<OpId>& order, BacktrackResult& out)
+    : ctx_(ctx),
+      p_(p),
+      gates_(gates),
+      out_(out),
+      n_(ctx.g.op_count()),
+      ii_(p.ii()),
+      budget_(budget),
+      facts_(facts),
+      rank_(n_),
+      range_(n_),
+      count_(n_, 0),
+      stale_(n_, 1),
+      claims_(singleton_claims(ctx, p.ii())) {
+  for (int i = 0; i < n_; ++i) rank_[order[i]] = i;
+}
+
+bool Backtracker::bounded_above(OpId v, const Window& w) const {
+  const std::optional<int64_t>& depth = ctx_.g.ops[v].max_depth;
+  return w.has_succ || w.hi < (depth ? (*depth + 1) * ii_ - 1 : kUnbounded);
+}
+
+Backtracker::Frame Backtracker::range_of(OpId v) const {
+  const Window w = p_.window(v);
+  Frame f{v, w.lo, w.lo, std::min(w.hi, w.lo + ii_ - 1), false};
+  if (std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v])) {
+    f.next = std::max(w.lo, *stage * ii_);  // L5: only the group's stage
+    f.end = std::min(w.hi, *stage * ii_ + ii_ - 1);
+  } else if (!w.has_pred && bounded_above(v, w) && !w.empty()) {
+    f.down = true;
+    f.next = w.hi;
+    f.end = std::max(w.lo, w.hi - ii_ + 1);
+  }
+  return f;
+}
+
+std::optional<int64_t> Backtracker::next_seat(Frame& f) {
+  if (f.down) {
+    for (; f.next >= f.end; --f.next) {
+      const SeatSearch s = gates_.admit(f.op, f.earliest, f.next, f.next);
+      if (s.outcome == SeatOutcome::kSeat) return f.next--;
+      if (s.outcome == SeatOutcome::kPending || s.outcome == SeatOutcome::kDead) break;
+    }
+    f.next = f.end - 1;
+    return std::nullopt;
+  }
+  while (f.next <= f.end) {
+    const SeatSearch s = gates_.admit(f.op, f.earliest, f.next, f.end);
+    f.next = s.t + 1;
+    if (s.outcome == SeatOutcome::kSeat) return s.t;
+    if (s.outcome != SeatOutcome::kGroupAhead && s.outcome != SeatOutcome::kGroupLater) break;
+  }
+  f.next = f.end + 1;
+  return std::nullopt;
+}
+
+std::optional<Backtracker::Frame> Backtracker::choose() {
+  std::optional<Frame> best;
+  int best_count = kEnough + 1;
+  for (OpId v = 0; v < n_; ++v) {
+    if (p_.placed(v) || gates_.pending(v)) continue;
+    if (stale_[v]) {
+      range_[v] = range_of(v);
+      Frame probe = range_[v];
+      count_[v] = 0;
+      while (count_[v] < kEnough && next_seat(probe)) ++count_[v];
+      stale_[v] = 0;
+    }
+    if (count_[v] == 0) return Frame{v, 0, 0, -1};
+    if (count_[v] < best_count || (count_[v] == best_count && rank_[v] < rank_[best->op])) {
+      best = range_[v];
+      best_count = count_[v];
+    }
+  }
+  return best;
+}
+
+void Backtracker::touched(OpId u) {
+  stale_[u] = 1;
+  for (int i = facts_.share_begin[u]; i < facts_.share_begin[u + 1]; ++i) {
+    stale_[facts_.share[i]] = 1;
+  }
+  for (OpId v : p_.moved(u)) stale_[v] = 1;
+}
+
+bool Backtracker::room_left(OpId v) const {
+  for (const Triple& t : ctx_.g.ops[v].resources) {
+    if (!claims_[t.slot].empty() && !slot_can_hold(p_, t.slot, claims_[t.slot])) return false;
+  }
+  return true;
+}
+
+bool Backtracker::fail(std::string why) {
+  out_.failures.push_back("II " + std::to_string(ii_) + ": backtracking " + why);
+  return false;
+}
+
+bool Backtracker::run() {
+  // Without stage rules (leader groups, max depths, builder constraints)
+  // a placement shifted by a constant is a placement, so the first op's
+  // first seat stands for all of its seats.
+  bool shift_invariant = ctx_.group_members.empty() && p_.constraints().empty();
+  for (const Op& op : ctx_.g.ops) shift_invariant = shift_invariant && !op.max_depth;
+  std::vector<Frame> frames;
+  frames.reserve(n_);
+  std::optional<Frame> first = choose();
+  if (!first) return fail("found no op ready");  // anchors are never held: unreachable
+  frames.push_back(*first);
+  int64_t seats = 0;
+  while (true) {
+    Frame& f = frames.back();
+    if (frames.size() == 1 && shift_invariant && f.next > f.earliest) f.next = f.end + 1;
+    if (std::optional<int64_t> seat = next_seat(f)) {
+      p_.place(f.op, *seat);
+      ++out_.seats;
+      if (++seats > budget_) {
+        out_.failures.push_back(spent_line(ii_, budget_));
+        return false;
+      }
+      if (ctx_.out_of_work()) return fail("the effort's work budget is spent");
+      if (seats % kSeatsPerDeadlinePoll == 0 && deadline_passed(ctx_.opts.deadline)) {
+        return fail("stopped at the deadline");
+      }
+      if (p_.placed_count() == n_) {
+        if (storage_holds(ctx_, p_)) return true;
+        p_.unplace(f.op);  // L4 fails: this leaf is no schedule
+        continue;
+      }
+      if (!room_left(f.op)) {
+        p_.unplace(f.op);
+        continue;
+      }
+      touched(f.op);
+      std::optional<Frame> next = choose();
+      if (!next) return fail("found no op ready");
+      frames.push_back(*next);
+      continue;
+    }
+    if (frames.size() == 1) {
+      out_.stuck = f.op;
+      out_.searched_all = true;
+      return false;
+    }
+    frames.pop_back();
+    p_.unplace(frames.back().op);
+    touched(frames.back().op);
+  }
+}
+
+}  // namespace
+
+SearchFacts search_facts(const Context& ctx) {
+  const int n = ctx.g.op_count();
+  SearchFacts f{priority_order(ctx), std::vector<uint64_t>(n, 0), std::vector<uint64_t>(n, 0)};
+  for (OpId v = 0; v < n; ++v) {
+    const NodeRrt& node = ctx.nodes[v];
+    if (!node.rows.empty()) f.slots[v] = node.rows[0];  // rows nest: row 0 has every bit
+    for (const Triple& t : node.pooled) f.slots[v] |= slot_bit(t.slot);
+    for (const PoolUse& u : node.pools) f.pools[v] |= uint64_t{1} << (u.pool % 64);
+  }
+  find_sharing(ctx, f);
+  return f;
+}
+
+bool search_once(const Context& ctx, Placement& p, Gates& gates, const SearchFacts& facts,
+                 const std::vector<OpId>& order, int64_t budget, BacktrackResult& out) {
+  return Backtracker(ctx, p, gates, facts, budget, order, out).run();
+}
+
+// The failure line of a run that spent its budget.
+std::string spent_line(int64_t ii, int64_t budget) {
+  return "II " + std::to_string(ii) + ": backtracking spent its budget of " +
+         std::to_string(budget) + " seats";
+}
+
+}  // namespace tilesched::cost_based

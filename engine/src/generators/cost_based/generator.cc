@@ -1,0 +1,345 @@
+// TileASGenerateSchedule's cost-based path, as a table of contents: the
+// serial schedule (the II cap and the last rung), the shared II search
+// (../ii_driver.h), one refinement loop per II (refinement.h) around the
+// strategy ladder (ladder.h) and the constraint builder (builder.h), then
+// the published schedule. docs/COST_BASED.md maps each seed phase to its
+// function.
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "util/elapsed.h"
+#include "bounds/distance.h"
+#include "search/ii_driver.h"
+#include "search/ii_screen.h"
+#include "refinement.h"
+#include "tilesched/cost_based.h"
+#include "tilesched/ims.h"
+#include "tilesched/serial.h"
+
+namespace tilesched {
+
+std::string_view effort_name(Effort e) {
+  static constexpr std::string_view kNames[] = {"fast", "default", "full"};
+  return kNames[static_cast<int>(e)];
+}
+std::optional<Effort> parse_effort(std::string_view name) {
+  for (Effort e : {Effort::kFast, Effort::kDefault, Effort::kFull}) {
+    if (effort_name(e) == name) return e;
+  }
+  return std::nullopt;
+}
+
+std::string_view arm_policy_name(ArmPolicy p) {
+  return p == ArmPolicy::kFirstSuccess ? "first-success" : "best-cost";
+}
+std::optional<ArmPolicy> parse_arm_policy(std::string_view name) {
+  if (name == "first-success") return ArmPolicy::kFirstSuccess;
+  if (name == "best-cost") return ArmPolicy::kBestCost;
+  return std::nullopt;
+}
+std::string_view arm_name(Arm a) {
+  static constexpr std::string_view kNames[] = {"permute", "fuse", "retry", "cost_based"};
+  return kNames[static_cast<int>(a)];
+}
+std::string_view gate_name(Gate g) {
+  static constexpr std::string_view kNames[] = {"g1_pending", "g2_max_depth", "g3_rrt",
+                                                "g4_group"};
+  return kNames[static_cast<int>(g)];
+}
+std::string_view rung_name(Rung r) {
+  static constexpr std::string_view kNames[] = {
+      "rau_refinement", "deepest_retry", "initial_placement", "cost_based_placement",
+      "initial_after_clear", "cost_based_after_clear", "backtrack", "serial_fallback"};
+  return kNames[static_cast<int>(r)];
+}
+std::string_view constraint_family_name(ConstraintFamily f) {
+  static constexpr std::string_view kNames[] = {"register_pressure", "density", "depth",
+                                                "grouping"};
+  return kNames[static_cast<int>(f)];
+}
+std::string_view give_up_name(GiveUp g) {
+  static constexpr std::string_view kNames[] = {"positive_cycle", "no_seat", "storage"};
+  return kNames[static_cast<int>(g)];
+}
+
+CostBasedOptions as_the_seeds_write_it(CostBasedOptions opts) {
+  opts.backtrack_budget_ratio = 0;
+  opts.descent_budget_ratio = 0;
+  opts.policy_fallback = false;
+  opts.all_pairs_closure = true;
+  opts.effort = Effort::kFull;  // the seeds' bounds alone
+  return opts;
+}
+
+namespace {
+
+// Every statistic in the order stats_fields lists them: add(prefix, name,
+// value), its key prefix + name.
+template <class Add>
+void each_stat(const CostBasedStats& s, Add&& add) {
+  add("", "ii_tried", s.ii_tried);
+  add("", "ii_screened", s.ii_screened);
+  for (int a = 0; a < kArmCount; ++a) {
+    add("arm_proposals.", arm_name(static_cast<Arm>(a)), s.arm_proposals[a]);
+  }
+  for (int a = 0; a < kArmCount; ++a) {
+    add("arm_wins.", arm_name(static_cast<Arm>(a)), s.arm_wins[a]);
+  }
+  for (int g = 0; g < kGateCount; ++g) {
+    add("gate_rejects.", gate_name(static_cast<Gate>(g)), s.gate_rejects[g]);
+  }
+  for (int r = 0; r < kRungCount; ++r) {
+    add("rung_attempts.", rung_name(static_cast<Rung>(r)), s.rung_attempts[r]);
+  }
+  for (int r = 0; r < kRungCount; ++r) {
+    add("rung_successes.", rung_name(static_cast<Rung>(r)), s.rung_successes[r]);
+  }
+  for (int g = 0; g < kGiveUpCount; ++g) {
+    add("give_ups.", give_up_name(static_cast<GiveUp>(g)), s.give_ups[g]);
+  }
+  add("", "evictions", s.evictions);
+  add("", "backtrack_seats", s.backtrack_seats);
+  add("", "descent_successes", s.descent_successes);
+  add("", "group_reorders", s.group_reorders);
+  add("", "refinement_iterations", s.refinement_iterations);
+  add("", "constraints_added", s.constraints_added);
+  add("", "constraints_lifted", s.constraints_lifted);
+  for (int f = 0; f < kConstraintFamilyCount; ++f) {
+    const std::string_view name = constraint_family_name(static_cast<ConstraintFamily>(f));
+    add("constraints_added.", name, s.family_added[f]);
+    add("constraints_lifted.", name, s.family_lifted[f]);
+  }
+  add("", "spill_surcharges", s.spill_surcharges);
+  add("work.", "search", s.work_search);
+  add("work.", "descent", s.work_descent);
+  add("work_budget_out.", "attempts", s.attempts_out_of_work);
+  add("work_budget_out.", "walk", s.walk_out_of_work);
+  add("work_budget_out.", "descent", s.descent_out_of_work);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& s) {
+  // The keys are the same for every schedule: spelled out once.
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    each_stat(CostBasedStats{}, [&](std::string_view prefix, std::string_view name, int64_t) {
+      k.push_back(std::string(prefix) + std::string(name));
+    });
+    return k;
+  }();
+  std::vector<std::pair<std::string, int64_t>> out;
+  out.reserve(keys.size());
+  size_t i = 0;
+  each_stat(s, [&](std::string_view, std::string_view, int64_t value) {
+    out.emplace_back(keys[i++], value);
+  });
+  return out;
+}
+
+namespace cost_based {
+namespace {
+
+class Generator {
+ public:
+  // The serial schedule gives the II cap, the last rung's seats and the MII
+  // (generate_serial reports it), so the bounds are computed once.
+  Generator(const Graph& g, const CostBasedOptions& opts)
+      : serial_(generate_serial(g)),
+        ctx_(g, opts, serial_.mii),
+        budgets_(effort_budgets(opts.effort, g)),
+        screen_(ctx_.g, ctx_.adj, opts.all_pairs_closure ? &closure_ : nullptr),
+        placement_(make_placement(ctx_, opts.all_pairs_closure ? &closure_ : nullptr)),
+        driver_(ctx_, *placement_, stats_),
+        builder_(ctx_, *placement_, stats_, notes_),
+        ladder_(*placement_, driver_, stats_, serial_, notes_),
+        refinement_(ctx_, *placement_, driver_, ladder_, builder_, stats_, notes_) {
+    ctx_.work = &meter_;
+  }
+
+  CostBasedResult run(std::chrono::steady_clock::time_point t0);
+
+ private:
+  // Below the found II, the driver's descent (descend_ii) with
+  // Refinement::descend as its attempt; the lowest II it places, or
+  // `found`, whose seats (and whether they are the serial ones) it copies
+  // out on each success.
+  int64_t descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
+                  bool& serial_fallback);
+  // The policy fallback for a whole attempt (docs/COST_BASED.md).
+  bool first_success_attempt(int64_t ii);
+  Schedule publish(const IiSearchResult& r, const std::vector<int64_t>& seats,
+                   bool serial_fallback, const IiRange& range);
+
+  // The upward walk under the effort's budgets; kStop once the walk's is spent.
+  IiVerdict walk_attempt(int64_t ii);
+  // The walk's budget ran out before an II placed: IMS's search over the
+  // same range stands in (its own bounds), so the run ends with a
+  // schedule no worse than IMS's. False when IMS found none either.
+  bool after_spent_walk(IiSearchResult& r, std::vector<int64_t>& seats, bool& serial_fallback);
+
+  Schedule serial_;
+  Context ctx_;
+  EffortBudgets budgets_;
+  WorkMeter meter_;
+  std::optional<int64_t> fallback_from_;  // the II the walk's budget ran out at
+  // With the seeds' closure (cost-based-seed): built by the screen at each
+  // II, read by the placement. Otherwise unused: the screen closes only the
+  // components it tests, the placement keeps its windows along the edges.
+  DistanceMatrix closure_;
+  IiScreen screen_;
+  // The seeds' all-pairs closure (`closure`, shared with the II screen),
+  // or the windows kept along the edges (nullptr).
+  static std::unique_ptr<Placement> make_placement(const Context& ctx, DistanceMatrix* closure) {
+    return closure != nullptr ? std::make_unique<Placement>(ctx, closure)
+                              : std::make_unique<Placement>(ctx, AlongEdges{});
+  }
+
+  std::unique_ptr<Placement> placement_;
+  CostBasedStats stats_;
+  Notes notes_;
+  Driver driver_;
+  Builder builder_;
+  Ladder ladder_;
+  Refinement refinement_;
+};
+
+CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
+  CostBasedResult result;
+  if (ctx_.g.attrs.force_serial_execution) {
+    result.schedule = forced_serial(serial_, "cost-based");
+    result.schedule.time_ns = elapsed_ns(t0);
+    result.refinement_status = kConverged;
+    return result;
+  }
+  const IiRange range =
+      heuristic_ii_range(ctx_.g, ctx_.mii.max(), ctx_.group_span_bound, ctx_.opts.ii_floor,
+                         ctx_.opts.ii_cap, serial_);
+  meter_.start_phase(WorkMeter::kSearch, budgets_.walk);
+  IiSearchResult r = search_ii(
+      ctx_.g, range, ctx_.opts.ii_search, [&](int64_t ii) { return walk_attempt(ii); },
+      &screen_, ctx_.opts.deadline);
+  stats_.ii_screened = screen_.rejected();
+  std::vector<int64_t> seats;
+  bool serial_fallback = refinement_.serial_fallback();
+  if (r.end == IiSearchEnd::kFound) seats = placement_->starts();
+  const bool found = r.end == IiSearchEnd::kFound || after_spent_walk(r, seats, serial_fallback);
+  if (found && ctx_.opts.descent_budget_ratio > 0) {
+    meter_.start_phase(WorkMeter::kDescent, budgets_.descent);
+    r.ii = descend(r.ii, range.lower, seats, serial_fallback);
+  }
+  stats_.work_search = meter_.spent(WorkMeter::kSearch);
+  stats_.work_descent = meter_.spent(WorkMeter::kDescent);
+  result.schedule = publish(r, seats, serial_fallback, range);
+  result.schedule.time_ns = elapsed_ns(t0);
+  result.stats = stats_;
+  result.refinement_status = refinement_.status();
+  return result;
+}
+
+IiVerdict Generator::walk_attempt(int64_t ii) {
+  if (meter_.phase_out()) return IiVerdict::kStop;
+  meter_.start_attempt(budgets_.attempt);
+  if (refinement_.attempt(ii) || first_success_attempt(ii)) return IiVerdict::kPlaced;
+  if (meter_.attempt_out()) ++stats_.attempts_out_of_work;
+  if (!meter_.phase_out()) return IiVerdict::kNotPlaced;
+  fallback_from_ = ii;
+  return IiVerdict::kStop;
+}
+
+bool Generator::after_spent_walk(IiSearchResult& r, std::vector<int64_t>& seats,
+                                 bool& serial_fallback) {
+  if (r.end != IiSearchEnd::kStopped || !fallback_from_) return false;
+  stats_.walk_out_of_work = 1;
+  ImsOptions o;
+  o.ii_floor = ctx_.opts.ii_floor;
+  o.ii_cap = ctx_.opts.ii_cap;
+  o.deadline = ctx_.opts.deadline;
+  const Schedule ims = generate_ims(ctx_.g, o);
+  notes_.add("II " + std::to_string(*fallback_from_) + ": the effort's budget for the II walk (" +
+             std::to_string(budgets_.walk) + " work units) is spent; " +
+             (ims.feasible ? "IMS's schedule at II " + std::to_string(ims.ii) + " stands in"
+                           : std::string("IMS found no schedule either")));
+  if (!ims.feasible) return false;
+  r.end = IiSearchEnd::kFound;
+  r.ii = ims.ii;
+  seats = ims.start;
+  serial_fallback = std::find(ims.flags.begin(), ims.flags.end(), "serial_fallback") !=
+                    ims.flags.end();
+  return true;
+}
+
+// Best-cost's ladder placed every op at `ii`, but the refinement loop found
+// no placement that meets the builder constraints and rule L4 (best-cost's
+// seats spread over more stages): first-success's whole attempt at the same
+// II, so that best-cost never gives up an II that first-success places.
+// Where the ladder itself failed, it already ran first-success's rungs.
+bool Generator::first_success_attempt(int64_t ii) {
+  if (ladder_.policy() != ArmPolicy::kBestCost || !ctx_.opts.policy_fallback ||
+      !refinement_.ladder_placed()) {
+    return false;
+  }
+  ladder_.set_policy(ArmPolicy::kFirstSuccess);
+  const bool placed = refinement_.attempt(ii);
+  ladder_.set_policy(ArmPolicy::kBestCost);
+  return placed;
+}
+
+int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
+                           bool& serial_fallback) {
+  const IiDescentResult d = descend_ii(
+      found, lower,
+      [&](int64_t ii) {
+        if (meter_.phase_out()) {
+          stats_.descent_out_of_work = 1;
+          return DescentVerdict::kOutOfBudget;
+        }
+        if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) {
+          if (meter_.phase_out()) stats_.descent_out_of_work = 1;
+          return refinement_.descent_searched_all() ? DescentVerdict::kSearchedAll
+                                                    : DescentVerdict::kOutOfBudget;
+        }
+        seats = placement_->starts();
+        serial_fallback = false;
+        return DescentVerdict::kPlaced;
+      },
+      &screen_, ctx_.opts.deadline);
+  stats_.ii_screened += d.screened;
+  stats_.descent_successes += d.placed;
+  return d.ii;
+}
+
+// The schedule: the table's seats at the found II, or why there is none;
+// diagnostics and statistics either way (time_ns is the caller's).
+Schedule Generator::publish(const IiSearchResult& r, const std::vector<int64_t>& seats,
+                            bool serial_fallback, const IiRange& range) {
+  Schedule s;
+  s.graph = ctx_.g.name;
+  s.generator = "cost-based";
+  s.options = {{"arm_policy", std::string(arm_policy_name(ctx_.opts.arm_policy))},
+               {"ii_search", std::string(ii_search_name(ctx_.opts.ii_search))},
+               {"effort", std::string(effort_name(ctx_.opts.effort))}};
+  s.mii = ctx_.mii;
+  // The serial fallback is the ladder's last rung here, not the driver's.
+  publish_search(ctx_.g, range, r, seats, nullptr, s);
+  if (s.feasible && serial_fallback) s.flags.push_back("serial_fallback");
+  if (refinement_.truncated()) s.flags.push_back("budget_truncated");
+  if (stats_.walk_out_of_work > 0 && s.feasible) s.flags.push_back("effort_fallback");
+  for (std::string& n : screen_.lines()) s.diagnostics.push_back(std::move(n));
+  for (std::string& n : notes_.lines()) s.diagnostics.push_back(std::move(n));
+  s.stats = stats_fields(stats_);
+  s.stats.emplace_back("refinement_status", refinement_.status());
+  return s;
+}
+
+}  // namespace
+}  // namespace cost_based
+
+CostBasedResult generate_cost_based(const Graph& g, const CostBasedOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();  // time_ns covers the serial pass too
+  cost_based::Generator gen(g, opts);
+  return gen.run(t0);
+}
+
+}  // namespace tilesched

@@ -1,0 +1,186 @@
+// The iterative modulo scheduler as a table of contents (Rau, MICRO 1994,
+// "ModuloSchedule"): the serial schedule (rule L7 and the II cap), the
+// per-graph facts (problem.h), then one Attempt per II from the lower
+// bound upward until one places every op and passes rule L4; the schedule
+// with its counters and one diagnostic per failed II. docs/BASELINES.md.
+#include "tilesched/ims.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+
+#include "util/elapsed.h"
+#include "search/ii_driver.h"
+#include "search/ii_screen.h"
+#include "graph/storage.h"
+#include "attempt.h"
+#include "problem.h"
+#include "tilesched/serial.h"
+
+namespace tilesched {
+namespace ims {
+namespace {
+
+struct Stats {
+  int64_t ii_tried = 0;
+  int64_t ii_screened = 0;       // IIs the II screen proved infeasible (ii_screen.h)
+  int64_t placement_steps = 0;
+  int64_t evictions = 0;
+  int64_t budget_exhausted = 0;  // IIs whose budget ran out
+  int64_t storage_failures = 0;  // IIs where L4 failed (after placement or by the floor)
+  int64_t no_seat = 0;           // IIs where some op fits no row (or a positive cycle)
+  int64_t serial_fallback = 0;   // 1 when the serial schedule was published
+};
+
+std::vector<std::pair<std::string, int64_t>> fields(const Stats& s) {
+  return {{"ii_tried", s.ii_tried},
+          {"ii_screened", s.ii_screened},
+          {"placement_steps", s.placement_steps},
+          {"evictions", s.evictions},
+          {"budget_exhausted", s.budget_exhausted},
+          {"storage_failures", s.storage_failures},
+          {"no_seat", s.no_seat},
+          {"serial_fallback", s.serial_fallback}};
+}
+
+std::string format_ratio(double r) {
+  char buf[32];
+  const std::to_chars_result res = std::to_chars(buf, buf + sizeof buf, r);
+  return std::string(buf, res.ptr);
+}
+
+// ceil(ratio * ops) placement steps, at least 1, and far below overflow.
+int64_t step_budget(double ratio, int ops) {
+  const double steps = std::ceil(ratio * static_cast<double>(ops));
+  if (!(steps >= 1)) return 1;
+  return steps > 1e15 ? int64_t{1000000000000000} : static_cast<int64_t>(steps);
+}
+
+class Generator {
+ public:
+  Generator(const Graph& g, const ImsOptions& opts)
+      : g_(g), opts_(opts), serial_(generate_serial(g)), problem_(g), attempt_(problem_),
+        budget_(step_budget(opts.budget_ratio, g.op_count())) {}
+
+  Schedule run(std::chrono::steady_clock::time_point t0);
+
+ private:
+  // The attempt at one II (ii_driver.h): the storage floor, the placement,
+  // then L4 on the finished placement.
+  IiVerdict attempt(int64_t ii);
+  // One line for the run of IIs the storage floor ruled out, if any.
+  void close_floor_run(int64_t last);
+  // False (with a diagnostic) when L4 fails at `ii` for this placement.
+  bool storage_holds(int64_t ii, const std::vector<int64_t>& start);
+  Schedule blank() const;
+
+  const Graph& g_;
+  const ImsOptions& opts_;
+  Schedule serial_;
+  Problem problem_;
+  Attempt attempt_;
+  int64_t budget_;
+  Stats stats_;
+  std::vector<std::string> diagnostics_;
+  int64_t floor_from_ = 0;  // first II of a run of IIs the storage floor rules out
+};
+
+Schedule Generator::blank() const {
+  Schedule s;
+  s.graph = g_.name;
+  s.generator = "ims";
+  s.options = {{"budget_ratio", format_ratio(opts_.budget_ratio)}};
+  s.mii = serial_.mii;
+  return s;
+}
+
+Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
+  Schedule s = blank();
+  if (g_.attrs.force_serial_execution) {
+    s = forced_serial(serial_, "ims");
+    s.options = blank().options;
+  } else {
+    const IiRange range = heuristic_ii_range(g_, serial_.mii.max(), problem_.group_span_bound,
+                                             opts_.ii_floor, opts_.ii_cap, serial_);
+    IiScreen screen(g_, problem_.adj);
+    const IiSearchResult r = search_ii(
+        g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen,
+        opts_.deadline);
+    if (r.end != IiSearchEnd::kFound) close_floor_run(range.cap);
+    stats_.ii_tried = r.tried;
+    stats_.ii_screened = r.screened;
+    // Up to the serial II nothing placed: the serial schedule is kept, as
+    // the cost-based generator's last rung does.
+    const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;
+    stats_.serial_fallback = fallback && serial_.feasible ? 1 : 0;
+    publish_search(g_, range, r, attempt_.starts(), fallback ? &serial_ : nullptr, s);
+    for (std::string& d : diagnostics_) s.diagnostics.push_back(std::move(d));
+    for (std::string& d : screen.lines()) s.diagnostics.push_back(std::move(d));
+  }
+  s.stats = fields(stats_);
+  s.time_ns = elapsed_ns(t0);
+  return s;
+}
+
+IiVerdict Generator::attempt(int64_t ii) {
+  if (problem_.storage_capacity && storage_floor(problem_, ii) > *problem_.storage_capacity) {
+    // L4 proven to fail before any placement: one line per run of IIs.
+    ++stats_.storage_failures;
+    if (floor_from_ == 0) floor_from_ = ii;
+    return IiVerdict::kStorage;
+  }
+  close_floor_run(ii - 1);
+  const AttemptResult r = attempt_.run(ii, budget_);
+  stats_.placement_steps += r.steps;
+  stats_.evictions += r.evictions;
+  const std::string at = "II " + std::to_string(ii) + ": ";
+  switch (r.outcome) {
+    case Outcome::kPlaced:
+      return storage_holds(ii, attempt_.starts()) ? IiVerdict::kPlaced : IiVerdict::kStorage;
+    case Outcome::kBudgetExhausted:
+      ++stats_.budget_exhausted;
+      diagnostics_.push_back(at + "budget exhausted: " + r.why);
+      break;
+    case Outcome::kNoSeat:
+      ++stats_.no_seat;
+      diagnostics_.push_back(at + "no seat: " + r.why);
+      break;
+    case Outcome::kPositiveCycle:
+      ++stats_.no_seat;
+      diagnostics_.push_back(at + "positive cycle: " + r.why);
+      break;
+  }
+  return IiVerdict::kNotPlaced;
+}
+
+void Generator::close_floor_run(int64_t last) {
+  if (floor_from_ == 0) return;
+  diagnostics_.push_back("II " + std::to_string(floor_from_) +
+                         (last > floor_from_ ? " to " + std::to_string(last) : "") +
+                         ": storage: the buffers at their least lifetimes exceed the pool");
+  floor_from_ = 0;
+}
+
+bool Generator::storage_holds(int64_t ii, const std::vector<int64_t>& start) {
+  if (!problem_.storage_capacity) return true;
+  const int64_t cap = *problem_.storage_capacity;
+  const int64_t need = storage_bytes_needed(g_, problem_.adj, start, ii, cap);
+  if (need <= cap) return true;
+  ++stats_.storage_failures;
+  diagnostics_.push_back("II " + std::to_string(ii) + ": storage: the placement holds " +
+                         std::to_string(need) + " bytes of SMEM buffers, more than " +
+                         std::to_string(cap));
+  return false;
+}
+
+}  // namespace
+}  // namespace ims
+
+Schedule generate_ims(const Graph& g, const ImsOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();  // time_ns covers the serial pass too
+  ims::Generator gen(g, opts);
+  return gen.run(t0);
+}
+
+}  // namespace tilesched

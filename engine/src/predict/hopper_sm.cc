@@ -1,0 +1,163 @@
+// A loop on the whole Hopper SM (tilesched/hopper_predict.h, "A kernel on
+// the whole SM" and "The memory latency a loop's schedule must hide"):
+// CTAs per SM by NVIDIA's occupancy rules, the shared memory Triton's
+// multi-buffering needs, the busy cycles of each unit, and the loaded
+// memory latency the target's schedules must hide. docs/TARGETS.md gives
+// the sources.
+#include <algorithm>
+#include <cmath>
+
+#include "tilesched/hopper_predict.h"
+#include "tilesched/limits.h"
+
+namespace tilesched::hopper {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+std::string_view cta_limit_name(CtaLimit limit) {
+  switch (limit) {
+    case CtaLimit::kSharedMemory: return "shared memory";
+    case CtaLimit::kRegisters: return "registers";
+    case CtaLimit::kThreads: return "threads";
+    case CtaLimit::kBlocks: return "blocks";
+  }
+  return "shared memory";
+}
+
+int64_t ctas_per_sm(const CtaFootprint& cta, CtaLimit* limit) {
+  if (limit != nullptr) *limit = CtaLimit::kSharedMemory;
+  if (cta.threads <= 0 || cta.threads > kMaxThreadsPerSm) return 0;
+  if (cta.registers_per_thread > kMaxRegistersPerThread) return 0;
+  const int64_t warps = ceil_div(cta.threads, 32);
+  const int64_t per_thread = ceil_div(std::max<int64_t>(cta.registers_per_thread, 1),
+                                      kThreadRegisterStep) * kThreadRegisterStep;
+  const int64_t per_warp = ceil_div(per_thread * 32, kRegisterUnit) * kRegisterUnit;
+  const int64_t by_smem = cta.smem_bytes <= kSmemBytesPerBlock
+                              ? kSmemBytesPerSm / (std::max<int64_t>(cta.smem_bytes, 0) +
+                                                   kReservedSmemPerBlock)
+                              : 0;
+  const std::pair<int64_t, CtaLimit> bounds[] = {
+      {by_smem, CtaLimit::kSharedMemory},
+      {kRegistersPerSm / per_warp / warps, CtaLimit::kRegisters},
+      {kMaxThreadsPerSm / cta.threads, CtaLimit::kThreads},
+      {kMaxBlocksPerSm, CtaLimit::kBlocks}};
+  int64_t least = bounds[0].first;
+  CtaLimit which = bounds[0].second;
+  for (const auto& [n, l] : bounds) {
+    if (n < least) least = n, which = l;
+  }
+  if (limit != nullptr) *limit = which;
+  return least;
+}
+
+int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
+  int64_t total = 0, loads = 0, peak = 0, live = 0;
+  // A buffer a load op carries (its value goes on to registers) exists
+  // only when the loop is pipelined, stages - 1 deep: it is free once read
+  // back. The others (a ttg.local_alloc a dot reads, or a TMA load's tile
+  // a wgmma reads straight from shared memory, as a generated GEMM has it)
+  // are `stages` deep; at one stage those never alive together share
+  // memory. In program order a buffer is written at its op and freed after
+  // its last same-iteration reader (an op later in the body).
+  auto mma_operand = [&g](int v) {
+    for (const Edge& e : g.edges) {
+      if (e.from != v || e.kind != EdgeKind::kData || e.distance != 0) continue;
+      const std::string& reader = g.ops[e.to].kind;
+      if (reader == "wgmma" || reader == "tcgen05_mma") return true;
+    }
+    return false;
+  };
+  auto load_buffer = [&g, &mma_operand](int v) {
+    return (g.ops[v].kind == "global_load" || g.ops[v].kind == "tiled_tma_load") &&
+           !mma_operand(v);
+  };
+  std::vector<int64_t> freed_after(g.ops.size(), 0);
+  for (int v = 0; v < g.op_count(); ++v) {
+    const int64_t bytes = g.ops[v].store_bytes;
+    if (bytes <= 0) continue;
+    if (load_buffer(v)) {
+      loads += bytes;
+      continue;
+    }
+    total += bytes;
+    int last = v;
+    for (const Edge& e : g.edges) {
+      if (e.from == v && e.kind == EdgeKind::kData && e.distance == 0) last = std::max(last, e.to);
+    }
+    freed_after[last] += bytes;
+  }
+  for (int v = 0; v < g.op_count(); ++v) {
+    live += load_buffer(v) ? 0 : g.ops[v].store_bytes;
+    peak = std::max(peak, live);
+    live -= freed_after[v];
+  }
+  const int64_t loop = stages <= 1 ? peak : total * stages + loads * (stages - 1);
+  return g.attrs.resident_smem_bytes.value_or(0) + loop;
+}
+
+std::vector<int64_t> unit_cycles(const Graph& g) {
+  std::vector<int64_t> per_slot(g.target.slots.size() + 1, 0);
+  for (const Op& op : g.ops) {
+    for (const Triple& t : op.resources) {
+      if (t.slot >= 1 && t.slot < static_cast<int>(per_slot.size())) {
+        per_slot[t.slot] += t.duration * t.occupancy;
+      }
+    }
+  }
+  return per_slot;
+}
+
+int64_t busiest_unit_cycles(const Graph& g) {
+  const std::vector<int64_t> per_slot = unit_cycles(g);
+  return *std::max_element(per_slot.begin(), per_slot.end());
+}
+
+double cycles_per_iteration(const Graph& g, int64_t ii, int64_t ctas) {
+  const double interleaved = static_cast<double>(ii * kCyclesPerUnit) / static_cast<double>(ctas);
+  return std::max(interleaved, static_cast<double>(busiest_unit_cycles(g)));
+}
+
+Graph with_loaded_memory_latency(const Graph& g, const FittedConstants& fit) {
+  Graph out = g;
+  const std::vector<int64_t> units = unit_cycles(g);
+  const int64_t busiest = *std::max_element(units.begin(), units.end());
+  if (busiest <= 0 || static_cast<size_t>(kL2) >= units.size()) return out;
+  const double l2_scale = static_cast<double>(kL2BytesPerCycle) /
+                          static_cast<double>(std::max<int64_t>(fit.l2_bytes_per_cycle, 1));
+  const double utilization =
+      static_cast<double>(units[kL2]) * l2_scale / static_cast<double>(busiest);
+  const double waited = loaded_memory_latency(utilization, fit);
+  std::vector<int64_t> old_latency(g.ops.size(), 0);
+  for (int v = 0; v < g.op_count(); ++v) {
+    Op& op = out.ops[v];
+    old_latency[v] = op.latency;
+    if (!is_pipelined_load(op)) continue;
+    int64_t l2 = 0;
+    for (const Triple& t : op.resources) {
+      if (t.slot == kL2) l2 += t.duration * t.occupancy;
+    }
+    const double cycles = waited + static_cast<double>(l2) * l2_scale;
+    const int64_t units_needed = static_cast<int64_t>(std::ceil(cycles / kCyclesPerUnit));
+    op.latency = std::min<int64_t>(units_needed, limits::kMaxLatency);
+  }
+  for (Edge& e : out.edges) {
+    if (is_pipelined_load(g.ops[e.from]) && e.latency == old_latency[e.from]) {
+      e.latency = out.ops[e.from].latency;
+    }
+  }
+  return out;
+}
+
+double kernel_microseconds(const StagePrediction& p, int64_t grid, int64_t trip, const Gpu& gpu) {
+  if (p.ctas_per_sm <= 0) return 0.0;
+  const int64_t per_wave = gpu.sm_count * p.ctas_per_sm;
+  const int64_t waves = ceil_div(grid, per_wave);
+  const double cycles = static_cast<double>(waves * trip * p.ctas_per_sm) * p.sm_cycles;
+  return cycles / static_cast<double>(gpu.clock_mhz);
+}
+
+}  // namespace tilesched::hopper

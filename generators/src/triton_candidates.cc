@@ -1,0 +1,185 @@
+// Candidate stage assignments of a TTGIR loop, deduplicated, priced and
+// ranked (tilesched/graphgen/triton_candidates.h; docs/TTGIR.md,
+// "Candidates").
+#include "tilesched/graphgen/triton_candidates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace tilesched::graphgen {
+
+namespace {
+
+// The stage of every graph op, by op id, from an export (whose placements
+// are by position).
+std::vector<int64_t> stage_by_op(const Graph& g, const TritonSchedule& t) {
+  std::vector<int64_t> stage(g.ops.size(), 0);
+  for (const TritonPlacement& p : t.ops) {
+    if (std::optional<OpId> v = g.find_op(p.id)) stage[*v] = p.stage;
+  }
+  return stage;
+}
+
+// The hopper model's price of `stage` (per op id) for the loop pipelined
+// 1 + max stage deep.
+CandidatePrice price_of(const Graph& g, const std::vector<int64_t>& stage,
+                        const CandidateOptions& opts) {
+  const int64_t depth = 1 + *std::max_element(stage.begin(), stage.end());
+  const hopper::StagePrediction p = hopper::predict_stages(g, depth, opts.cta, opts.fit);
+  const Graph lowered = depth >= 2 ? hopper::as_pipelined(g) : g;
+  CandidatePrice price;
+  price.smem_bytes = p.smem_bytes;
+  price.ctas_per_sm = p.ctas_per_sm;
+  price.cta_cycles = hopper::cta_cycles_per_iteration(lowered, stage, p.memory_latency, opts.fit);
+  const double busiest = static_cast<double>(hopper::busiest_unit_cycles(lowered));
+  hopper::Bound bound = hopper::Bound::kSharedMemory;
+  if (p.ctas_per_sm > 0) {
+    const double per_cta = price.cta_cycles / static_cast<double>(p.ctas_per_sm);
+    price.sm_cycles = std::max(per_cta, busiest);
+    bound = per_cta > busiest ? hopper::Bound::kLatency
+                              : (p.bound == hopper::Bound::kL2Bandwidth ? p.bound
+                                                                        : hopper::Bound::kUnit);
+  }
+  price.bound = std::string(hopper::bound_name(bound));
+  return price;
+}
+
+struct Found {
+  std::string finder;
+  StatusOr<TritonSchedule> schedule;
+};
+
+// Every finder's export in the order tried: Triton's own, then per
+// generator the caps 1..max_cap.
+StatusOr<std::vector<Found>> find_all(const Graph& g, const CandidateOptions& opts) {
+  std::vector<Found> out;
+  if (StatusOr<TritonSchedule> own = triton_schedule_own(g); own.ok()) {
+    out.push_back({"triton", std::move(own)});
+  }
+  const int64_t caps = opts.max_cap > 0 ? opts.max_cap : stage_bound_of(g);
+  const Graph loaded = hopper::with_loaded_memory_latency(g, opts.fit);
+  for (const GeneratorKind kind : opts.generators) {
+    GenerateOptions gen;
+    gen.generator = kind;
+    gen.exact.time_limit_ms = opts.exact_time_limit_ms;
+    StatusOr<std::vector<Schedule>> per_cap = generate_schedules_per_stage_cap(loaded, gen, caps);
+    if (!per_cap.ok()) return per_cap.status();
+    for (int64_t cap = 1; cap <= caps; ++cap) {
+      Schedule s = (*per_cap)[cap - 1];
+      if (!s.feasible) continue;
+      const std::string finder = std::string(generator_name(kind)) + "/cap" + std::to_string(cap);
+      s.generator = finder;
+      out.push_back({finder, triton_schedule_from(g, s)});
+    }
+  }
+  return out;
+}
+
+bool ranks_before(const Candidate& a, const Candidate& b) {
+  const bool fa = a.price.ctas_per_sm > 0, fb = b.price.ctas_per_sm > 0;
+  if (fa != fb) return fa;
+  if (a.price.sm_cycles != b.price.sm_cycles) return a.price.sm_cycles < b.price.sm_cycles;
+  return a.price.smem_bytes < b.price.smem_bytes;
+}
+
+// "8/0/3": the graph ops in each stage, stage 0 first.
+std::string ops_per_stage(const Candidate& c) {
+  std::vector<int64_t> count(c.schedule.max_stage + 1, 0);
+  for (const int64_t s : c.stage) ++count[s];
+  std::string out;
+  for (size_t i = 0; i < count.size(); ++i) out += (i ? "/" : "") + std::to_string(count[i]);
+  return out;
+}
+
+double rounded(double x) { return std::round(x * 10000.0) / 10000.0; }
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
+  return out;
+}
+
+}  // namespace
+
+int64_t stage_bound_of(const Graph& g) {
+  std::optional<int64_t> deepest;
+  for (const Op& op : g.ops) {
+    if (op.max_depth) deepest = std::max(deepest.value_or(0), *op.max_depth);
+  }
+  return deepest ? 1 + *deepest : kDefaultMaxCap;
+}
+
+StatusOr<std::vector<Candidate>> triton_candidates(const Graph& g, const CandidateOptions& opts) {
+  StatusOr<std::vector<Found>> found = find_all(g, opts);
+  if (!found.ok()) return found.status();
+  std::vector<Candidate> list;
+  std::map<std::vector<int64_t>, size_t> seen;
+  for (Found& f : *found) {
+    if (!f.schedule.ok()) return f.schedule.status();
+    std::vector<int64_t> stage = stage_by_op(g, *f.schedule);
+    if (auto it = seen.find(stage); it != seen.end()) {
+      list[it->second].found_by.push_back(f.finder);
+      continue;
+    }
+    seen.emplace(stage, list.size());
+    Candidate c{std::move(*f.schedule), std::move(stage), {f.finder}, {}, std::nullopt};
+    c.price = price_of(g, c.stage, opts);
+    if (Status s = check_triton_lowering(g, c.schedule); !s.ok()) c.refused = s.message();
+    list.push_back(std::move(c));
+  }
+  std::stable_sort(list.begin(), list.end(), ranks_before);
+  return list;
+}
+
+std::string candidates_json(const Graph& g, const std::vector<Candidate>& list,
+                            const std::vector<std::string>& files) {
+  using Json = nlohmann::ordered_json;
+  Json rows = Json::array();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Candidate& c = list[i];
+    const bool fits = c.price.ctas_per_sm > 0;
+    rows.push_back({{"rank", i + 1},
+                    {"file", files[i].empty() ? Json(nullptr) : Json(files[i])},
+                    {"source", c.schedule.source},
+                    {"found_by", c.found_by},
+                    {"ii", c.schedule.ii ? Json(*c.schedule.ii) : Json(nullptr)},
+                    {"stages", c.schedule.max_stage + 1},
+                    {"ops_per_stage", ops_per_stage(c)},
+                    {"sm_cycles", fits ? Json(rounded(c.price.sm_cycles)) : Json(nullptr)},
+                    {"cta_cycles", rounded(c.price.cta_cycles)},
+                    {"smem_bytes", c.price.smem_bytes},
+                    {"ctas_per_sm", c.price.ctas_per_sm},
+                    {"bound", c.price.bound},
+                    {"refused", c.refused ? Json(*c.refused) : Json(nullptr)}});
+  }
+  const Json doc = {{"format", "tilesched.candidates/1"}, {"graph", g.name},
+                    {"candidates", rows}};
+  return doc.dump(1) + "\n";
+}
+
+std::string candidates_tsv(const std::vector<Candidate>& list,
+                           const std::vector<std::string>& files) {
+  std::string out =
+      "rank\tfile\tsource\tfound_by\tii\tstages\tops_per_stage\tsm_cycles\tsmem_bytes\t"
+      "ctas_per_sm\tbound\trefused\n";
+  char cycles[32];
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Candidate& c = list[i];
+    std::snprintf(cycles, sizeof cycles, "%.1f", c.price.sm_cycles);
+    out += std::to_string(i + 1) + "\t" + files[i] + "\t" + c.schedule.source + "\t" +
+           joined(c.found_by) + "\t" + (c.schedule.ii ? std::to_string(*c.schedule.ii) : "") +
+           "\t" + std::to_string(c.schedule.max_stage + 1) + "\t" + ops_per_stage(c) + "\t" +
+           (c.price.ctas_per_sm > 0 ? cycles : "") + "\t" + std::to_string(c.price.smem_bytes) +
+           "\t" + std::to_string(c.price.ctas_per_sm) + "\t" + c.price.bound + "\t" +
+           c.refused.value_or("") + "\n";
+  }
+  return out;
+}
+
+}  // namespace tilesched::graphgen
