@@ -11,8 +11,8 @@ namespace {
 struct Rates {
   int64_t attempt, walk, descent;
 };
-constexpr Rates kFast = {64, 256, 64};
-constexpr Rates kDefault = {256, 1'024, 256};
+constexpr Rates kFast = {256, 1'024, 256};
+constexpr Rates kDefault = {2'048, 8'192, 2'048};
 // The size below which a graph's budgets are a graph of this size's (a
 // 40-op loop has about 80 ops and edges): a small graph's fixed costs.
 constexpr int64_t kLeastSize = 80;

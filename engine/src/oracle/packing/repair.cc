@@ -121,9 +121,9 @@ std::optional<std::vector<int64_t>> try_ii(const Graph& g, int64_t ii, int64_t s
 
 PackingRepairOptions packing_repair_options(Effort effort) {
   PackingRepairOptions o;
-  // Below kFull, no graph: building the SAT model of one II alone costs
-  // more than the level's time (docs/EXACT.md "The packing repair").
-  if (effort != Effort::kFull) o.max_ops = 0;
+  // At kFast, no graph: building the SAT model of one II alone costs more
+  // than the level's time (docs/EXACT.md "The packing repair").
+  if (effort == Effort::kFast) o.max_ops = 0;
   return o;
 }
 
