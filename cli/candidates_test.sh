@@ -77,6 +77,20 @@ diff -r "$work/h1" "$work/h2" >/dev/null || fail "a second run differs"
 grep -q "exact/" "$work/h1/candidates.tsv" && fail "--generators without exact ran exact"
 grep -q "exact/cap1" "$work/c/candidates.tsv" || fail "the default runs exact"
 
+# A flattened persistent loop (scf.if ops in the body): an assignment the
+# export cannot write (the ops of one scf.if in two stages) or refuses is
+# listed, refused, with no file; the command goes on.
+flat=$(ls "$testdata"/flat/*.triton-scheduled.ttgir | head -1)
+expect 0 "$bin" import --from ttgir "$flat" -q -o "$work/fl.loop.json"
+expect 0 "$bin" candidates "$work/fl.loop.json" -o "$work/fl" --max-cap 3 "${heur[@]}" -q
+"$py" - "$work/fl/candidates.json" <<'PY' || fail "the flattened loop's list"
+import json, sys
+cands = json.load(open(sys.argv[1]))["candidates"]
+assert cands and any("triton" in c["found_by"] for c in cands)
+for c in cands:
+    assert (c["file"] is None) == (c["refused"] is not None), c
+PY
+
 # --- Refusals: exit 2, one line, no directory.
 plain=$(ls "$examples"/*.loop.json | head -1)
 expect 2 "$bin" candidates "$plain" -o "$work/never"
@@ -93,6 +107,11 @@ one_line "a missing graph"
 expect 2 "$bin" candidates "$work/mm.loop.json" -o "$work/never" --generators sms,auto
 one_line "--generators sms,auto"
 grep -q "'auto' is not one of" "$work/err" || fail "--generators auto: $(cat "$work/err")"
+"$py" -c 'import json,sys; g=json.load(open(sys.argv[1])); [o.pop("source_position") for o in g["ops"]]; json.dump(g, open(sys.argv[2], "w"))' \
+  "$work/mm.loop.json" "$work/plain_hopper.json"
+expect 2 "$bin" candidates "$work/plain_hopper.json" -o "$work/never"
+one_line "a hopper graph not from TTGIR"
+grep -q "was not imported from TTGIR" "$work/err" || fail "not from TTGIR: $(cat "$work/err")"
 [[ ! -e "$work/never" ]] || fail "a refusal left a directory"
 
 finish candidates_test

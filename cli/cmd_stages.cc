@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "hopper_options.h"
 #include "tilesched/generate.h"
 #include "tilesched/hopper.h"
 #include "tilesched/hopper_predict.h"
-#include "tilesched/hopper_registers.h"
 
 namespace po = boost::program_options;
 
@@ -28,24 +28,15 @@ namespace {
 
 constexpr double kRecommendTolerance = 1.02;  // within 2 % of the best
 constexpr int64_t kMaxStagesAsked = 32;
-constexpr int64_t kDefaultWarps = 4;  // Triton's num_warps when the graph does not say
 
-struct StagesFlags {
-  std::string graph_path, generator = "cost-based", gpu = "h200";
+struct StagesFlags : HopperFlags {
+  std::string graph_path, generator = "cost-based";
   int64_t max_stages = 6;
-  std::optional<int64_t> registers, warps, grid, trip;
-  hopper::FittedConstants fit;
   bool json = false;
   double time_limit_s = 10.0;
 };
 
-// What the prediction ran with, and where each number came from.
-struct Setup {
-  int64_t registers = 0, warps = 0;
-  bool registers_estimated = false;
-  std::string warps_from;  // "flag", "graph" or "default"
-  const hopper::Gpu* gpu = &hopper::kH200;
-};
+using Setup = HopperSetup;
 
 struct StageRow {
   hopper::StagePrediction p;
@@ -60,19 +51,9 @@ po::options_description stages_options(StagesFlags& f) {
       ("help,h", "show this help")
       ("max", po::value(&f.max_stages)->default_value(6), "num_stages tried: 1..MAX (1..32)")
       ("generator,g", po::value(&f.generator)->default_value("cost-based"),
-       "the generator whose II(S) is printed (tilesched schedule --generator)")
-      ("registers", po::value<int64_t>(),
-       "registers per thread of the compiled kernel (ptxas's count; default: estimated from the graph)")
-      ("warps", po::value<int64_t>(),
-       "warps per CTA (Triton's num_warps; default: the graph's attrs.num_warps, else 4)")
-      ("gpu", po::value(&f.gpu)->default_value("h200"), "the GPU: h100 (H100 SXM) or h200")
-      ("grid", po::value<int64_t>(), "CTAs the kernel launches (with --trip: the kernel's time)")
-      ("trip", po::value<int64_t>(), "iterations of the loop each CTA runs (with --grid)")
-      ("fit-max-latency", po::value(&f.fit.max_loaded_memory_latency)
-           ->default_value(hopper::kMaxLoadedMemoryLatency),
-       "the fitted cap on the loaded memory latency, in cycles (for refits)")
-      ("fit-l2-bytes", po::value(&f.fit.l2_bytes_per_cycle)->default_value(hopper::kL2BytesPerCycle),
-       "the fitted L2 bandwidth per SM, in bytes per cycle (for refits)")
+       "the generator whose II(S) is printed (tilesched schedule --generator)");
+  add_hopper_options(visible, f);
+  visible.add_options()
       ("time-limit", po::value(&f.time_limit_s)->default_value(10.0),
        "exact: wall-clock budget per S in seconds")
       ("json", po::bool_switch(&f.json), "write tilesched.stages/1 JSON instead of the table");
@@ -81,32 +62,9 @@ po::options_description stages_options(StagesFlags& f) {
   return visible;
 }
 
-std::optional<int64_t> given(const po::variables_map& vm, const char* name) {
-  return vm.count(name) ? std::optional<int64_t>(vm[name].as<int64_t>()) : std::nullopt;
-}
-
 Status check_ranges(const StagesFlags& f) {
-  auto out_of = [](const char* flag, int64_t lo, int64_t hi) {
-    return Status::InvalidInput(std::string(flag) + " must be between " + std::to_string(lo) +
-                                " and " + std::to_string(hi));
-  };
-  if (f.max_stages < 1 || f.max_stages > kMaxStagesAsked) return out_of("--max", 1, kMaxStagesAsked);
-  if (f.registers && (*f.registers < 1 || *f.registers > hopper::kMaxRegistersPerThread)) {
-    return out_of("--registers", 1, hopper::kMaxRegistersPerThread);
-  }
-  const int64_t max_warps = hopper::kMaxThreadsPerSm / 32;
-  if (f.warps && (*f.warps < 1 || *f.warps > max_warps)) return out_of("--warps", 1, max_warps);
-  if (f.grid && (*f.grid < 1 || *f.grid > (int64_t{1} << 40))) return out_of("--grid", 1, int64_t{1} << 40);
-  if (f.trip && (*f.trip < 1 || *f.trip > (int64_t{1} << 40))) return out_of("--trip", 1, int64_t{1} << 40);
-  if (f.grid.has_value() != f.trip.has_value()) {
-    return Status::InvalidInput("--grid and --trip go together");
-  }
-  if (f.fit.max_loaded_memory_latency < hopper::kIdleMemoryLatency ||
-      f.fit.max_loaded_memory_latency > 100000) {
-    return out_of("--fit-max-latency", hopper::kIdleMemoryLatency, 100000);
-  }
-  if (f.fit.l2_bytes_per_cycle < 1 || f.fit.l2_bytes_per_cycle > 4096) {
-    return out_of("--fit-l2-bytes", 1, 4096);
+  if (f.max_stages < 1 || f.max_stages > kMaxStagesAsked) {
+    return Status::InvalidInput("--max must be between 1 and " + std::to_string(kMaxStagesAsked));
   }
   if (!(f.time_limit_s >= 0.0 && f.time_limit_s <= 86400.0)) {
     return Status::InvalidInput("--time-limit must be between 0 and 86400 seconds");
@@ -116,11 +74,7 @@ Status check_ranges(const StagesFlags& f) {
 
 Status check_flags(const StagesFlags& f, GenerateOptions& opts, Setup& setup) {
   if (Status s = check_ranges(f); !s.ok()) return s;
-  setup.gpu = hopper::find_gpu(f.gpu);
-  if (setup.gpu == nullptr) {
-    return Status::InvalidInput("--gpu: unknown GPU '" + f.gpu + "' (" +
-                                std::string(hopper::gpu_names()) + ")");
-  }
+  if (Status s = check_hopper_flags(f, setup); !s.ok()) return s;
   std::optional<GeneratorKind> k = parse_generator(f.generator);
   if (!k) {
     return Status::InvalidInput("--generator: unknown generator '" + f.generator + "' (" +
@@ -129,20 +83,6 @@ Status check_flags(const StagesFlags& f, GenerateOptions& opts, Setup& setup) {
   opts.generator = *k;
   opts.exact.time_limit_ms = static_cast<int64_t>(f.time_limit_s * 1000.0 + 0.5);
   return Status::Ok();
-}
-
-// Warps from the flag, else the graph, else Triton's default; registers
-// from the flag, else estimated from the graph.
-void complete_setup(const Graph& g, const StagesFlags& f, Setup& setup) {
-  if (f.warps) {
-    setup.warps = *f.warps, setup.warps_from = "flag";
-  } else if (g.attrs.num_warps && *g.attrs.num_warps <= hopper::kMaxThreadsPerSm / 32) {
-    setup.warps = *g.attrs.num_warps, setup.warps_from = "graph";
-  } else {
-    setup.warps = kDefaultWarps, setup.warps_from = "default";
-  }
-  setup.registers_estimated = !f.registers.has_value();
-  setup.registers = f.registers ? *f.registers : hopper::estimated_registers(g);
 }
 
 // Every S's row; relative times against the fastest S that fits. The
@@ -180,25 +120,6 @@ std::optional<int64_t> recommended(const std::vector<StageRow>& rows) {
   return std::nullopt;
 }
 
-// Rounded to 4 decimals, so that the output is stable across compilers.
-double rounded(double x) { return std::round(x * 10000.0) / 10000.0; }
-
-double microseconds_per_iteration(const hopper::StagePrediction& p, const hopper::Gpu& gpu) {
-  return p.sm_cycles / static_cast<double>(gpu.clock_mhz);
-}
-
-// The unit that decides a bound of kind kUnit, or what caps CTAs per SM.
-std::string bound_detail(const hopper::StagePrediction& p) {
-  switch (p.bound) {
-    case hopper::Bound::kUnit:
-      return std::string(hopper::kSlotNames[p.busiest_slot - 1]);
-    case hopper::Bound::kLatency:
-      return std::to_string(p.ctas_per_sm) + (p.ctas_per_sm == 1 ? " CTA: " : " CTAs: ") +
-             std::string(hopper::cta_limit_name(p.ctas_limit));
-    default: return "";
-  }
-}
-
 nlohmann::ordered_json row_json(const StageRow& r, const StagesFlags& f, const Setup& setup) {
   using Json = nlohmann::ordered_json;
   const bool fits = r.p.ctas_per_sm > 0;
@@ -207,17 +128,7 @@ nlohmann::ordered_json row_json(const StageRow& r, const StagesFlags& f, const S
   o["ii"] = r.ii ? Json(*r.ii) : Json(nullptr);
   o["stage_count"] = r.stage_count ? Json(*r.stage_count) : Json(nullptr);
   o["smem_bytes"] = r.p.smem_bytes;
-  o["ctas_per_sm"] = r.p.ctas_per_sm;
-  o["ctas_limit"] = std::string(hopper::cta_limit_name(r.p.ctas_limit));
-  o["memory_latency"] = rounded(r.p.memory_latency);
-  o["cta_cycles"] = rounded(r.p.cta_cycles);
-  o["sm_cycles"] = fits ? Json(rounded(r.p.sm_cycles)) : Json(nullptr);
-  o["us_per_iteration"] = fits ? Json(rounded(microseconds_per_iteration(r.p, *setup.gpu))) : Json(nullptr);
-  if (f.grid && f.trip) {
-    o["kernel_us"] = fits ? Json(rounded(hopper::kernel_microseconds(r.p, *f.grid, *f.trip, *setup.gpu)))
-                          : Json(nullptr);
-  }
-  o["bound"] = std::string(hopper::bound_name(r.p.bound));
+  add_prediction_json(o, r.p, f, setup);
   o["busiest_unit"] = std::string(hopper::kSlotNames[r.p.busiest_slot - 1]);
   o["relative_time"] = fits ? Json(rounded(r.relative_time)) : Json(nullptr);
   return o;
@@ -243,14 +154,6 @@ std::string as_json(const Graph& g, const StagesFlags& f, const Setup& setup,
               {"stages", stages},
               {"recommended", rec ? Json(*rec) : Json(nullptr)}};
   return out.dump(2) + "\n";
-}
-
-std::string bound_text(const hopper::StagePrediction& p) {
-  const std::string detail = bound_detail(p);
-  const std::string name = p.bound == hopper::Bound::kL2Bandwidth    ? "L2 bandwidth"
-                           : p.bound == hopper::Bound::kSharedMemory ? "shared memory"
-                                                                     : std::string(hopper::bound_name(p.bound));
-  return detail.empty() ? name : name + " (" + detail + ")";
 }
 
 // The lines above the table: the graph, what the prediction ran with and
@@ -342,8 +245,7 @@ int run_stages(const Args& args) {
                                            hidden, positional, vm)) {
     return *done;
   }
-  f.registers = given(vm, "registers"), f.warps = given(vm, "warps");
-  f.grid = given(vm, "grid"), f.trip = given(vm, "trip");
+  read_hopper_options(vm, f);
   GenerateOptions opts;
   Setup setup;
   if (Status s = check_flags(f, opts, setup); !s.ok()) return fail("stages", s);
@@ -353,12 +255,8 @@ int run_stages(const Args& args) {
   }
   StatusOr<Graph> graph = read_graph_input(f.graph_path);
   if (!graph.ok()) return fail("stages", graph.status());
-  if (graph->target.name != "hopper") {
-    return fail("stages", Status::InvalidInput(input_name(f.graph_path) + ": $.target: the graph is on '" +
-                                               graph->target.name +
-                                               "'; the prediction needs the hopper target"));
-  }
-  complete_setup(*graph, f, setup);
+  if (Status s = require_hopper_target(*graph, f.graph_path); !s.ok()) return fail("stages", s);
+  complete_hopper_setup(*graph, f, setup);
   StatusOr<std::vector<StageRow>> rows = predict_all(*graph, f, setup, opts);
   if (!rows.ok()) return fail("stages", rows.status());
   const std::string text =

@@ -34,6 +34,7 @@ int run_replay(const Args& args);
 int run_export(const Args& args);
 int run_explain(const Args& args);
 int run_stages(const Args& args);
+int run_predict(const Args& args);
 int run_candidates(const Args& args);
 
 // Parses `args` against `visible` plus positional `positional`. On a usage

@@ -1,6 +1,6 @@
 // tilesched: schedule, verify, explain, generate, import and export loop
 // graphs; sweep generators over graph families, compare and merge sweeps,
-// replay a sweep row; predict num_stages.
+// replay a sweep row; predict num_stages and the time of a stage assignment.
 // `tilesched --help` lists them.
 #include <iostream>
 #include <string>
@@ -41,6 +41,8 @@ constexpr std::string_view kUsage =
     "                   of ops, edges and slots infeasible below it\n"
     "  stages GRAPH [--max S] [--json]\n"
     "                   II, shared memory, CTAs per SM and predicted time for num_stages 1..S\n"
+    "  predict GRAPH SCHEDULE | GRAPH --triton S [--json]\n"
+    "                   the predicted time, shared memory and bound of a stage assignment\n"
     "  candidates GRAPH -o DIR\n"
     "                   every generator's distinct stage assignment of a TTGIR loop, priced,\n"
     "                   ranked and exported for Triton\n"
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
   if (command == "export") return run_export(args);
   if (command == "explain") return run_explain(args);
   if (command == "stages") return run_stages(args);
+  if (command == "predict") return run_predict(args);
   if (command == "candidates") return run_candidates(args);
   std::cerr << "tilesched: unknown command '" << command << "' (see tilesched --help)\n";
   return kExitBadInput;

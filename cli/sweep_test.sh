@@ -200,6 +200,17 @@ merge_job 0
 same_rows "$work/j1.csv" "$work/slurm/sweep.csv" "sweep.sbatch: merged array vs a single run"
 task 4 1 4 4 2
 grep -q "reaches past N=3 shards" "$work/err" || fail "an array past N is not refused: $(cat "$work/err")"
+# --estimate: nothing run or written; the shard's graphs, rows and time; a
+# configuration the timings lack refused with one line.
+before=$(ls "$work" | wc -l)
+expect 0 "$bin" sweep "${small[@]}" --shard 2/3 --jobs 2 --estimate "$work/j1.csv"
+grep -q "^shard 2/3: 4 graphs, 12 rows; timings from $work/j1.csv (36 rows, op counts up to 16)$" \
+  "$work/out" && grep -q "^wall time at --jobs 2: " "$work/out" ||
+  fail "sweep --estimate: $(cat "$work/out" "$work/err")"
+[[ $(ls "$work" | wc -l) == "$before" ]] || fail "sweep --estimate wrote a file"
+expect 2 "$bin" sweep "${small[@]:0:6}" --generators ims --estimate "$work/j1.csv"
+[[ $(cat "$work/err") == "tilesched sweep: $work/j1.csv: no timed row of ims (the timings must cover every configuration of the sweep)" ]] ||
+  fail "sweep --estimate without timings of ims: $(cat "$work/err")"
 # merge lists the rows that did not verify (exit 0: the merged file has them).
 infeasible=$examples/../testdata/infeasible
 for k in 1 2; do

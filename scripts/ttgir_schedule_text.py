@@ -62,8 +62,9 @@ def _strip_loc(line):
 
 class BodyOp:
     """One operation directly in a loop body: its lines [first, last], the
-    line holding its own attribute dictionary, its name, the values it
-    defines and the values it reads from outside itself."""
+    line holding its own attribute dictionary, its name, the names of the
+    ops inside its regions, the values it defines and the values it reads
+    from outside itself."""
 
     def __init__(self, first, last, lines):
         self.first, self.last = first, last
@@ -74,6 +75,7 @@ class BodyOp:
         rest = head[m.end():] if m else head.strip()
         self.name = rest.split("(")[0].split()[0].strip('"') if rest.split() else ""
         inner = set()
+        self.inner_names = set()
         refs = []
         for k in range(first, last + 1):
             text = _strip_loc(lines[k])
@@ -81,6 +83,9 @@ class BodyOp:
                 mm = _RESULTS.match(text)
                 if mm:
                     inner.update(r.split(":")[0] for r in re.split(r"\s*,\s*", mm.group(1)))
+                words = (text[mm.end():] if mm else text).split()
+                if words:
+                    self.inner_names.add(words[0].split("(")[0].strip('"'))
                 if text.lstrip().startswith("^"):
                     inner.update(re.findall(r"(%[\w$.\-]+)\s*:", text))
             refs += [v.split("#")[0] for v in _VALUE.findall(text)]
@@ -173,7 +178,9 @@ def _placements(body, export):
         if not 0 <= pos < len(body):
             raise TextError(f"op {entry['id']!r} is at position {pos}, but the loop body "
                             f"has {len(body)} ops")
-        if body[pos].name != entry["op"]:
+        # The ops of an scf.if's branches are graph ops at the scf.if's position.
+        inside_if = body[pos].name == "scf.if" and entry["op"] in body[pos].inner_names
+        if body[pos].name != entry["op"] and not inside_if:
             raise TextError(f"position {pos} is {body[pos].name!r} in the text but "
                             f"{entry['op']!r} ({entry['id']}) in the export: not the loop "
                             "the graph was imported from")

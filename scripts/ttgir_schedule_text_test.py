@@ -175,6 +175,42 @@ class SharedDumps(unittest.TestCase):
         self.assertGreater(scheduled, 0)
 
 
+FLAT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "generators", "testdata",
+                    "ttgir", "flat", "matmul_tma_persistent_STAGES3_BM128_BN128_BK64_W8"
+                    ".triton-scheduled.ttgir")
+
+
+class ScfIfInTheBody(unittest.TestCase):
+    """The flattened persistent matmul (generators/testdata/ttgir/flat/): the
+    export names the ops inside its prologue and epilogue scf.if at the
+    scf.if's position; the rewrite places the scf.if there."""
+
+    def test_ops_inside_an_scf_if_are_placed_at_its_position(self):
+        with open(FLAT, encoding="utf-8") as f:
+            text = f.read()
+        loop = t.scheduled_loop_index(text)
+        self.assertEqual(loop, 1)
+        rows = t.read_schedule(text, loop)
+        ifs = {p: (s, c) for p, n, s, c in rows if n == "scf.if"}
+        self.assertEqual(ifs, {4: (0, 2), 14: (2, 1)})
+        # As the export writes it: one entry per graph op, those inside an
+        # scf.if under its position (the epilogue's truncf, convert, store).
+        own = own_export(text, loop)
+        own["ops"] += [{"position": 14, "id": i, "op": n, "stage": 2, "cluster": 1}
+                       for i, n in (("v18_2", "arith.truncf"), ("v19", "ttg.convert_layout"),
+                                    ("st", "tt.descriptor_store"))]
+        own["ops"] = [e for e in own["ops"] if e["op"] != "scf.if" or e["position"] != 14]
+        self.assertEqual(t.apply_schedule(text, own), text)
+        for e in own["ops"]:
+            if e["position"] == 14:
+                e["stage"], e["cluster"] = 1, 5
+        out = t.read_schedule(t.apply_schedule(text, own), loop)
+        self.assertEqual([r for r in out if r[0] == 14], [(14, "scf.if", 1, 5)])
+        wrong = dict(own, ops=[dict(own["ops"][-1], op="tt.load")])
+        with self.assertRaisesRegex(t.TextError, "position 14 is 'scf.if' in the text but 'tt.load'"):
+            t.apply_schedule(text, wrong)
+
+
 if __name__ == "__main__":
     DIRS[:] = [d for d in sys.argv[1:] if os.path.isdir(d)]
     unittest.main(argv=[sys.argv[0]], verbosity=1)

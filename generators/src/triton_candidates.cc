@@ -50,17 +50,31 @@ CandidatePrice price_of(const Graph& g, const std::vector<int64_t>& stage,
   return price;
 }
 
+// One finder's assignment: its stage per op id and its export, or the
+// export's refusal (then the candidate is listed, refused, with no file).
 struct Found {
   std::string finder;
+  std::vector<int64_t> stage;
+  std::optional<int64_t> ii;
   StatusOr<TritonSchedule> schedule;
 };
+
+// A schedule's stage per op id, counted from the first stage that holds an
+// op (as the export counts them).
+std::vector<int64_t> stages_of(const Schedule& s) {
+  const int64_t first = *std::min_element(s.start.begin(), s.start.end()) / s.ii;
+  std::vector<int64_t> stage;
+  for (const int64_t t : s.start) stage.push_back(t / s.ii - first);
+  return stage;
+}
 
 // Every finder's export in the order tried: Triton's own, then per
 // generator the caps 1..max_cap.
 StatusOr<std::vector<Found>> find_all(const Graph& g, const CandidateOptions& opts) {
   std::vector<Found> out;
   if (StatusOr<TritonSchedule> own = triton_schedule_own(g); own.ok()) {
-    out.push_back({"triton", std::move(own)});
+    std::vector<int64_t> stage = stage_by_op(g, *own);
+    out.push_back({"triton", std::move(stage), std::nullopt, std::move(own)});
   }
   const int64_t caps = opts.max_cap > 0 ? opts.max_cap : stage_bound_of(g);
   const Graph loaded = hopper::with_loaded_memory_latency(g, opts.fit);
@@ -72,13 +86,41 @@ StatusOr<std::vector<Found>> find_all(const Graph& g, const CandidateOptions& op
     if (!per_cap.ok()) return per_cap.status();
     for (int64_t cap = 1; cap <= caps; ++cap) {
       Schedule s = (*per_cap)[cap - 1];
-      if (!s.feasible) continue;
+      if (!s.feasible || s.start.size() != g.ops.size()) continue;
       const std::string finder = std::string(generator_name(kind)) + "/cap" + std::to_string(cap);
       s.generator = finder;
-      out.push_back({finder, triton_schedule_from(g, s)});
+      out.push_back({finder, stages_of(s), s.ii, triton_schedule_from(g, s)});
     }
   }
   return out;
+}
+
+// Refuses a graph the TTGIR importer did not make (an op without
+// source_position), as the export does.
+Status check_imported(const Graph& g) {
+  for (const Op& op : g.ops) {
+    if (!op.source_position || !op.source_op) {
+      return Status::InvalidInput("graph '" + g.name + "' was not imported from TTGIR (op '" +
+                                  op.name + "' has no source_position; candidates need "
+                                  "`tilesched import --from ttgir`)");
+    }
+  }
+  return Status::Ok();
+}
+
+// The candidate of a finder's assignment: its export, or where the export
+// refuses it a placeholder with the refusal.
+Candidate candidate_of(const Graph& g, Found& f) {
+  Candidate c{{}, std::move(f.stage), {f.finder}, {}, std::nullopt};
+  if (f.schedule.ok()) {
+    c.schedule = std::move(*f.schedule);
+    if (Status s = check_triton_lowering(g, c.schedule); !s.ok()) c.refused = s.message();
+  } else {
+    const int64_t max_stage = *std::max_element(c.stage.begin(), c.stage.end());
+    c.schedule = TritonSchedule{g.name, std::nullopt, f.finder, f.ii, max_stage, {}};
+    c.refused = f.schedule.status().message();
+  }
+  return c;
 }
 
 bool ranks_before(const Candidate& a, const Candidate& b) {
@@ -116,21 +158,19 @@ int64_t stage_bound_of(const Graph& g) {
 }
 
 StatusOr<std::vector<Candidate>> triton_candidates(const Graph& g, const CandidateOptions& opts) {
+  if (Status s = check_imported(g); !s.ok()) return s;
   StatusOr<std::vector<Found>> found = find_all(g, opts);
   if (!found.ok()) return found.status();
   std::vector<Candidate> list;
   std::map<std::vector<int64_t>, size_t> seen;
   for (Found& f : *found) {
-    if (!f.schedule.ok()) return f.schedule.status();
-    std::vector<int64_t> stage = stage_by_op(g, *f.schedule);
-    if (auto it = seen.find(stage); it != seen.end()) {
+    if (auto it = seen.find(f.stage); it != seen.end()) {
       list[it->second].found_by.push_back(f.finder);
       continue;
     }
-    seen.emplace(stage, list.size());
-    Candidate c{std::move(*f.schedule), std::move(stage), {f.finder}, {}, std::nullopt};
+    seen.emplace(f.stage, list.size());
+    Candidate c = candidate_of(g, f);
     c.price = price_of(g, c.stage, opts);
-    if (Status s = check_triton_lowering(g, c.schedule); !s.ok()) c.refused = s.message();
     list.push_back(std::move(c));
   }
   std::stable_sort(list.begin(), list.end(), ranks_before);

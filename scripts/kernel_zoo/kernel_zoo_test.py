@@ -2,17 +2,21 @@
 """Tests of kernel_zoo.py's logic on the CPU, without Triton or PyTorch: a
 fake GPU stands for zoo_gpu.TritonGpu (compiles that fail or run out of
 shared memory, wrong results, samples from a table) and a fake clock for
-the wall clock.
+the wall clock; and zoo_gpu.py itself runs on stand-ins for torch and
+triton, whose kernels bind each launch's arguments to their signature.
 
 usage: kernel_zoo_test.py
 """
 import ast
 import collections
+import inspect
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -224,6 +228,16 @@ class Zoo(unittest.TestCase):
             if r["status"] == "ok":
                 self.assertEqual(r["samples"], 20)
 
+    def test_the_budget_counts_from_the_start_it_is_given(self):
+        clock = Clock()
+        budget = kz.Budget(100.0, 2, clock, start=clock.t - 30.0)  # the process began 30 s ago
+        self.assertEqual(budget.elapsed(), 30.0)
+        self.assertTrue(budget.may_compile(0))  # until 50 - 15 s
+        clock.t += 5.0
+        self.assertFalse(budget.may_compile(0))
+        self.assertTrue(budget.may_time(65.0))
+        self.assertFalse(budget.may_time(65.5))
+
     def test_timing_that_does_not_fit_is_a_row_without_a_time(self):
         clock = Clock()
         gpu = FakeGpu(clock, compile_s=1.0, sample_s=5.0)
@@ -253,6 +267,139 @@ class Table(unittest.TestCase):
             text = f.read()
         for k in kz.ZOO:
             self.assertIn(f"def _setup_{k.name}(self)", text)
+
+
+class FakeTensor:
+    """Shapes and dtypes only: what zoo_gpu's problems do to their tensors."""
+
+    def __init__(self, shape, dtype="float32"):
+        self.shape, self.dtype = tuple(shape), dtype
+
+    def stride(self, i):
+        return math.prod(self.shape[i + 1:])
+
+    def to(self, dtype):
+        return FakeTensor(self.shape, dtype)
+
+    def float(self):
+        return FakeTensor(self.shape)
+
+    def t(self):
+        return FakeTensor(self.shape[::-1], self.dtype)
+
+    def transpose(self, i, j):
+        s = list(self.shape)
+        s[i], s[j] = s[j], s[i]
+        return FakeTensor(s, self.dtype)
+
+    def view(self, *shape):
+        return FakeTensor(shape, self.dtype)
+
+    def __matmul__(self, other):
+        return FakeTensor(self.shape[:-1] + other.shape[-1:])
+
+    def __mul__(self, other):
+        return self
+
+    __sub__ = __add__ = __truediv__ = __mul__
+
+    def __getitem__(self, key):
+        return self
+
+    def __setitem__(self, key, value):
+        pass
+
+    def zero_(self):
+        return self
+
+    def abs(self):
+        return self
+
+    def max(self):
+        return FakeTensor(())
+
+    def item(self):
+        return 0.0
+
+
+class FakeKernel:
+    """A @triton.jit function: its launch binds the arguments to the
+    kernel's own signature (as Triton does) and returns a compiled kernel."""
+
+    def __init__(self, fn):
+        self.fn, self.launches = fn, []
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            options = {k: kwargs.pop(k) for k in ("num_warps", "num_stages")}
+            inspect.signature(self.fn).bind(*args, **kwargs)  # TypeError on a mismatch
+            self.launches.append((grid, options))
+            return types.SimpleNamespace(metadata=types.SimpleNamespace(shared=1024), n_regs=96,
+                                         n_spills=0)
+        return launch
+
+
+def fake_gpu_stack():
+    """Modules standing for torch and triton (3.6) in sys.modules."""
+    def module(name, **attrs):
+        m = types.ModuleType(name)
+        m.__dict__.update(attrs)
+        return m
+    torch = module("torch", __version__="2.11.0-fake", float16="float16", float32="float32",
+                   bfloat16="bfloat16", float8_e4m3fn="float8_e4m3fn",
+                   manual_seed=lambda seed: None,
+                   randn=lambda shape, device=None, dtype="float32": FakeTensor(shape, dtype),
+                   empty=lambda shape, device=None, dtype="float32": FakeTensor(shape, dtype),
+                   empty_like=lambda t, dtype=None: FakeTensor(t.shape, dtype or t.dtype),
+                   softmax=lambda t, dim: t, version=types.SimpleNamespace(cuda="12.8"))
+    torch.nn = types.SimpleNamespace(functional=types.SimpleNamespace(layer_norm=lambda *a: a[0]))
+    torch.cuda = types.SimpleNamespace(
+        is_available=lambda: True, synchronize=lambda: None, empty_cache=lambda: None,
+        get_device_properties=lambda i: types.SimpleNamespace(name="Fake H200",
+                                                              multi_processor_count=132))
+    language = module("triton.language", constexpr=object)
+    language.__getattr__ = lambda name: object
+    desc = module("triton.tools.tensor_descriptor", TensorDescriptor=types.SimpleNamespace(
+        from_tensor=lambda t, block: (t, block) if len(block) == len(t.shape) else 1 / 0))
+    triton = module("triton", __version__="3.6.0", jit=FakeKernel,
+                    cdiv=lambda a, b: (a + b - 1) // b, language=language,
+                    testing=module("triton.testing", do_bench=lambda fn, **kw: (fn(), 1.0)[1]))
+    triton.tools = module("triton.tools", tensor_descriptor=desc)
+    return {"torch": torch, "triton": triton, "triton.language": language,
+            "triton.testing": triton.testing, "triton.tools": triton.tools,
+            "triton.tools.tensor_descriptor": desc}
+
+
+class GpuSideOnFakes(unittest.TestCase):
+    """zoo_gpu.py on stand-ins for torch and triton: every kernel's problem
+    builds, its launch matches the kernel's signature, compile returns the
+    facts and bench times the launch."""
+
+    def test_every_problem_launches_its_kernel_with_matching_arguments(self):
+        fakes = fake_gpu_stack()
+        names = list(fakes) + ["zoo_gpu", "zoo_kernels", "kernels"]
+        saved = {n: sys.modules.get(n) for n in names}
+        try:
+            for n in names:
+                sys.modules.pop(n, None)
+            sys.modules.update(fakes)
+            import zoo_gpu
+            gpu = zoo_gpu.TritonGpu(10, 25, lambda msg: self.fail(msg))
+            self.assertEqual(gpu.meta()["sm_count"], 132)
+            for kernel in kz.ZOO:
+                built = gpu.compile(kernel, 2)
+                self.assertEqual(built.facts["n_regs"], 96, kernel.name)
+                self.assertEqual(built.facts["max_rel_err"], 0.0, kernel.name)
+                self.assertGreater(built.facts["work"], 1e8, kernel.name)
+                self.assertEqual(gpu.bench(built.run), 1.0)
+                launches = getattr(sys.modules["zoo_kernels"], kernel.fn).launches
+                self.assertEqual(launches[-1][1], {"num_warps": 8, "num_stages": 2}, kernel.name)
+        finally:
+            for n, m in saved.items():
+                if m is None:
+                    sys.modules.pop(n, None)
+                else:
+                    sys.modules[n] = m
 
 
 class CommandLine(unittest.TestCase):

@@ -48,6 +48,27 @@ int64_t ctas_per_sm(const CtaFootprint& cta, CtaLimit* limit = nullptr);
 // REQUIRES: stages >= 1.
 int64_t predicted_smem_bytes(const Graph& g, int64_t stages);
 
+// The copies of each buffer (indexed by op id; 0 for an op without
+// store_bytes) Triton allocates for the loop pipelined with the stage
+// assignment `stage` (indexed by op id): a buffer written by a local_alloc
+// gets one copy per stage between the copy's issue (the stage of the
+// pipelined load that fills it, else its own) and its last reader, plus one
+// when a warpgroup MMA reads it (the MMA still in flight holds its slot);
+// at least one. A load op's own buffer (its value goes on to registers) one
+// per stage between the load and its last reader; none when the load is not
+// pipelined (a reader in its own stage). At one stage (every entry 0) every
+// buffer has one copy.
+std::vector<int64_t> buffer_copies(const Graph& g, const std::vector<int64_t>& stage);
+
+// Shared memory one CTA needs for the loop pipelined with `stage`: the
+// graph's resident_smem_bytes plus each buffer's store_bytes times its
+// buffer_copies; with one stage, the most the buffers hold at once in
+// program order (as predicted_smem_bytes(g, 1)). On Triton's own
+// assignment of the shared kernels it is predicted_smem_bytes(g, S); it is
+// less where the graph's own edges keep the readers closer to the copies
+// than S - 1 stages (a generated loop's buffer ring).
+int64_t predicted_smem_bytes(const Graph& g, const std::vector<int64_t>& stage);
+
 // Cycles per iteration each slot of hopper_target() is busy for the loop
 // (Σ duration x occupancy), indexed by slot id (entry 0 unused).
 std::vector<int64_t> unit_cycles(const Graph& g);
@@ -84,6 +105,11 @@ bool is_pipelined_load(const Op& op);
 // (latency one unit, no resources) and a TMA load is not read back from
 // shared memory (its smem triple is halved). Other ops are unchanged.
 Graph as_pipelined(const Graph& g);
+
+// The same for any stage assignment: only the loads whose buffers' readers
+// all sit in a later stage (distance included) become copies; a load read
+// in its own stage stays a load into registers followed by the write.
+Graph as_pipelined(const Graph& g, const std::vector<int64_t>& stage);
 
 // Triton's stage assignment at num_stages `stages`: every pipelined load and
 // the buffer writes it feeds in stage 0, every other op in stage
@@ -137,6 +163,17 @@ struct StagePrediction {
 // REQUIRES: stages >= 1.
 StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprint& cta,
                                const FittedConstants& fit = {});
+
+// The loop run by Triton with the stage assignment `stage` (indexed by op
+// id; the schedule's stage of each op) on one SM: the model of
+// predict_stages for any assignment, not only Triton's own. The graph
+// as_pipelined under `stage`, shared memory from buffer_copies, CTAs per SM
+// from it and `cta`'s registers and threads, the memory latency at the
+// utilization the prediction implies. `stages` of the result is the
+// assignment's stage count (1 + its largest entry).
+// REQUIRES: stage.size() == g.ops.size(), every entry >= 0.
+StagePrediction predict_schedule(const Graph& g, const std::vector<int64_t>& stage,
+                                 const CtaFootprint& cta, const FittedConstants& fit = {});
 
 // Microseconds a kernel of `grid` CTAs, each running `trip` iterations,
 // takes at that prediction on `gpu`: waves of sm_count x ctas_per_sm CTAs,

@@ -4,6 +4,7 @@
 // iteration when waits sit at stage boundaries, and CTAs sharing an SM.
 // docs/TARGETS.md ("Predicting num_stages") explains the model and its fit.
 #include <algorithm>
+#include <cstdint>
 
 #include "tilesched/hopper_predict.h"
 
@@ -21,18 +22,33 @@ int64_t slot_cycles(const Op& op, int slot) {
   return cycles;
 }
 
-// The ops whose distance-0 data consumers are all buffer writes: the loads
-// Triton turns into one asynchronous copy into the buffer.
-std::vector<bool> copies_into_buffer(const Graph& g) {
+// The ops whose distance-0 data consumers are all buffer writes, every
+// reader of those buffers in a later stage than the load (distance
+// included): the loads Triton turns into one asynchronous copy into the
+// buffer. A buffer read in the load's own stage keeps the load synchronous.
+std::vector<bool> copies_into_buffer(const Graph& g, const std::vector<int64_t>& stage) {
   std::vector<int> consumers(g.ops.size(), 0), writes(g.ops.size(), 0);
   for (const Edge& e : g.edges) {
     if (e.kind != EdgeKind::kData || e.distance != 0) continue;
     ++consumers[e.from];
     if (is_smem_write(g.ops[e.to])) ++writes[e.from];
   }
+  // The earliest stage (distance included) a buffer write's readers read it.
+  std::vector<int64_t> first_read(g.ops.size(), INT64_MAX);
+  for (const Edge& e : g.edges) {
+    if (e.kind == EdgeKind::kData) {
+      first_read[e.from] = std::min(first_read[e.from], stage[e.to] + e.distance);
+    }
+  }
   std::vector<bool> copy(g.ops.size(), false);
   for (int v = 0; v < g.op_count(); ++v) {
     copy[v] = is_pipelined_load(g.ops[v]) && consumers[v] > 0 && writes[v] == consumers[v];
+  }
+  for (const Edge& e : g.edges) {
+    if (e.kind == EdgeKind::kData && e.distance == 0 && copy[e.from] &&
+        first_read[e.to] <= stage[e.from]) {
+      copy[e.from] = false;
+    }
   }
   return copy;
 }
@@ -120,9 +136,11 @@ bool is_pipelined_load(const Op& op) {
   return op.kind == "global_load" || op.kind == "cp_async" || op.kind == "tiled_tma_load";
 }
 
-Graph as_pipelined(const Graph& g) {
+Graph as_pipelined(const Graph& g) { return as_pipelined(g, triton_stages(g, 2)); }
+
+Graph as_pipelined(const Graph& g, const std::vector<int64_t>& stage) {
   Graph out = g;
-  const std::vector<bool> copy = copies_into_buffer(g);
+  const std::vector<bool> copy = copies_into_buffer(g, stage);
   std::vector<bool> folded(g.ops.size(), false);
   for (const Edge& e : g.edges) {
     if (e.kind == EdgeKind::kData && e.distance == 0 && copy[e.from]) folded[e.to] = true;
@@ -252,17 +270,19 @@ std::string_view bound_name(Bound b) {
   return "latency";
 }
 
-StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprint& cta,
-                               const FittedConstants& fit) {
+namespace {
+
+// The prediction of `stage` with one CTA's shared memory `smem_bytes`.
+StagePrediction price(const Graph& g, const std::vector<int64_t>& stage, int64_t smem_bytes,
+                      const CtaFootprint& cta, const FittedConstants& fit) {
   constexpr int kSteps = 60;  // the fixed point settles well within
   StagePrediction p;
-  p.stages = stages;
-  p.smem_bytes = predicted_smem_bytes(g, stages);
+  p.stages = 1 + (stage.empty() ? 0 : *std::max_element(stage.begin(), stage.end()));
+  p.smem_bytes = smem_bytes;
   CtaFootprint footprint = cta;
   footprint.smem_bytes = p.smem_bytes;
   p.ctas_per_sm = ctas_per_sm(footprint, &p.ctas_limit);
-  const Graph lowered = stages >= 2 ? as_pipelined(g) : g;
-  const std::vector<int64_t> stage = triton_stages(lowered, stages);
+  const Graph lowered = p.stages >= 2 ? as_pipelined(g, stage) : g;
   const std::vector<double> units = scaled_units(lowered, fit);
   p.busiest_slot = busiest_slot(units);
   const double busiest = units[p.busiest_slot];
@@ -283,6 +303,20 @@ StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprin
   } else {
     p.bound = p.busiest_slot == kL2 ? Bound::kL2Bandwidth : Bound::kUnit;
   }
+  return p;
+}
+
+}  // namespace
+
+StagePrediction predict_schedule(const Graph& g, const std::vector<int64_t>& stage,
+                                 const CtaFootprint& cta, const FittedConstants& fit) {
+  return price(g, stage, predicted_smem_bytes(g, stage), cta, fit);
+}
+
+StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprint& cta,
+                               const FittedConstants& fit) {
+  StagePrediction p = price(g, triton_stages(g, stages), predicted_smem_bytes(g, stages), cta, fit);
+  p.stages = stages;
   return p;
 }
 

@@ -46,13 +46,17 @@ TEST(HopperKernel, SharedCtasInterleaveUntilTheBusiestUnitIsFull) {
 
 TEST(HopperKernel, SharedMemoryMultiBuffersAtTwoStagesAndReusesAtOne) {
   GraphBuilder b(hopper_target(), "k-then-v");
+  const OpId kl = b.op("kl", "global_load");
   const OpId k = b.op("k", "smem_write");
   const OpId qk = b.op("qk", "wgmma");
+  const OpId vl = b.op("vl", "global_load");
   const OpId v = b.op("v", "smem_write");
   const OpId pv = b.op("pv", "wgmma");
   b.at(k).store_bytes = 16384;
   b.at(v).store_bytes = 16384;
+  b.edge(kl, k);
   b.edge(k, qk);
+  b.edge(vl, v);
   b.edge(v, pv);
   b.edge(qk, pv);
   StatusOr<Graph> g = b.build();
@@ -61,6 +65,35 @@ TEST(HopperKernel, SharedMemoryMultiBuffersAtTwoStagesAndReusesAtOne) {
   EXPECT_EQ(predicted_smem_bytes(*g, 1), 32768 + 16384);  // k is dead before v is written
   EXPECT_EQ(predicted_smem_bytes(*g, 2), 32768 + 2 * 32768);
   EXPECT_EQ(predicted_smem_bytes(*g, 4), 32768 + 4 * 32768);
+}
+
+TEST(HopperKernel, BufferCopiesFollowTheStagesBetweenCopyAndReader) {
+  GraphBuilder b(hopper_target(), "copies");
+  const OpId l = b.op("l", "global_load");
+  const OpId w = b.op("w", "smem_write");    // filled by l's copy, read by an MMA
+  const OpId m = b.op("m", "wgmma");
+  const OpId x = b.op("x", "alu");
+  const OpId xw = b.op("xw", "smem_write");  // written from registers, read by a load
+  const OpId r = b.op("r", "smem_read");
+  b.at(w).store_bytes = 1000;
+  b.at(xw).store_bytes = 100;
+  b.edge(l, w);
+  b.edge(w, m);
+  b.edge(x, xw);
+  b.edge(xw, r);
+  StatusOr<Graph> g = b.build();
+  ASSERT_TRUE(g.ok());
+  // l w m x xw r: the copy in stage 0, its MMA two stages later: 2 + 1
+  // copies; xw read two stages after its write by a load from shared
+  // memory: 2, no MMA slot.
+  EXPECT_EQ(buffer_copies(*g, {0, 2, 2, 0, 0, 2}), (std::vector<int64_t>{0, 3, 0, 0, 2, 0}));
+  EXPECT_EQ(predicted_smem_bytes(*g, std::vector<int64_t>{0, 2, 2, 0, 0, 2}), 3000 + 200);
+  // Read in the stage it is written: one copy, not multi-buffered.
+  EXPECT_EQ(buffer_copies(*g, {0, 1, 1, 1, 1, 1}), (std::vector<int64_t>{0, 2, 0, 0, 1, 0}));
+  // A load read in its own stage stays a load into registers: its write
+  // keeps its cost; read a stage later it is one copy into the buffer.
+  EXPECT_FALSE(as_pipelined(*g, {0, 0, 0, 0, 0, 0}).ops[w].resources.empty());
+  EXPECT_TRUE(as_pipelined(*g, {0, 1, 1, 0, 0, 0}).ops[w].resources.empty());
 }
 
 // A TMA load whose tile a wgmma reads straight from shared memory (the

@@ -54,48 +54,98 @@ int64_t ctas_per_sm(const CtaFootprint& cta, CtaLimit* limit) {
   return least;
 }
 
-int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
-  int64_t total = 0, loads = 0, peak = 0, live = 0;
-  // A buffer a load op carries (its value goes on to registers) exists
-  // only when the loop is pipelined, stages - 1 deep: it is free once read
-  // back. The others (a ttg.local_alloc a dot reads, or a TMA load's tile
-  // a wgmma reads straight from shared memory, as a generated GEMM has it)
-  // are `stages` deep; at one stage those never alive together share
-  // memory. In program order a buffer is written at its op and freed after
-  // its last same-iteration reader (an op later in the body).
-  auto mma_operand = [&g](int v) {
-    for (const Edge& e : g.edges) {
-      if (e.from != v || e.kind != EdgeKind::kData || e.distance != 0) continue;
-      const std::string& reader = g.ops[e.to].kind;
-      if (reader == "wgmma" || reader == "tcgen05_mma") return true;
-    }
-    return false;
-  };
-  auto load_buffer = [&g, &mma_operand](int v) {
-    return (g.ops[v].kind == "global_load" || g.ops[v].kind == "tiled_tma_load") &&
-           !mma_operand(v);
-  };
+namespace {
+
+bool is_mma(const Op& op) { return op.kind == "wgmma" || op.kind == "tcgen05_mma"; }
+
+// A load op's tile an MMA reads straight from shared memory (a TMA load
+// into a wgmma operand, as a generated GEMM has it; no ttg.local_alloc
+// between them): an operand buffer like a local_alloc's.
+bool mma_operand(const Graph& g, int v) {
+  for (const Edge& e : g.edges) {
+    if (e.from == v && e.kind == EdgeKind::kData && e.distance == 0 && is_mma(g.ops[e.to])) return true;
+  }
+  return false;
+}
+
+// A load op's own buffer: its value goes on to registers.
+bool is_load_buffer(const Graph& g, int v) {
+  const Op& op = g.ops[v];
+  return (op.kind == "global_load" || op.kind == "tiled_tma_load") && !mma_operand(g, v);
+}
+
+// The most the loop's buffers hold at once in program order when nothing is
+// multi-buffered: a buffer is written at its op and freed after its last
+// same-iteration reader (an op later in the body). Load buffers are left
+// out: an unpipelined load needs none.
+int64_t one_stage_peak(const Graph& g) {
   std::vector<int64_t> freed_after(g.ops.size(), 0);
   for (int v = 0; v < g.op_count(); ++v) {
     const int64_t bytes = g.ops[v].store_bytes;
-    if (bytes <= 0) continue;
-    if (load_buffer(v)) {
-      loads += bytes;
-      continue;
-    }
-    total += bytes;
+    if (bytes <= 0 || is_load_buffer(g, v)) continue;
     int last = v;
     for (const Edge& e : g.edges) {
       if (e.from == v && e.kind == EdgeKind::kData && e.distance == 0) last = std::max(last, e.to);
     }
     freed_after[last] += bytes;
   }
+  int64_t peak = 0, live = 0;
   for (int v = 0; v < g.op_count(); ++v) {
-    live += load_buffer(v) ? 0 : g.ops[v].store_bytes;
+    live += is_load_buffer(g, v) ? 0 : g.ops[v].store_bytes;
     peak = std::max(peak, live);
     live -= freed_after[v];
   }
-  const int64_t loop = stages <= 1 ? peak : total * stages + loads * (stages - 1);
+  return peak;
+}
+
+}  // namespace
+
+std::vector<int64_t> buffer_copies(const Graph& g, const std::vector<int64_t>& stage) {
+  // Where each buffer's copy is issued: the earliest stage of a pipelined
+  // load filling it (distance 0), else the buffer op's own stage.
+  std::vector<int64_t> issued(stage.begin(), stage.end());
+  for (const Edge& e : g.edges) {
+    if (e.kind == EdgeKind::kData && e.distance == 0 && is_pipelined_load(g.ops[e.from])) {
+      issued[e.to] = std::min(issued[e.to], stage[e.from]);
+    }
+  }
+  std::vector<int64_t> last_read(g.ops.size(), -1);
+  std::vector<bool> read_by_mma(g.ops.size(), false);
+  for (const Edge& e : g.edges) {
+    if (e.kind != EdgeKind::kData) continue;
+    last_read[e.from] = std::max(last_read[e.from], stage[e.to] + e.distance);
+    if (is_mma(g.ops[e.to])) read_by_mma[e.from] = true;
+  }
+  std::vector<int64_t> copies(g.ops.size(), 0);
+  for (int v = 0; v < g.op_count(); ++v) {
+    if (g.ops[v].store_bytes <= 0) continue;
+    const int64_t span = std::max<int64_t>(last_read[v] - issued[v], 0);
+    if (is_load_buffer(g, v)) {
+      copies[v] = span;
+    } else {
+      copies[v] = span >= 1 ? span + (read_by_mma[v] ? 1 : 0) : 1;
+    }
+  }
+  return copies;
+}
+
+int64_t predicted_smem_bytes(const Graph& g, const std::vector<int64_t>& stage) {
+  const bool pipelined = std::any_of(stage.begin(), stage.end(), [](int64_t s) { return s > 0; });
+  int64_t loop = 0;
+  if (!pipelined) {
+    loop = one_stage_peak(g);
+  } else {
+    const std::vector<int64_t> copies = buffer_copies(g, stage);
+    for (int v = 0; v < g.op_count(); ++v) loop += g.ops[v].store_bytes * copies[v];
+  }
+  return g.attrs.resident_smem_bytes.value_or(0) + loop;
+}
+
+int64_t predicted_smem_bytes(const Graph& g, int64_t stages) {
+  int64_t loop = stages <= 1 ? one_stage_peak(g) : 0;
+  for (int v = 0; stages > 1 && v < g.op_count(); ++v) {
+    loop += g.ops[v].store_bytes * (is_load_buffer(g, v) ? stages - 1 : stages);
+  }
   return g.attrs.resident_smem_bytes.value_or(0) + loop;
 }
 

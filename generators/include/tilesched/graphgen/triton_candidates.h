@@ -63,8 +63,10 @@ int64_t stage_bound_of(const Graph& g);
 // Candidates are deduplicated by stage vector (the first finder's clusters
 // and source are kept), priced, and sorted by predicted time (a candidate
 // whose CTA does not fit last), then shared memory, then order found.
-// Refused exports stay in the list with `refused` set.
-// REQUIRES: g is on the hopper target and imported from TTGIR.
+// An assignment the export refuses (the lowering checks, or the ops of one
+// TTGIR op in two stages, which it cannot write) stays in the list with
+// `refused` set (and, for the latter, no placements). A graph not imported
+// from TTGIR is refused. REQUIRES: g is on the hopper target.
 StatusOr<std::vector<Candidate>> triton_candidates(const Graph& g, const CandidateOptions& opts);
 
 // tilesched.candidates/1 JSON of a ranked list (docs/FORMATS.md): per
