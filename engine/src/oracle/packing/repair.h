@@ -41,9 +41,9 @@ struct PackingRepairOptions {
   int64_t units_second = 5'000;
 };
 
-// The repair at an effort level (tilesched/cost_based.h): kFull the
-// defaults above; below it max_ops 0, no repair (docs/EXACT.md "The
-// packing repair").
+// The repair at an effort level (tilesched/cost_based.h): the defaults
+// above; at kFast max_ops 0, no repair (docs/EXACT.md "The packing
+// repair").
 PackingRepairOptions packing_repair_options(Effort effort);
 
 // Whether some slot packs several holders per row (capacity above one), some
