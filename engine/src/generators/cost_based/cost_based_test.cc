@@ -74,7 +74,10 @@ TEST(CostBased, EverySearchAndPolicyGivesAVerifiedScheduleOnRandomLoops) {
         opts.arm_policy = policy;
         opts.ii_search = search;
         const Schedule s = Schedule_(g, opts);
-        ASSERT_TRUE(s.feasible) << g.name;
+        std::string why;
+        for (const std::string& d : s.diagnostics) why += "\n  " + d;
+        ASSERT_TRUE(s.feasible) << g.name << " " << arm_policy_name(policy) << " "
+                                << ii_search_name(search) << why;
         if (serial.feasible) {
           EXPECT_LE(s.ii, serial.ii) << g.name;
         }

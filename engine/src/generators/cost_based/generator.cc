@@ -176,14 +176,24 @@ class Generator {
   IiVerdict walk_attempt(int64_t ii);
   // The walk's budget ran out before an II placed: IMS's search over the
   // same range stands in (its own bounds), so the run ends with a
-  // schedule no worse than IMS's. False when IMS found none either.
-  bool after_spent_walk(IiSearchResult& r, std::vector<int64_t>& seats, bool& serial_fallback);
+  // schedule no worse than IMS's; where IMS finds none, the serial seats
+  // (when legal and in `range`). False when neither is.
+  bool after_spent_walk(const IiRange& range, IiSearchResult& r, std::vector<int64_t>& seats,
+                        bool& serial_fallback);
 
   Schedule serial_;
   Context ctx_;
   EffortBudgets budgets_;
   WorkMeter meter_;
   std::optional<int64_t> fallback_from_;  // the II the walk's budget ran out at
+  // Under a budget: the walk's latest placement, its II and whether its
+  // seats are the serial ones.
+  struct Placed {
+    int64_t ii = 0;
+    std::vector<int64_t> seats;
+    bool serial = false;
+  };
+  std::optional<Placed> last_placed_;
   // With the seeds' closure (cost-based-seed): built by the screen at each
   // II, read by the placement. Otherwise unused: the screen closes only the
   // components it tests, the placement keeps its windows along the edges.
@@ -223,8 +233,14 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   stats_.ii_screened = screen_.rejected();
   std::vector<int64_t> seats;
   bool serial_fallback = refinement_.serial_fallback();
-  if (r.end == IiSearchEnd::kFound) seats = placement_->starts();
-  const bool found = r.end == IiSearchEnd::kFound || after_spent_walk(r, seats, serial_fallback);
+  if (r.end == IiSearchEnd::kFound && last_placed_ && last_placed_->ii == r.ii) {
+    seats = last_placed_->seats;
+    serial_fallback = last_placed_->serial;
+  } else if (r.end == IiSearchEnd::kFound) {
+    seats = placement_->starts();
+  }
+  const bool found =
+      r.end == IiSearchEnd::kFound || after_spent_walk(range, r, seats, serial_fallback);
   if (found && ctx_.opts.descent_budget_ratio > 0) {
     meter_.start_phase(WorkMeter::kDescent, budgets_.descent);
     r.ii = descend(r.ii, range.lower, seats, serial_fallback);
@@ -239,28 +255,45 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
 }
 
 IiVerdict Generator::walk_attempt(int64_t ii) {
+  // Under a budget, the galloping walks' replay of the found II takes the
+  // seats it placed (a replay under a spent budget would fail).
+  if (budgets_.walk > 0 && last_placed_ && last_placed_->ii == ii) return IiVerdict::kPlaced;
   if (meter_.phase_out()) return IiVerdict::kStop;
   meter_.start_attempt(budgets_.attempt);
-  if (refinement_.attempt(ii) || first_success_attempt(ii)) return IiVerdict::kPlaced;
+  if (refinement_.attempt(ii) || first_success_attempt(ii)) {
+    if (budgets_.walk > 0) {
+      last_placed_ = Placed{ii, placement_->starts(), refinement_.serial_fallback()};
+    }
+    return IiVerdict::kPlaced;
+  }
   if (meter_.attempt_out()) ++stats_.attempts_out_of_work;
   if (!meter_.phase_out()) return IiVerdict::kNotPlaced;
   fallback_from_ = ii;
   return IiVerdict::kStop;
 }
 
-bool Generator::after_spent_walk(IiSearchResult& r, std::vector<int64_t>& seats,
-                                 bool& serial_fallback) {
+bool Generator::after_spent_walk(const IiRange& range, IiSearchResult& r,
+                                 std::vector<int64_t>& seats, bool& serial_fallback) {
   if (r.end != IiSearchEnd::kStopped || !fallback_from_) return false;
   stats_.walk_out_of_work = 1;
   ImsOptions o;
   o.ii_floor = ctx_.opts.ii_floor;
   o.ii_cap = ctx_.opts.ii_cap;
   o.deadline = ctx_.opts.deadline;
-  const Schedule ims = generate_ims(ctx_.g, o);
+  Schedule ims = generate_ims(ctx_.g, o);
+  // Where IMS finds none, the serial seats at the serial II, as the
+  // ladder's last rung gives them there.
+  const bool serial = !ims.feasible && serial_.feasible && serial_.ii >= range.lower &&
+                      serial_.ii <= range.cap;
+  if (serial) {
+    ims = serial_;
+    ims.flags.push_back("serial_fallback");
+  }
   notes_.add("II " + std::to_string(*fallback_from_) + ": the effort's budget for the II walk (" +
              std::to_string(budgets_.walk) + " work units) is spent; " +
-             (ims.feasible ? "IMS's schedule at II " + std::to_string(ims.ii) + " stands in"
-                           : std::string("IMS found no schedule either")));
+             (!ims.feasible ? std::string("IMS found no schedule either")
+              : serial      ? "IMS found none; the serial seats at II " + std::to_string(ims.ii)
+                            : "IMS's schedule at II " + std::to_string(ims.ii) + " stands in"));
   if (!ims.feasible) return false;
   r.end = IiSearchEnd::kFound;
   r.ii = ims.ii;
