@@ -214,7 +214,7 @@ def candidates(args):
                                     str(args.time_limit)])
                 if rc != 0:
                     die(f"{dump}: {err}")
-                made.append(f"{kernel}_S{s}: {err.rsplit(' in ', 1)[0]}")
+                made.append(f"{kernel}_S{s}: {err.rsplit(', in ', 1)[0]}")
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     with open(os.path.join(out_root, "MANIFEST"), "w") as f:

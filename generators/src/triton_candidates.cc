@@ -26,28 +26,13 @@ std::vector<int64_t> stage_by_op(const Graph& g, const TritonSchedule& t) {
   return stage;
 }
 
-// The hopper model's price of `stage` (per op id) for the loop pipelined
-// 1 + max stage deep.
+// The hopper model's price of `stage` (per op id): `tilesched predict`'s
+// model (hopper::predict_schedule).
 CandidatePrice price_of(const Graph& g, const std::vector<int64_t>& stage,
                         const CandidateOptions& opts) {
-  const int64_t depth = 1 + *std::max_element(stage.begin(), stage.end());
-  const hopper::StagePrediction p = hopper::predict_stages(g, depth, opts.cta, opts.fit);
-  const Graph lowered = depth >= 2 ? hopper::as_pipelined(g) : g;
-  CandidatePrice price;
-  price.smem_bytes = p.smem_bytes;
-  price.ctas_per_sm = p.ctas_per_sm;
-  price.cta_cycles = hopper::cta_cycles_per_iteration(lowered, stage, p.memory_latency, opts.fit);
-  const double busiest = static_cast<double>(hopper::busiest_unit_cycles(lowered));
-  hopper::Bound bound = hopper::Bound::kSharedMemory;
-  if (p.ctas_per_sm > 0) {
-    const double per_cta = price.cta_cycles / static_cast<double>(p.ctas_per_sm);
-    price.sm_cycles = std::max(per_cta, busiest);
-    bound = per_cta > busiest ? hopper::Bound::kLatency
-                              : (p.bound == hopper::Bound::kL2Bandwidth ? p.bound
-                                                                        : hopper::Bound::kUnit);
-  }
-  price.bound = std::string(hopper::bound_name(bound));
-  return price;
+  const hopper::StagePrediction p = hopper::predict_schedule(g, stage, opts.cta, opts.fit);
+  return CandidatePrice{p.ctas_per_sm > 0 ? p.sm_cycles : 0.0, p.cta_cycles, p.smem_bytes,
+                        p.ctas_per_sm, std::string(hopper::bound_name(p.bound))};
 }
 
 // One finder's assignment: its stage per op id and its export, or the

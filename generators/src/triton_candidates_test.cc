@@ -2,7 +2,8 @@
 // (tilesched/graphgen/triton_candidates.h) on the committed pointer matmul
 // at num_stages 3: one candidate per distinct stage vector, every finder
 // accounted for, Triton's own among them and priced as `tilesched stages`
-// prices it, the list ranked by predicted time, and the manifests.
+// prices it, every price the model's, the list ranked by predicted time,
+// and the manifests.
 #include "tilesched/graphgen/triton_candidates.h"
 
 #include <gtest/gtest.h>
@@ -40,7 +41,8 @@ CandidateOptions heuristics(const Graph& g, int64_t caps) {
 
 TEST(TritonCandidates, OnePerStageVectorEveryFinderCountedRankedByPredictedTime) {
   const Graph g = imported();
-  StatusOr<std::vector<Candidate>> list = triton_candidates(g, heuristics(g, 4));
+  const CandidateOptions o = heuristics(g, 4);
+  StatusOr<std::vector<Candidate>> list = triton_candidates(g, o);
   ASSERT_TRUE(list.ok()) << list.status().message();
   ASSERT_GE(list->size(), 3u);
   std::set<std::vector<int64_t>> vectors;
@@ -51,6 +53,11 @@ TEST(TritonCandidates, OnePerStageVectorEveryFinderCountedRankedByPredictedTime)
     EXPECT_EQ(c.schedule.source, c.found_by.front());
     EXPECT_EQ(c.schedule.max_stage, *std::max_element(c.stage.begin(), c.stage.end()));
     for (const TritonPlacement& p : c.schedule.ops) EXPECT_EQ(p.stage, c.stage[*g.find_op(p.id)]);
+    // The price is `tilesched predict`'s model of this assignment.
+    const hopper::StagePrediction p = hopper::predict_schedule(g, c.stage, o.cta, o.fit);
+    EXPECT_EQ(c.price.sm_cycles, p.sm_cycles);
+    EXPECT_EQ(c.price.smem_bytes, p.smem_bytes);
+    EXPECT_EQ(c.price.bound, hopper::bound_name(p.bound));
   }
   EXPECT_EQ(finders, 1u + 4u * 4u);  // Triton's own, 4 generators x caps 1..4 (all feasible)
   for (size_t i = 1; i < list->size(); ++i) {
