@@ -152,10 +152,8 @@ Row run_one(const std::string& family, const Graph& g, int64_t limit_ms) {
   if (const char* b = std::getenv("TILESCHED_EXACT_BACKEND")) {
     if (const auto backend = tilesched::parse_exact_backend(b)) opts.backend = *backend;
   }
-  if (const char* e = std::getenv("TILESCHED_SAT_ENCODING")) {  // time, rowstage
-    const std::string enc = e;
-    if (enc == "time") opts.sat_encoding = tilesched::SatEncoding::kTimeIndexed;
-    if (enc == "rowstage") opts.sat_encoding = tilesched::SatEncoding::kRowStage;
+  if (const char* e = std::getenv("TILESCHED_SAT_ENCODING")) {  // --sat-encoding's names
+    if (const auto enc = tilesched::parse_sat_encoding(e)) opts.sat_encoding = *enc;
   }
   if (const char* c = std::getenv("TILESCHED_DESCENT_CONFLICTS")) opts.descent_conflicts = std::atoll(c);
   const auto t0 = std::chrono::steady_clock::now();

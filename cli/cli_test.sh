@@ -149,6 +149,13 @@ grep -q '"proven_optimal": false' "$work/out" || fail "--time-limit 0: claims a 
 grep -Eq '"lower_bound": ?27' "$work/out" || fail "--time-limit 0: lower bound is not the MII 27"
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --time-limit -1
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --time-limit soon
+# same_optimum NAME A B WHAT: schedules A and B have the same II and
+# proven stage count.
+same_optimum() {
+  for key in '"ii"' '"stage_count"'; do
+    [[ $(grep -E "^  $key" "$2") == $(grep -E "^  $key" "$3") ]] || fail "$1: $4 disagree on $key"
+  done
+}
 # Both backends: the SMT one proves the same optima as the default SAT one
 # (the II and the proven stage count), and the backend is recorded.
 grep -q '"backend": "sat"' "$work/attention_forward.exact.json" || fail "exact: backend sat not recorded"
@@ -156,12 +163,26 @@ for g in "$examples"/*.loop.json; do
   name=$(basename "$g" .loop.json)
   expect 0 "$bin" schedule "$g" --generator exact --exact-backend smt -o "$work/$name.smt.json"
   grep -q '"proven_optimal": true' "$work/$name.smt.json" || fail "$name: smt is not proven optimal"
-  for key in '"ii"' '"stage_count"'; do
-    [[ $(grep -E "^  $key" "$work/$name.smt.json") == $(grep -E "^  $key" "$work/$name.exact.json") ]] ||
-      fail "$name: the backends disagree on $key"
-  done
+  same_optimum "$name" "$work/$name.smt.json" "$work/$name.exact.json" "the backends"
 done
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --exact-backend maxsat
+# The SAT backend's second encoding (--sat-encoding time) proves the same
+# optima as the default one and is named in the options; an unknown
+# encoding, or one given to the SMT backend, is refused.
+for name in attention_forward gemm_mainloop; do
+  expect 0 "$bin" schedule "$examples/$name.loop.json" --generator exact --sat-encoding time \
+    -o "$work/$name.time.json"
+  grep -q '"proven_optimal": true' "$work/$name.time.json" || fail "$name: time is not proven optimal"
+  grep -q '"sat_encoding": "time"' "$work/$name.time.json" || fail "$name: sat_encoding not recorded"
+  same_optimum "$name" "$work/$name.time.json" "$work/$name.exact.json" "the encodings"
+done
+if grep -q '"sat_encoding"' "$work/attention_forward.exact.json"; then fail "exact: the default encoding is named"; fi
+expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --sat-encoding cnf
+expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --exact-backend smt \
+  --sat-encoding time
+grep -q -- "--sat-encoding applies to --exact-backend sat only" "$work/err" ||
+  fail "smt --sat-encoding: $(cat "$work/err")"
+expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator cost-based --sat-encoding time
 grep -q -- "--exact-backend" <("$bin" schedule --help) || fail "schedule --help does not list --exact-backend"
 
 # The iterative and swing modulo schedulers: every bundled example

@@ -132,7 +132,7 @@ Status write_all(const Graph& g, const std::string& dir,
   for (size_t i = 0; i < list.size(); ++i) {
     files.push_back(list[i].refused ? "" : file_name(i + 1, list[i].schedule.source));
     if (files.back().empty()) continue;
-    const std::string text = graphgen::triton_schedule_json(list[i].schedule);
+    const std::string text = triton_schedule_json(list[i].schedule);
     if (Status s = emit(dir + "/" + files.back(), text); !s.ok()) return s;
   }
   if (Status s = emit(dir + "/candidates.tsv", graphgen::candidates_tsv(list, files)); !s.ok()) {

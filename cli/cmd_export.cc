@@ -6,14 +6,14 @@
 // that the machine model has one source, the engine.
 // `tilesched export GRAPH (SCHEDULE | --own) --to triton`: a schedule of a
 // loop imported from TTGIR as Triton's pipeliner reads it, tilesched.triton/1
-// (tilesched/graphgen/triton_export.h; docs/TTGIR.md, "Export to Triton").
+// (tilesched/triton_export.h; docs/TTGIR.md, "Export to Triton").
 #include <iostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "tilesched/graphgen/triton_export.h"
+#include "tilesched/triton_export.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;
@@ -99,20 +99,20 @@ std::string to_resolved_json(const Graph& g) {
 
 // tilesched.triton/1 of the schedule at `schedule_path`, or with `own` of
 // the graph's own Triton schedule, once it passes the lowering checks.
-StatusOr<graphgen::TritonSchedule> triton_schedule(const Graph& g,
+StatusOr<TritonSchedule> triton_schedule(const Graph& g,
                                                    const std::string& schedule_path, bool own) {
-  if (own) return graphgen::triton_schedule_own(g);
+  if (own) return triton_schedule_own(g);
   StatusOr<Schedule> s = read_schedule_input(schedule_path, g);
   if (!s.ok()) return s.status();
-  return graphgen::triton_schedule_from(g, *s);
+  return triton_schedule_from(g, *s);
 }
 
 StatusOr<std::string> to_triton(const Graph& g, const std::string& schedule_path, bool own,
                                 bool buffer_rule) {
-  StatusOr<graphgen::TritonSchedule> t = triton_schedule(g, schedule_path, own);
+  StatusOr<TritonSchedule> t = triton_schedule(g, schedule_path, own);
   if (!t.ok()) return t.status();
-  if (Status s = graphgen::check_triton_lowering(g, *t, buffer_rule); !s.ok()) return s;
-  return graphgen::triton_schedule_json(*t);
+  if (Status s = check_triton_lowering(g, *t, buffer_rule); !s.ok()) return s;
+  return triton_schedule_json(*t);
 }
 
 void add_formats(po::options_description& visible, std::string& to) {

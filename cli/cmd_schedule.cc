@@ -22,7 +22,7 @@ namespace {
 struct ScheduleFlags {
   std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear",
                           emit_kind = "json", policy_fallback = "on", packing_repair = "cost-based",
-                          exact_backend = "sat";
+                          exact_backend = "sat", sat_encoding = "rowstage", effort = "default";
   double time_limit_s = 10.0;
 };
 
@@ -46,6 +46,10 @@ void add_generator_options(po::options_description& visible, ScheduleFlags& f,
       ("arm-policy", po::value(&f.arm_policy)->default_value("first-success"),
        "cost-based: first-success (seed 004: the first arm that seats wins) or best-cost "
        "(seed 001: every arm proposes, the cheapest wins)")
+      ("effort", po::value(&f.effort)->default_value("default"),
+       "cost-based: fast | default | full, the work budget of each II attempt, the II walk "
+       "and the descent, counted in work units (docs/COST_BASED.md \"Effort\"); full: no "
+       "budget beyond the mechanisms' own")
       ("ii-search", po::value(&f.ii_search)->default_value("linear"),
        "cost-based: linear (MII, MII+1, ...) or galloping (seed 000's exponential-then-binary "
        "driver)")
@@ -86,8 +90,11 @@ void add_budget_options(po::options_description& visible, ScheduleFlags& f,
        "exact: wall-clock budget in seconds (the heuristic upper bound included); when it "
        "ends, the best schedule found and the best lower bound, proven_optimal false")
       ("exact-backend", po::value(&f.exact_backend)->default_value("sat"),
-       "exact: sat (a time-indexed CNF on CaDiCaL) or smt (an integer model on Z3); "
+       "exact: sat (a CNF on CaDiCaL) or smt (an integer model on Z3); "
        "docs/EXACT.md")
+      ("sat-encoding", po::value(&f.sat_encoding)->default_value("rowstage"),
+       "exact, --exact-backend sat: the CNF, rowstage (an op's row and stage apart) or time "
+       "(one literal per op and cycle of its window: larger models); docs/EXACT.md")
       ("emit", po::value(&f.emit_kind)->default_value("json"),
        "json (the schedule with its Pipe_/Mutex_ values) or region (the materialized region "
        "as MLIR-like text: stages, ops in order, values spliced in)");
@@ -121,6 +128,11 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
   } else {
     return Status::InvalidInput("--arm-policy: unknown policy '" + f.arm_policy +
                                 "' (first-success, best-cost)");
+  }
+  if (std::optional<Effort> e = parse_effort(f.effort)) {
+    opts.cost_based.effort = *e;
+  } else {
+    return Status::InvalidInput("--effort: unknown level '" + f.effort + "' (fast, default, full)");
   }
   if (f.policy_fallback != "on" && f.policy_fallback != "off") {
     return Status::InvalidInput("--policy-fallback: '" + f.policy_fallback + "' is not on or off");
@@ -170,6 +182,12 @@ Status check_numbers(const ScheduleFlags& f, GenerateOptions& opts) {
     return Status::InvalidInput("--exact-backend: unknown backend '" + f.exact_backend +
                                 "' (sat, smt)");
   }
+  if (std::optional<SatEncoding> e = parse_sat_encoding(f.sat_encoding)) {
+    opts.exact.sat_encoding = *e;
+  } else {
+    return Status::InvalidInput("--sat-encoding: unknown encoding '" + f.sat_encoding +
+                                "' (rowstage, time)");
+  }
   if (opts.max_stages < 0 || opts.max_stages > limits::kMaxMaxDepth + 1) {
     return Status::InvalidInput("--max-stages must be between 0 and " +
                                 std::to_string(limits::kMaxMaxDepth + 1));
@@ -205,6 +223,7 @@ const std::vector<GeneratorOption>& generator_options() {
     {"ims-budget-ratio", {K::kIms}},
     {"time-limit", {K::kExact}},
     {"exact-backend", {K::kExact}},
+    {"sat-encoding", {K::kExact}},
   };
   return table;
 }
@@ -221,6 +240,10 @@ Status check_options_apply(const po::variables_map& vm, GeneratorKind k) {
     }
     return Status::InvalidInput("--" + std::string(o.name) + " applies to --generator " + readers +
                                 " only, not " + std::string(generator_name(k)));
+  }
+  if (vm.count("sat-encoding") && !vm["sat-encoding"].defaulted() &&
+      vm["exact-backend"].as<std::string>() != "sat") {
+    return Status::InvalidInput("--sat-encoding applies to --exact-backend sat only");
   }
   return Status::Ok();
 }

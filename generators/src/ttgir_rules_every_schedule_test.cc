@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "tilesched/generate.h"
-#include "tilesched/graphgen/triton_export.h"
+#include "tilesched/triton_export.h"
 #include "tilesched/graphgen/ttgir.h"
 #include "tilesched/json_io.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "tilesched/generate.h"
-#include "tilesched/graphgen/triton_export.h"
+#include "tilesched/triton_export.h"
 #include "tilesched/graphgen/ttgir.h"
 
 namespace tilesched::graphgen {

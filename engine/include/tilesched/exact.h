@@ -22,9 +22,9 @@
 
 namespace tilesched {
 
-// Which solver answers the oracle's questions (docs/EXACT.md): a
-// time-indexed CNF on CaDiCaL (the default: faster on every measured set)
-// or an integer model on Z3.
+// Which solver answers the oracle's questions (docs/EXACT.md): a CNF on
+// CaDiCaL (the default: faster on every measured set; its encoding is
+// SatEncoding) or an integer model on Z3.
 enum class ExactBackend { kSat, kSmt };
 std::string_view exact_backend_name(ExactBackend b);
 // "sat" or "smt"; nullopt for anything else.
@@ -32,8 +32,13 @@ std::optional<ExactBackend> parse_exact_backend(std::string_view name);
 
 // The SAT backend's CNF (docs/EXACT.md): row/stage (order literals for
 // each op's row and stage apart, the default: its size grows with II + K
-// per op) or time-indexed (one per op and cycle of its window, II * K).
+// per op) or time-indexed (one per op and cycle of its window, II * K;
+// it proves fewer HLS loops in time, and is kept as a second encoding the
+// tests check the first against). `--sat-encoding rowstage|time`.
 enum class SatEncoding { kRowStage, kTimeIndexed };
+std::string_view sat_encoding_name(SatEncoding e);
+// "rowstage" or "time"; nullopt for anything else.
+std::optional<SatEncoding> parse_sat_encoding(std::string_view name);
 
 struct ExactOptions {
   ExactBackend backend = ExactBackend::kSat;

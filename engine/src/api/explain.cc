@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "graph/graph_algo.h"
+#include "model/arith.h"
 #include "tilesched/exact.h"
 #include "tilesched/mii.h"
 
@@ -36,8 +37,6 @@ std::string_view explain_verdict_name(ExplainVerdict v) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 std::string name_list(const Graph& g, const std::vector<OpId>& ops) {
   std::string out;

@@ -10,14 +10,13 @@
 #include <vector>
 
 #include "graph/graph_algo.h"
+#include "model/arith.h"
 
 namespace tilesched {
 
 namespace {
 
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-
-int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 // ceil(sum of terms / divisor) without forming the sum: quotients and
 // remainders are accumulated apart, and the quotient saturates, so terms

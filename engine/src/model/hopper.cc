@@ -7,14 +7,12 @@
 #include <algorithm>
 #include <string>
 
+#include "arith.h"
 #include "tilesched/limits.h"
 
 namespace tilesched::hopper {
 
 namespace {
-
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Cycles for `amount` at `per_cycle` per cycle; at least one when amount > 0.
 int64_t at_rate(int64_t amount, int64_t per_cycle) {

@@ -7,16 +7,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/arith.h"
 #include "tilesched/hopper_predict.h"
 #include "tilesched/limits.h"
 
 namespace tilesched::hopper {
-
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 std::string_view cta_limit_name(CtaLimit limit) {
   switch (limit) {

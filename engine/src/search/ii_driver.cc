@@ -9,6 +9,7 @@
 #include "graph/graph_algo.h"
 #include "ii_range.h"
 #include "graph/storage.h"
+#include "util/test_seams.h"
 
 namespace tilesched {
 
@@ -22,9 +23,7 @@ IiRange heuristic_ii_range(const Graph& g, int64_t mii, int64_t group_span, int6
 
 IiRange oracle_ii_range(const Graph& g, int64_t mii, std::optional<int64_t> best_heuristic_ii) {
   IiRange r;
-  const int64_t group_span =
-      group_span_bound(g, Adjacency::build(g), find_leader_groups(g).members);
-  r.lower = heuristic_ii_lower(g, mii, group_span);
+  r.lower = ii_lower_bound(g, mii);
   r.cap = best_heuristic_ii ? *best_heuristic_ii - 1 : sequential_ii_cap(g, mii);
   return r;
 }
@@ -36,13 +35,11 @@ IiPrecheck precheck_ii(const Graph& g) {
   return p;
 }
 
-std::function<void(int64_t ii)> ii_attempt_for_tests;
-
 namespace {
 
 // One attempt through the test seam.
 IiVerdict attempt_at(const IiAttemptFn& attempt, int64_t ii) {
-  if (ii_attempt_for_tests) ii_attempt_for_tests(ii);
+  if (test_seams::before_ii_attempt) test_seams::before_ii_attempt(ii);
   return attempt(ii);
 }
 

@@ -139,10 +139,6 @@ IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
                          const IiAttemptFn& attempt, IiScreen* screen = nullptr,
                          const Deadline& deadline = std::nullopt);
 
-// A test seam: when set, called before every attempt search_ii makes (the
-// exact oracle's limit tests stand in a slow heuristic with it).
-extern std::function<void(int64_t ii)> ii_attempt_for_tests;
-
 // What one attempt of the downward mode concluded.
 enum class DescentVerdict {
   kPlaced,       // every op seated at this II: the descent goes on below it
@@ -182,7 +178,7 @@ struct IiDescentResult {
 // miss, so the descent reaches at least the IIs it would without it),
 // then attempt(ii). kPlaced lowers the result to ii and goes on; kSearchedAll
 // ends the descent; kOutOfBudget goes on until kDescentMisses of them.
-// The test seam ii_attempt_for_tests is not called here.
+// The test seam test_seams::before_ii_attempt is not called here.
 IiDescentResult descend_ii(int64_t found, int64_t lower, const DescentAttemptFn& attempt,
                            IiScreen* screen = nullptr, const Deadline& deadline = std::nullopt);
 

@@ -20,6 +20,11 @@ int64_t heuristic_ii_lower(const Graph& g, int64_t mii, int64_t group_span) {
   return std::max({mii, group_span, exclusive_holds_bound(g)});
 }
 
+int64_t ii_lower_bound(const Graph& g, int64_t mii) {
+  return heuristic_ii_lower(
+      g, mii, group_span_bound(g, Adjacency::build(g), find_leader_groups(g).members));
+}
+
 int64_t heuristic_ii_cap(const Graph& g, int64_t lower, int64_t ii_cap, const Schedule& serial) {
   int64_t cap = ii_cap;
   if (cap == 0) cap = serial.feasible ? serial.ii : sequential_ii_cap(g, lower);

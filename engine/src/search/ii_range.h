@@ -30,6 +30,8 @@ int64_t sequential_ii_cap(const Graph& g, int64_t lower);
 // the groups' span bound (group_span_bound) and the exclusive-holds bound
 // (exclusive_holds_bound, graph_algo.h). No II below it can be legal.
 int64_t heuristic_ii_lower(const Graph& g, int64_t mii, int64_t group_span);
+// The same with the groups' span bound computed from `g`.
+int64_t ii_lower_bound(const Graph& g, int64_t mii);
 
 // The top of a heuristic generator's II search from `lower`: `ii_cap` when
 // given (non-zero), else the serial schedule's II when it is legal (never

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "util/elapsed.h"
+#include "util/test_seams.h"
 #include "graph/storage.h"
 #include "oracle.h"
 #include "tilesched/limits.h"
@@ -33,6 +34,16 @@ std::string_view exact_backend_name(ExactBackend b) {
 std::optional<ExactBackend> parse_exact_backend(std::string_view name) {
   if (name == "sat") return ExactBackend::kSat;
   if (name == "smt") return ExactBackend::kSmt;
+  return std::nullopt;
+}
+
+std::string_view sat_encoding_name(SatEncoding e) {
+  return e == SatEncoding::kTimeIndexed ? "time" : "rowstage";
+}
+
+std::optional<SatEncoding> parse_sat_encoding(std::string_view name) {
+  if (name == "rowstage") return SatEncoding::kRowStage;
+  if (name == "time") return SatEncoding::kTimeIndexed;
   return std::nullopt;
 }
 
@@ -73,14 +84,11 @@ bool Oracle::component_infeasible(int64_t ii) {
     const int64_t left =
         std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
     if (left <= 0) return false;
-    const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(sub, ii, false);
+    std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(sub, ii, false);
     if (!asap) continue;  // below its recurrence: the graph's ASAP pass already says so
-    exact_internal::ModelSpec spec;
-    spec.ii = ii;
-    spec.stage_bound = exact_internal::stage_bound(sub, ii);
-    spec.asap = *asap;
-    spec.tail = *exact_internal::longest_paths(sub, ii, true);
-    spec.deadline = std::min(until, budget_.deadline());
+    const exact_internal::ModelSpec spec =
+        *exact_internal::model_spec(sub, ii, exact_internal::stage_bound(sub, ii),
+                                    std::min(until, budget_.deadline()), std::move(asap));
     std::unique_ptr<IiProblem> problem;
     try {
       problem = backend().build(sub, spec);
@@ -106,7 +114,7 @@ Answer Oracle::run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, i
       std::min(Clock::now() + std::chrono::milliseconds(std::max<int64_t>(1, limit_ms)),
                budget_.deadline());
   const Answer answer = problem.check(stages, until, units);
-  if (exact_internal::between_checks_for_tests != nullptr) exact_internal::between_checks_for_tests();
+  if (test_seams::between_checks != nullptr) test_seams::between_checks();
   budget_.reserve_clock(elapsed_us(until));
   budget_.reserve_cpu(problem.unpolled_cpu_us());
   return answer;
@@ -125,12 +133,8 @@ bool Oracle::build(int64_t ii, int64_t k, const std::vector<int64_t>& asap) {
   if (model_ && model_ii_ == ii && model_->limits_stages() && model_k_ >= k) return true;
   free_timed(model_);
   budget_.sample();
-  exact_internal::ModelSpec spec;
-  spec.ii = ii;
-  spec.stage_bound = k;
-  spec.asap = asap;
-  spec.tail = *exact_internal::longest_paths(g_, ii, true);
-  spec.deadline = budget_.deadline();
+  const exact_internal::ModelSpec spec =
+      *exact_internal::model_spec(g_, ii, k, budget_.deadline(), asap);
   try {
     model_ = backend().build(g_, spec);
   } catch (const exact_internal::ModelDeadline&) {
@@ -291,6 +295,11 @@ void Oracle::record_options() {
                {"descent_rlimit", std::to_string(opts_.descent_rlimit)},
                {"descent_conflicts", std::to_string(opts_.descent_conflicts)},
                {"backend", std::string(exact_backend_name(opts_.backend))}};
+  // Named only when it is not the default, so the default's schedules read
+  // as they always have.
+  if (opts_.backend == ExactBackend::kSat && opts_.sat_encoding != SatEncoding::kRowStage) {
+    s.options.emplace_back("sat_encoding", std::string(sat_encoding_name(opts_.sat_encoding)));
+  }
 }
 
 IiVerdict Oracle::attempt(int64_t ii) {

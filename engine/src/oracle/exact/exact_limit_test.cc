@@ -22,6 +22,7 @@
 #include "tilesched/graph_builder.h"
 #include "tilesched/mii.h"
 #include "tilesched/verify.h"
+#include "util/test_seams.h"
 
 namespace tilesched {
 namespace {
@@ -69,7 +70,7 @@ int64_t Stat(const Schedule& s, const std::string& name) {
 // dependences took 1.3 s of the clock under load between two polls).
 TEST(ExactLimit, EveryPhaseOfASatModelsBuildPollsInsideItsLoop) {
   const Graph g = LongChain();
-  exact_internal::build_poll_for_tests = [](const char* phase) { ++polls()[phase]; };
+  test_seams::build_poll = [](const char* phase) { ++polls()[phase]; };
   for (SatEncoding encoding : {SatEncoding::kRowStage, SatEncoding::kTimeIndexed}) {
     SCOPED_TRACE(static_cast<int>(encoding));
     polls().clear();
@@ -88,7 +89,7 @@ TEST(ExactLimit, EveryPhaseOfASatModelsBuildPollsInsideItsLoop) {
     for (const auto& [phase, n] : polls()) total += n;
     EXPECT_EQ(total, 1);
   }
-  exact_internal::build_poll_for_tests = nullptr;
+  test_seams::build_poll = nullptr;
 }
 
 // The deadline passing while a model is built (here: the first poll
@@ -98,13 +99,13 @@ TEST(ExactLimit, ADeadlinePassingDuringABuildEndsTheCallAndSaysSo) {
   const Graph g = Example("attention_forward.loop.json");  // MII 27, cost-based 34
   static int total;
   total = 0;
-  exact_internal::build_poll_for_tests = [](const char*) {
+  test_seams::build_poll = [](const char*) {
     if (++total == 1) std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   };
   ExactOptions opts;
   opts.time_limit_ms = 1000;
   StatusOr<ExactResult> r = generate_exact(g, opts);
-  exact_internal::build_poll_for_tests = nullptr;
+  test_seams::build_poll = nullptr;
   ASSERT_TRUE(r.ok()) << r.status().message();
   // The sleeping poll and at most one more (a component's model, then
   // the graph's): each found the deadline passed and threw.
@@ -130,7 +131,7 @@ TEST(ExactLimit, ACheckThatStopsLateIsKeptInReserve) {
     SCOPED_TRACE(exact_backend_name(backend));
     static int checks;
     checks = 0;
-    exact_internal::between_checks_for_tests = [] {
+    test_seams::between_checks = [] {
       if (++checks == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
     };
     ExactOptions opts;
@@ -138,7 +139,7 @@ TEST(ExactLimit, ACheckThatStopsLateIsKeptInReserve) {
     opts.per_check_limit_ms = 1;
     opts.time_limit_ms = 60'000;
     StatusOr<ExactResult> r = generate_exact(g, opts);
-    exact_internal::between_checks_for_tests = nullptr;
+    test_seams::between_checks = nullptr;
     ASSERT_TRUE(r.ok()) << r.status().message();
     ASSERT_GE(checks, 1);
     EXPECT_GE(Stat(r->schedule, "exact.reserve_us"), 199'000);
@@ -173,7 +174,7 @@ TEST(ExactLimit, ASatModelEstimatesItsUnpolledStretchFromItsSize) {
 // clock is the CPU reserve stretched by that share.
 TEST(ExactLimit, ALowCpuShareStretchesTheReserve) {
   const Graph g = Example("attention_forward.loop.json");
-  exact_internal::build_poll_for_tests = [](const char*) {
+  test_seams::build_poll = [](const char*) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   };
   ExactOptions opts;
@@ -181,7 +182,7 @@ TEST(ExactLimit, ALowCpuShareStretchesTheReserve) {
   opts.per_check_limit_ms = 1;
   opts.time_limit_ms = 60'000;
   StatusOr<ExactResult> r = generate_exact(g, opts);
-  exact_internal::build_poll_for_tests = nullptr;
+  test_seams::build_poll = nullptr;
   ASSERT_TRUE(r.ok()) << r.status().message();
   const int64_t share = Stat(r->schedule, "exact.cpu_share_pct");
   const int64_t cpu = Stat(r->schedule, "exact.reserve_cpu_us");
@@ -202,11 +203,11 @@ TEST(ExactLimit, ALowCpuShareStretchesTheReserve) {
 // took seconds.
 TEST(ExactLimit, HeuristicsKeepToTheirShareOfTheLimitAndAreNamedWhenCut) {
   const Graph g = Example("attention_forward.loop.json");  // MII 27, cost-based 34
-  ii_attempt_for_tests = [](int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };
+  test_seams::before_ii_attempt = [](int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };
   ExactOptions opts;
   opts.time_limit_ms = 200;
   StatusOr<ExactResult> r = generate_exact(g, opts);
-  ii_attempt_for_tests = nullptr;
+  test_seams::before_ii_attempt = nullptr;
   ASSERT_TRUE(r.ok()) << r.status().message();
   const Schedule& s = r->schedule;
   // The oracle's own account of when the start was chosen: within the

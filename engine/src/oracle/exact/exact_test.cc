@@ -25,6 +25,7 @@
 #include "tilesched/mii.h"
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
+#include "util/test_seams.h"
 
 namespace tilesched {
 namespace {
@@ -105,6 +106,15 @@ OpId AddRecurrenceOnX(GraphBuilder& b) {
   return c;
 }
 
+// --sat-encoding's names (tilesched/exact.h) read back, and nothing else.
+TEST(Exact, SatEncodingNamesReadBack) {
+  for (const SatEncoding e : {SatEncoding::kRowStage, SatEncoding::kTimeIndexed}) {
+    EXPECT_EQ(parse_sat_encoding(sat_encoding_name(e)), e);
+  }
+  EXPECT_EQ(sat_encoding_name(SatEncoding::kTimeIndexed), "time");
+  EXPECT_EQ(parse_sat_encoding("cnf"), std::nullopt);
+}
+
 TEST(Exact, RecurrenceAndSingletonForceOneAboveMii) {
   GraphBuilder b(test_target());
   AddRecurrenceOnX(b);
@@ -122,8 +132,8 @@ TEST(Exact, AnInfeasibleComponentProvesTheII) {
   b.edge(d, b.generic("d", 1, {{2, 1, 1}}), 1);
   const Graph g = b.build().value();
   EXPECT_TRUE(exact_internal::component_subgraphs(g).empty());  // under 8 ops
-  const int min_ops = exact_internal::min_component_ops;
-  exact_internal::min_component_ops = 2;
+  const int min_ops = test_seams::min_component_ops;
+  test_seams::min_component_ops = 2;
   const std::vector<Graph> components = exact_internal::component_subgraphs(g);
   ASSERT_EQ(components.size(), 1u);
   EXPECT_EQ(components[0].op_count(), 2);
@@ -146,7 +156,7 @@ TEST(Exact, AnInfeasibleComponentProvesTheII) {
               backend == ExactBackend::kSat ? stat("exact.ii_infeasible") : 0)
         << exact_backend_name(backend);
   }
-  exact_internal::min_component_ops = min_ops;
+  test_seams::min_component_ops = min_ops;
 }
 
 // Two ops on one singleton slot, 3 and 2 cycles: the rows add up.
@@ -312,13 +322,13 @@ TEST(Exact, TheDeadlinePassingBetweenChecksGivesAnAnswerNotAZ3Error) {
   ASSERT_TRUE(g.ok()) << g.status().message();
   static int checks;
   checks = 0;
-  exact_internal::between_checks_for_tests = [] {
+  test_seams::between_checks = [] {
     if (++checks == 1) std::this_thread::sleep_for(std::chrono::milliseconds(400));
   };
   ExactOptions opts;
   opts.time_limit_ms = 300;
   StatusOr<ExactResult> r = generate_exact(*g, opts);
-  exact_internal::between_checks_for_tests = nullptr;
+  test_seams::between_checks = nullptr;
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(checks, 1);  // nothing ran after the deadline
   const Schedule& s = r->schedule;

@@ -7,17 +7,11 @@
 #include <cstdint>
 #include <tuple>
 
+#include "model/arith.h"
+#include "util/test_seams.h"
 #include "tilesched/limits.h"
 
 namespace tilesched::exact_internal {
-
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {  // b > 0
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
-}
-
-}  // namespace
 
 std::optional<std::vector<int64_t>> longest_paths(const Graph& g, int64_t ii, bool reverse) {
   const int n = g.op_count();
@@ -98,6 +92,21 @@ std::vector<int> components(int n, const std::vector<WeightedEdge>& edges, int& 
 }
 
 }  // namespace
+
+std::optional<ModelSpec> model_spec(const Graph& g, int64_t ii, int64_t stage_bound,
+                                    Clock::time_point deadline,
+                                    std::optional<std::vector<int64_t>> asap) {
+  if (!asap) asap = longest_paths(g, ii, false);
+  std::optional<std::vector<int64_t>> tail = longest_paths(g, ii, true);
+  if (!asap || !tail) return std::nullopt;
+  ModelSpec spec;
+  spec.ii = ii;
+  spec.stage_bound = stage_bound;
+  spec.asap = std::move(*asap);
+  spec.tail = std::move(*tail);
+  spec.deadline = deadline;
+  return spec;
+}
 
 int64_t stage_bound(const Graph& g, int64_t ii) {
   if (g.attrs.force_serial_execution) return 0;
@@ -198,7 +207,7 @@ std::vector<Graph> component_subgraphs(const Graph& g) {
   std::vector<Graph> out;
   for (const std::vector<OpId>& ops : members) {
     const int size = static_cast<int>(ops.size());
-    if (size < std::max(2, min_component_ops) || 4 * size > 3 * n) continue;
+    if (size < std::max(2, test_seams::min_component_ops) || 4 * size > 3 * n) continue;
     if (std::none_of(ops.begin(), ops.end(), [&](OpId v) { return holds_something(g.ops[v]); })) {
       continue;
     }

@@ -40,31 +40,17 @@ std::vector<std::pair<OpId, OpId>> interchangeable_pairs(const Graph& g);
 // The strongly connected components (over every edge, any distance) worth
 // an infeasibility proof of their own (docs/EXACT.md, "Components first"):
 // each as the subgraph its ops induce (same target and attributes, the
-// edges between them), for those of at least min_component_ops ops, at
+// edges between them), for those of at least test_seams::min_component_ops ops, at
 // most three quarters of the graph, and holding some slot or pool. Largest
 // first.
 std::vector<Graph> component_subgraphs(const Graph& g);
-// Smaller components are not asked: a small graph's own checks take
-// milliseconds, and a check per component per II would cost more than it
-// saves (fuzz_differential's rate). The tests lower it to 2.
-inline int min_component_ops = 8;
 
 // Whether some op has a leader_gid (Symmetry 1 then does not hold).
 bool has_groups(const Graph& g);
 
-// A test seam: when set, the oracle calls it after every check, once the
-// check's answer is in and before the model is read (exact_test.cc makes
-// the oracle's deadline pass there). Null outside the tests.
-inline void (*between_checks_for_tests)() = nullptr;
-
 // Thrown while a model is built once its deadline has passed (a large
 // graph's constraints can take seconds); the half-built model is discarded.
 struct ModelDeadline {};
-
-// A test seam: when set, the SAT models call it at every deadline poll
-// of their build with the phase that polls (exact_test.cc checks that
-// every phase polls inside its loop). Null outside the tests.
-inline void (*build_poll_for_tests)(const char* phase) = nullptr;
 
 // Thrown by a backend whose solver failed (out of memory, ...): the oracle
 // turns it into an InvalidInput status.
@@ -88,6 +74,15 @@ struct ModelSpec {
   // ignore it.
   bool stable_only = false;
 };
+
+// One II's spec as every caller of a backend asks for it: the ASAP starts
+// (`asap` when the caller has them, else computed) and the tails at ii,
+// `stage_bound`, and `deadline` (none: the caller's budget is work, not the
+// clock). nullopt when ii is below a recurrence (longest_paths finds a
+// positive cycle).
+std::optional<ModelSpec> model_spec(const Graph& g, int64_t ii, int64_t stage_bound,
+                                    Clock::time_point deadline = Clock::time_point::max(),
+                                    std::optional<std::vector<int64_t>> asap = std::nullopt);
 
 // The constraints L1-L7 at one II with every stage at most K.
 class IiProblem {

@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "util/elapsed.h"
+#include "util/test_seams.h"
 
 namespace tilesched::exact_internal {
 
@@ -37,7 +38,7 @@ SatModel::~SatModel() {
 }
 
 void SatModel::check_deadline(const char* phase) const {
-  if (build_poll_for_tests != nullptr) build_poll_for_tests(phase);
+  if (test_seams::build_poll != nullptr) test_seams::build_poll(phase);
   if (Clock::now() >= deadline_) throw ModelDeadline{};
 }
 

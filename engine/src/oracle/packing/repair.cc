@@ -25,10 +25,7 @@ using exact_internal::Clock;
 
 // The least II worth a check: the heuristics' own lower bound, and the floor.
 int64_t lowest_ii(const Graph& g, int64_t ii_floor) {
-  const Adjacency adj = Adjacency::build(g);
-  const int64_t lower = heuristic_ii_lower(
-      g, compute_mii(g).max(), group_span_bound(g, adj, find_leader_groups(g).members));
-  return std::max(lower, ii_floor);
+  return std::max(ii_lower_bound(g, compute_mii(g).max()), ii_floor);
 }
 
 // What one check of the whole graph gave: the starts of a legal schedule,
@@ -44,18 +41,15 @@ struct Packed {
 // which would be a bug in the model). `used` gains the work spent.
 Packed pack_at(const Graph& g, int64_t ii, int64_t stages, int64_t units, bool stable_only,
                exact_internal::Backend& backend, int64_t& used) {
-  exact_internal::ModelSpec spec;
-  spec.ii = ii;
-  spec.stable_only = stable_only;
-  const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g, ii, false);
-  const std::optional<std::vector<int64_t>> tail = exact_internal::longest_paths(g, ii, true);
-  if (!asap || !tail) return {Answer::kUnsat, std::nullopt};  // II below RecMII
-  spec.asap = *asap;
-  spec.tail = *tail;
+  std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g, ii, false);
+  if (!asap) return {Answer::kUnsat, std::nullopt};  // II below RecMII
   // A tight stage bound, as the oracle's first check at an II: a much
-  // smaller model; a schedule it finds is legal all the same.
-  spec.stage_bound = std::min(stages, exact_internal::stage_bound(g, ii));
-  spec.deadline = Clock::time_point::max();  // the budget is work, never the clock
+  // smaller model; a schedule it finds is legal all the same. The budget is
+  // work, never the clock.
+  exact_internal::ModelSpec spec = *exact_internal::model_spec(
+      g, ii, std::min(stages, exact_internal::stage_bound(g, ii)), Clock::time_point::max(),
+      std::move(asap));
+  spec.stable_only = stable_only;
   const std::unique_ptr<exact_internal::IiProblem> model = backend.build(g, spec);
   if (model == nullptr) return {};  // over the backend's size limit
   const Answer a = model->check(spec.stage_bound, Clock::time_point::max(), units);
@@ -118,6 +112,14 @@ std::optional<std::vector<int64_t>> try_ii(const Graph& g, int64_t ii, int64_t s
 }
 
 }  // namespace
+
+PackingRepairOptions packing_repair_options(Effort effort) {
+  PackingRepairOptions o;
+  // At kFast, no graph: building the SAT model of one II alone costs more
+  // than the level's time (docs/EXACT.md "The packing repair").
+  if (effort == Effort::kFast) o.max_ops = 0;
+  return o;
+}
 
 bool packs_rows(const Graph& g) {
   for (const Op& op : g.ops) {

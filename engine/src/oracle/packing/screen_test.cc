@@ -15,6 +15,7 @@
 #include "tilesched/mii.h"
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
+#include "util/test_seams.h"
 
 namespace tilesched {
 namespace {
@@ -64,15 +65,15 @@ void ExpectNothingRuledOutAtALegalIi(const Graph& g) {
   }
 }
 
-// Components of fewer than exact_internal::min_component_ops ops are not
+// Components of fewer than test_seams::min_component_ops ops are not
 // checked; the tests lower it to 2 (as exact_test.cc does) and restore it.
 class ComponentScreenTest : public ::testing::Test {
  protected:
-  void SetUp() override { exact_internal::min_component_ops = 2; }
-  void TearDown() override { exact_internal::min_component_ops = saved_; }
+  void SetUp() override { test_seams::min_component_ops = 2; }
+  void TearDown() override { test_seams::min_component_ops = saved_; }
 
  private:
-  int saved_ = exact_internal::min_component_ops;
+  int saved_ = test_seams::min_component_ops;
 };
 
 TEST_F(ComponentScreenTest, RulesOutAnIiItsComponentCannotCarry) {

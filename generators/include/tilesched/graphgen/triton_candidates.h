@@ -13,7 +13,7 @@
 
 #include "tilesched/generate.h"
 #include "tilesched/graph.h"
-#include "tilesched/graphgen/triton_export.h"
+#include "tilesched/triton_export.h"
 #include "tilesched/hopper_predict.h"
 #include "tilesched/status.h"
 

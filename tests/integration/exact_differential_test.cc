@@ -31,6 +31,7 @@
 #include "tilesched/verify.h"
 #include "oracle/exact/problem.h"
 #include "graph/graph_algo.h"
+#include "util/test_seams.h"
 
 namespace tilesched {
 namespace {
@@ -177,8 +178,8 @@ bool BruteForceFeasible(const Graph& g, int64_t ii, int64_t horizon) {
 TEST(ExactDifferential, TinyGraphsAgainstBruteForce) {
   // Components first on every component of two ops or more, so that brute
   // force checks its proofs too (the oracle skips those under 8 ops).
-  const int min_ops = exact_internal::min_component_ops;
-  exact_internal::min_component_ops = 2;
+  const int min_ops = test_seams::min_component_ops;
+  test_seams::min_component_ops = 2;
   int checked = 0, above_mii = 0, stage_checked = 0;
   for (uint64_t seed = TILESCHED_EXACT_FIRST_SEED;
        seed < TILESCHED_EXACT_FIRST_SEED + 2 * TILESCHED_EXACT_GRAPHS; ++seed) {
@@ -228,7 +229,7 @@ TEST(ExactDifferential, TinyGraphsAgainstBruteForce) {
             << " of them infeasible IIs at or above the MII; " << stage_checked
             << " proven stage counts\n";
   EXPECT_GT(checked, TILESCHED_EXACT_GRAPHS);
-  exact_internal::min_component_ops = min_ops;
+  test_seams::min_component_ops = min_ops;
 }
 
 // The resources' stage floor (exact/stage_floor.cc) never cuts off a legal

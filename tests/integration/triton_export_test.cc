@@ -1,11 +1,11 @@
 // Tests for the export of a schedule to Triton's pipeliner
-// (tilesched/graphgen/triton_export.h): stages and clusters from start
+// (tilesched/triton_export.h): stages and clusters from start
 // cycles, Triton's own schedule kept as it was, the refusals (a graph not
 // from TTGIR, a schedule of another graph or an infeasible one), the two
 // lowering rules on the committed pointer matmul (IMS's miscompiled
 // assignment among them), and every committed dump's own schedule passing
 // them.
-#include "tilesched/graphgen/triton_export.h"
+#include "tilesched/triton_export.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // A schedule of an imported TTGIR loop as Triton's pipeliner reads it
-// (tilesched/graphgen/triton_export.h; docs/TTGIR.md, "Export to
+// (tilesched/triton_export.h; docs/TTGIR.md, "Export to
 // Triton"): stages from start cycles, clusters in the order the pipelined
 // kernel runs its ops (oldest stage first, then by start cycle), and the
 // checks of what Triton 3.6 lowers correctly.
-#include "tilesched/graphgen/triton_export.h"
+#include "tilesched/triton_export.h"
 
 #include <algorithm>
 #include <tuple>
@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace tilesched::graphgen {
+namespace tilesched {
 
 namespace {
 
@@ -186,4 +186,4 @@ std::string triton_schedule_json(const TritonSchedule& t) {
   return out + "\n ]\n}\n";
 }
 
-}  // namespace tilesched::graphgen
+}  // namespace tilesched

@@ -22,7 +22,7 @@
 #include "tilesched/schedule.h"
 #include "tilesched/status.h"
 
-namespace tilesched::graphgen {
+namespace tilesched {
 
 struct TritonPlacement {
   int64_t position = 0;   // in the loop body (Op::source_position)
@@ -63,4 +63,4 @@ Status check_triton_lowering(const Graph& g, const TritonSchedule& t, bool buffe
 // tilesched.triton/1 JSON (docs/FORMATS.md), one op per line.
 std::string triton_schedule_json(const TritonSchedule& t);
 
-}  // namespace tilesched::graphgen
+}  // namespace tilesched
