@@ -1,5 +1,6 @@
 // `tilesched import --from hatschet GRAPH.graphml --resources RM.xml` and
-// `tilesched import --from ttgir FILE [--list] [--loop N] [--strict] [--no-smem-bound]`:
+// `tilesched import --from ttgir FILE [--list] [--loop N] [--strict] [--no-smem-bound]
+// [--no-triton-rules]`:
 // convert a loop graph from another tool into tilesched.loop/1 JSON
 // (generators/include/tilesched/graphgen/hatschet.h and ttgir.h describe
 // the mappings; docs/TTGIR.md the TTGIR one in full).
@@ -80,6 +81,7 @@ int run_ttgir(const ImportFlags& f, const po::variables_map& vm) {
   if (vm.count("loop")) options.loop = f.loop;
   options.strict = vm.count("strict") > 0;
   options.smem_stage_bound = vm.count("no-smem-bound") == 0;
+  options.triton_rules = vm.count("no-triton-rules") == 0;
   const std::string stem =
       f.input_path == kStdio ? "stdin" : std::filesystem::path(f.input_path).stem().string();
   StatusOr<graphgen::TtgirImport> imported = graphgen::import_ttgir_text(*text, name, options, "");
@@ -117,6 +119,10 @@ int run_import(const Args& args) {
       ("no-smem-bound", "ttgir: leave the ops' stages unbounded (by default every op's max_depth "
        "keeps a schedule within the stages whose multi-buffered copies of the loop's buffers "
        "Triton can fit in a CTA's shared memory, docs/TTGIR.md)")
+      ("no-triton-rules", "ttgir: leave out the constraints that keep every schedule within "
+       "what Triton's pipeliner lowers (by default each ttg.local_alloc and the ops reading its "
+       "buffer share a stage, and so do the ops of one TTGIR op, docs/TTGIR.md): the "
+       "unconstrained problem, whose schedules `export --to triton` may refuse")
       ("target", po::value(&f.target), "ttgir: the target the costs are for (hopper, the "
        "default and the only one)");
   add_output_option(visible, "the graph");
@@ -130,7 +136,8 @@ int run_import(const Args& args) {
   if (std::optional<int> done = parse_args(args, "import",
                                            "--from hatschet GRAPH.graphml --resources RM.xml "
                                            "[-o FILE] | --from ttgir FILE [--list] [--loop N] "
-                                           "[--strict] [--no-smem-bound] [-o FILE]",
+                                           "[--strict] [--no-smem-bound] [--no-triton-rules] "
+                                           "[-o FILE]",
                                            visible, hidden, positional, vm)) {
     return *done;
   }
@@ -139,7 +146,8 @@ int run_import(const Args& args) {
     return fail("import", Status::InvalidInput("--from: unknown format '" + f.from +
                                                "' (hatschet, ttgir)"));
   }
-  for (const char* ttgir_only : {"list", "loop", "strict", "no-smem-bound", "target"}) {
+  for (const char* ttgir_only : {"list", "loop", "strict", "no-smem-bound", "no-triton-rules",
+                                 "target"}) {
     if (vm.count(ttgir_only)) {
       return fail("import", Status::InvalidInput(std::string("--") + ttgir_only +
                                                  " applies to --from ttgir only"));

@@ -22,7 +22,7 @@ namespace {
 struct ScheduleFlags {
   std::string graph_path, generator = "auto", arm_policy = "first-success", ii_search = "linear",
                           emit_kind = "json", policy_fallback = "on", packing_repair = "cost-based",
-                          exact_backend = "sat", sat_encoding = "rowstage";
+                          exact_backend = "sat", sat_encoding = "rowstage", effort = "default";
   double time_limit_s = 10.0;
 };
 
@@ -46,6 +46,10 @@ void add_generator_options(po::options_description& visible, ScheduleFlags& f,
       ("arm-policy", po::value(&f.arm_policy)->default_value("first-success"),
        "cost-based: first-success (seed 004: the first arm that seats wins) or best-cost "
        "(seed 001: every arm proposes, the cheapest wins)")
+      ("effort", po::value(&f.effort)->default_value("default"),
+       "cost-based: fast | default | full, the work budget of each II attempt, the II walk "
+       "and the descent, counted in work units (docs/COST_BASED.md \"Effort\"); full: no "
+       "budget beyond the mechanisms' own")
       ("ii-search", po::value(&f.ii_search)->default_value("linear"),
        "cost-based: linear (MII, MII+1, ...) or galloping (seed 000's exponential-then-binary "
        "driver)")
@@ -124,6 +128,11 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
   } else {
     return Status::InvalidInput("--arm-policy: unknown policy '" + f.arm_policy +
                                 "' (first-success, best-cost)");
+  }
+  if (std::optional<Effort> e = parse_effort(f.effort)) {
+    opts.cost_based.effort = *e;
+  } else {
+    return Status::InvalidInput("--effort: unknown level '" + f.effort + "' (fast, default, full)");
   }
   if (f.policy_fallback != "on" && f.policy_fallback != "off") {
     return Status::InvalidInput("--policy-fallback: '" + f.policy_fallback + "' is not on or off");

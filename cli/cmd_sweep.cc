@@ -32,7 +32,7 @@ std::string shell_quote(const std::string& s) {
 struct SweepFlags {
   std::string families = "all", ops = "8,16,32,64", seeds = "1-5", generators = "serial,cost-based",
               arm_policy = "first-success", shard = "1/1", max_stages = "0", out, out_alias,
-              preset, estimate;
+              preset, estimate, effort = "default";
   std::vector<std::string> graphs;
   int jobs = 1;
 };
@@ -52,6 +52,9 @@ po::options_description sweep_options(SweepFlags& f, int cpus) {
        ("comma-separated, of: " + generator_names()).c_str())
       ("arm-policy", po::value(&f.arm_policy)->default_value(f.arm_policy),
        "cost-based arm policies: first-success, best-cost, or both comma-separated")
+      ("effort", po::value(&f.effort)->default_value(f.effort),
+       "the cost-based generator's effort: fast, default or full (tilesched schedule "
+       "--effort); the rows' effort column")
       ("max-stages", po::value(&f.max_stages)->default_value(f.max_stages),
        "stage caps, same syntax (0 = none, 0,2,3): every generator configuration runs once per "
        "cap (tilesched schedule --max-stages); a row's cap is its max_stages column")
@@ -109,6 +112,11 @@ StatusOr<sweep::SweepSpec> sweep_spec(const SweepFlags& f) {
   StatusOr<std::vector<sweep::GeneratorConfig>> gens =
       sweep::parse_generators(f.generators, f.arm_policy);
   if (!gens.ok()) return gens.status();
+  const std::optional<Effort> effort = parse_effort(f.effort);
+  if (!effort) {
+    return Status::InvalidInput("--effort: unknown level '" + f.effort + "' (fast, default, full)");
+  }
+  for (sweep::GeneratorConfig& g : *gens) g.effort = *effort;
   StatusOr<std::vector<int64_t>> caps =
       sweep::parse_int_list(f.max_stages, "--max-stages", 0, limits::kMaxMaxDepth + 1);
   if (!caps.ok()) return caps.status();

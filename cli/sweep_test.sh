@@ -77,7 +77,22 @@ for field in engine_git_sha compiler compiler_id compiler_version cxx_flags buil
              host cpus cpus_usable load_average date command csv_format; do
   grep -q "\"$field\"" "$work/j1.csv.json" || fail "context file lacks $field"
 done
-grep -q '"csv_format": "tilesched.sweep/5"' "$work/j1.csv.json" || fail "context: csv_format"
+grep -q '"csv_format": "tilesched.sweep/6"' "$work/j1.csv.json" || fail "context: csv_format"
+# The effort column: the cost-based rows' level (default unless --effort
+# says; cost-based-seed's is full), empty for the other generators; an
+# unknown level is refused.
+/usr/bin/python3 - "$work/j1.csv" <<'PY' || fail "effort column"
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    want = {"cost-based": "default", "cost-based-seed": "full"}.get(r["generator"], "")
+    assert r["effort"] == want, (r["generator"], r["effort"])
+PY
+expect 2 "$bin" sweep --families chains --ops 8 --seeds 1 --effort most -q --output "$work/e.csv"
+grep -q "effort" "$work/err" || fail "--effort most: $(cat "$work/err")"
+expect 0 "$bin" sweep --families chains --ops 8 --seeds 1 --generators cost-based --effort full -q \
+  --output "$work/e.csv"
+grep -q ',full,' "$work/e.csv" || fail "--effort full: no row says full"
+grep -q '"effort": "full"' "$work/e.csv.json" || fail "--effort full: not in the context's signature"
 # --jobs defaults to the CPUs this process may use (what nproc counts).
 grep -q "\"jobs\": $(nproc)," "$work/j1.csv.json" || true  # --jobs 1 was given here
 expect 0 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial -q --output "$work/n.csv"

@@ -68,6 +68,14 @@ expect 0 "$bin" import --from ttgir "$tma_attention" -o "$work/att.loop.json"
 expect 0 "$bin" import --from ttgir "$tma_attention" --no-smem-bound -o "$work/att_free.loop.json"
 grep -q '"max_depth"' "$work/att_free.loop.json" && fail "--no-smem-bound: an op has a max_depth"
 
+# Triton's rules: each local_alloc and its readers (the dot) in one
+# leader_gid group unless --no-triton-rules; hatschet refuses the option.
+grep -q '"leader_gid": 1' "$work/att.loop.json" || fail "import: no leader_gid group for Triton's rules"
+expect 0 "$bin" import --from ttgir "$tma_attention" --no-triton-rules -o "$work/att_norules.loop.json"
+grep -q '"leader_gid"' "$work/att_norules.loop.json" && fail "--no-triton-rules: an op has a leader_gid"
+expect 2 "$bin" import --from hatschet "$input" --resources "$input" --no-triton-rules
+one_line "--no-triton-rules with hatschet"
+
 # Standard input.
 expect 0 "$bin" import --from ttgir - <"$input"
 grep -q '"name": "ttgir/stdin/loop0"' "$work/out" || fail "import -: not named ttgir/stdin/loop0"

@@ -25,14 +25,12 @@
   prepare (CPU; with --unchecked, into another --out, only the schedules
     the buffer rule refuses, exported anyway as GENERATOR+unchecked, to
     test the rule; `run --exports DIR` times them): for the four shared
-    kernels at S = 2..4, the capped schedule (--max-stages S) of
-    cost-based, ims and exact, exported with `tilesched export --to
-    triton`. Where the export refuses a schedule (the buffer rule), the
-    graph is scheduled again with each local_alloc and the ops reading its
-    buffer in one leader_gid group (rule L5: one stage), which the rule
-    accepts; that export's source is GENERATOR+pinned and the refusal goes
-    to refused.tsv. Writes DIR/KERNEL_S{S}.GENERATOR.json, DIR/refused.tsv
-    and DIR/MANIFEST.
+    kernels at S = 2..4, the loop imported with Triton's rules as
+    constraints (the import's default; with --unchecked, without them)
+    and the capped schedule (--max-stages S) of cost-based, ims and
+    exact, exported with `tilesched export --to triton`; a refusal (which
+    the rules make impossible) ends the run. Writes
+    DIR/KERNEL_S{S}.GENERATOR.json, DIR/refused.tsv and DIR/MANIFEST.
 
 usage: triton_campaign.py candidates [--out DIR] [--kernels-dir DIR] [--tilesched BIN]
        triton_campaign.py run --out-dir DIR [--budget S] [--campaigns N] [--only KERNEL ...]
@@ -71,37 +69,6 @@ def die(msg):
     sys.exit(2)
 
 
-def pin_buffers(graph):
-    """The graph with each ttg.local_alloc and the ops reading its buffer
-    (distance-0 data edges) in one leader_gid group, so that every
-    generator puts them in one stage; groups joined where they share an op."""
-    ops = graph["ops"]
-    index = {o["id"]: i for i, o in enumerate(ops)}
-    parent = list(range(len(ops)))
-
-    def root(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-    for e in graph["edges"]:
-        u, v = index[e["from"]], index[e["to"]]
-        if (ops[u].get("source_op") == "ttg.local_alloc" and e.get("distance", 0) == 0
-                and e.get("kind", "data") == "data"):
-            parent[root(v)] = root(u)
-    members = {}
-    for i in range(len(ops)):
-        members.setdefault(root(i), []).append(i)
-    taken = {o["leader_gid"] for o in ops if "leader_gid" in o}
-    gid = max(taken, default=0)
-    for r in sorted(members):
-        if len(members[r]) > 1:
-            gid += 1
-            for i in members[r]:
-                ops[i]["leader_gid"] = gid
-    return graph
-
-
 def relabel(path, source):
     with open(path) as f:
         e = json.load(f)
@@ -116,34 +83,25 @@ def run_tool(args):
     return r.returncode, r.stderr.strip()
 
 
-def export_one(tool, graphs, schedule, out, gen, unchecked, refused, where):
-    """Schedules graphs[0] with `schedule` (its graph left out) and exports
-    it to `out`; a schedule the buffer rule refuses is noted in `refused`
-    and then, with `unchecked`, exported anyway, else scheduled again on
-    the pinned graphs[1]. Without `unchecked` every schedule is written,
-    with it only the refused ones. True when `out` was written."""
-    graph, pinned = graphs
-    sched = schedule[-1]
+def export_one(tool, graph, schedule, out, gen, unchecked, refused, where):
+    """Schedules `graph` with `schedule` (its graph left out) and exports
+    it to `out`; a schedule the export refuses is noted in `refused` and,
+    with `unchecked`, exported anyway (else the run ends: the import's
+    rules make a refusal impossible). Without `unchecked` every schedule
+    is written, with it only the refused ones. True when `out` was written."""
     rc, err = run_tool(schedule[:2] + [graph] + schedule[2:])
     if rc != 0:
         die(f"{where}: schedule failed: {err}")
-    rc, err = run_tool([tool, "export", graph, sched, "--to", "triton", "-o", out])
+    rc, err = run_tool([tool, "export", graph, schedule[-1], "--to", "triton", "-o", out])
     if rc == 0 and unchecked:
         os.unlink(out)
         return False
-    if rc == 2:
+    if rc == 2 and unchecked:
         refused.append((*where.split(" "), err.replace("tilesched export: ", "")))
-        if unchecked:
-            rc, err = run_tool([tool, "export", graph, sched, "--to", "triton",
-                                "--skip-buffer-rule", "-o", out])
-            label = gen + "+unchecked"
-        else:
-            rc, err = run_tool(schedule[:2] + [pinned] + schedule[2:])
-            if rc == 0:
-                rc, err = run_tool([tool, "export", pinned, sched, "--to", "triton", "-o", out])
-            label = gen + "+pinned"
+        rc, err = run_tool([tool, "export", graph, schedule[-1], "--to", "triton",
+                            "--skip-buffer-rule", "-o", out])
         if rc == 0:
-            relabel(out, label)
+            relabel(out, gen + "+unchecked")
     if rc != 0:
         die(f"{where}: {err}")
     return True
@@ -158,24 +116,21 @@ def prepare(args):
     os.makedirs(args.out, exist_ok=True)
     refused, made = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        graph, pinned = os.path.join(tmp, "g.loop.json"), os.path.join(tmp, "pinned.loop.json")
+        graph = os.path.join(tmp, "g.loop.json")
+        rules = ["--no-triton-rules"] if args.unchecked else []
         for kernel, stem in CONFIGS.items():
             for s in STAGES:
                 dump = os.path.join(args.kernels_dir, stem.format(S=s) + ".triton-scheduled.ttgir")
                 if not os.path.exists(dump):
                     continue
-                rc, err = run_tool([tool, "import", "--from", "ttgir", dump, "-o", graph])
+                rc, err = run_tool([tool, "import", "--from", "ttgir", dump, *rules, "-o", graph])
                 if rc != 0:
                     die(f"{dump}: {err}")
-                with open(graph) as f:
-                    g = json.load(f)
-                with open(pinned, "w") as f:
-                    json.dump(pin_buffers(g), f)
                 for gen, opts in GENERATORS:
                     schedule = [tool, "schedule", "-g", gen, *opts, "--max-stages", str(s), "-o",
                                 os.path.join(tmp, "s.json")]
                     out = os.path.join(args.out, f"{kernel}_S{s}.{gen}.json")
-                    made += export_one(tool, (graph, pinned), schedule, out, gen, args.unchecked,
+                    made += export_one(tool, graph, schedule, out, gen, args.unchecked,
                                        refused, f"{kernel} {s} {gen}")
     name = "unchecked.tsv" if args.unchecked else "refused.tsv"
     with open(os.path.join(args.out, name), "w") as f:
@@ -184,11 +139,13 @@ def prepare(args):
             f.write("\t".join(map(str, row)) + "\n")
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    how = "exported anyway (--unchecked: only those)" if args.unchecked else "scheduled again pinned"
+    how = ("graphs imported with --no-triton-rules; the refused ones exported anyway "
+           "(--unchecked: only those)" if args.unchecked
+           else "graphs imported with Triton's rules as constraints")
     with open(os.path.join(args.out, "MANIFEST"), "w") as f:
         f.write(f"made by scripts/triton_campaign.py prepare on commit {commit}: {made} exports, "
-                f"{len(refused)} refused by the buffer rule and {how}\n")
-    print(f"{made} exports in {args.out}, {len(refused)} refused and {how}")
+                f"{len(refused)} refused; {how}\n")
+    print(f"{made} exports in {args.out}, {len(refused)} refused; {how}")
 
 
 def candidates(args):

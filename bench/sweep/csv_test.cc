@@ -148,19 +148,22 @@ TEST(SweepCsv, ReadsVersionsOneAndTwo) {
   EXPECT_FALSE(parse_sweep_csv("# tilesched.sweep/9\n" + header_text(), "v9.csv").ok());
 }
 
-// Versions 3 and 4 have no version line: a file lacking cpu_ns is version
-// 4, one lacking max_stages too version 3; their rows read as before.
-TEST(SweepCsv, ReadsVersionsThreeAndFour) {
+// Versions 3 to 5 have no version line: a file lacking effort is version
+// 5, one lacking cpu_ns too version 4, one lacking max_stages too version
+// 3; their rows read as before.
+TEST(SweepCsv, ReadsVersionsThreeToFive) {
   SweepRow r = sample_row();
   r.cpu_ns = 77;
-  for (int version : {3, 4}) {
+  r.effort = "default";
+  for (int version : {3, 4, 5}) {
     std::vector<std::string> cols = sweep_columns();
     std::vector<std::string> fields;  // the sample row has no quoted field
     std::stringstream in(format_row(r));
     for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
     fields.back().pop_back();  // its '\n'
-    for (const char* name : {"cpu_ns", "max_stages"}) {
-      if (version == 4 && std::string_view(name) == "max_stages") continue;
+    for (const char* name : {"effort", "cpu_ns", "max_stages"}) {
+      if (version >= 4 && std::string_view(name) == "max_stages") continue;
+      if (version == 5 && std::string_view(name) == "cpu_ns") continue;
       const auto at = std::find(cols.begin(), cols.end(), name);
       ASSERT_NE(at, cols.end());
       fields.erase(fields.begin() + (at - cols.begin()));
@@ -170,13 +173,15 @@ TEST(SweepCsv, ReadsVersionsThreeAndFour) {
     ASSERT_TRUE(read.ok()) << read.status().message();
     EXPECT_EQ(read->version, version);
     ASSERT_EQ(read->rows.size(), 1u);
-    EXPECT_EQ(read->rows[0][Col::kCpuNs], "");
+    EXPECT_EQ(read->rows[0][Col::kCpuNs], version == 5 ? "77" : "");
+    EXPECT_EQ(read->rows[0][Col::kEffort], "");
     EXPECT_EQ(read->rows[0][Col::kFamily], r.family);
   }
   StatusOr<ReadResult> now = parse_sweep_csv(header_text() + format_row(r), "new.csv");
   ASSERT_TRUE(now.ok()) << now.status().message();
   EXPECT_EQ(now->version, kCsvVersion);
   EXPECT_EQ(now->rows[0][Col::kCpuNs], "77");
+  EXPECT_EQ(now->rows[0][Col::kEffort], "default");
 }
 
 // A --graphs row's key carries its file; a family row's does not.

@@ -74,6 +74,9 @@ void fill_outcome(const Schedule& s, const VerifyReport& report, SweepRow& r) {
       if (keys[i] == key_name) r.stats[i] = value;
     }
   }
+  for (const auto& [name, value] : s.options) {
+    if (name == "effort") r.effort = value;  // the cost-based generator's
+  }
   if (!s.feasible) {
     r.failure = std::string(failure_reason_name(s.failure));
     r.reason = "no legal schedule";
@@ -116,6 +119,7 @@ ConfigRun run_config(const Graph& g, const GraphKey& key, const GeneratorConfig&
   GenerateOptions opts;
   opts.generator = config.kind;
   if (config.arm_policy) opts.cost_based.arm_policy = *config.arm_policy;
+  opts.cost_based.effort = config.effort;
   opts.max_stages = config.max_stages;
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t cpu0 = thread_cpu_ns();

@@ -26,6 +26,9 @@ struct GeneratorConfig {
   GeneratorKind kind = GeneratorKind::kSerial;
   std::optional<ArmPolicy> arm_policy;
   int64_t max_stages = 0;           // the stage cap (--max-stages); 0: none
+  // The cost-based generator's effort (--effort; not part of the row's
+  // key, so that sweeps at two levels compare row by row).
+  Effort effort = Effort::kDefault;
   std::string name() const;         // "serial", "cost-based", ...
   std::string arm_policy_text() const;  // "" when none
   friend bool operator==(const GeneratorConfig&, const GeneratorConfig&) = default;

@@ -76,6 +76,10 @@ StatusOr<TtgirImport> import_ttgir_text(std::string_view text, std::string_view 
                                                       std::move(graph_name));
   if (!out.ok()) return out;
   out->loop = *pick;
+  if (options.triton_rules) {
+    const std::string where = std::string(source) + ":" + std::to_string(loops[*pick].op->line);
+    if (Status s = add_triton_rules(out->graph, where); !s.ok()) return s;
+  }
   if (options.smem_stage_bound) {
     out->stage_bound = ttgir_stage_bound(out->graph);
     if (out->stage_bound) {

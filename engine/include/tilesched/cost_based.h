@@ -29,8 +29,18 @@ enum class ArmPolicy { kFirstSuccess, kBestCost };
 std::string_view arm_policy_name(ArmPolicy p);
 std::optional<ArmPolicy> parse_arm_policy(std::string_view name);
 
+// The effort contract (docs/COST_BASED.md "Effort"): how much counted
+// work (units, never the clock) the generator may spend, scaled to the
+// graph's size. kFull spends what the mechanisms' own bounds allow (no
+// work budget); kDefault and kFast give each II attempt, the upward II
+// walk and the descent a budget, and stop each with the best they have.
+enum class Effort { kFast, kDefault, kFull };
+std::string_view effort_name(Effort e);  // "fast", "default", "full"
+std::optional<Effort> parse_effort(std::string_view name);
+
 struct CostBasedOptions {
   ArmPolicy arm_policy = ArmPolicy::kFirstSuccess;
+  Effort effort = Effort::kDefault;
   IiSearch ii_search = IiSearch::kLinear;
   // Largest II tried. 0: the serial II when the serial schedule is legal
   // (so the result is never worse than serial), else a bound from the graph.
@@ -121,6 +131,14 @@ struct CostBasedStats {
   std::array<int64_t, kConstraintFamilyCount> family_added{};   // per family
   std::array<int64_t, kConstraintFamilyCount> family_lifted{};
   int64_t spill_surcharges = 0;
+  // The effort contract's work units (gate admissions, cycles the RRT veto
+  // scanned, seats taken) per phase, and how often each budget ran out.
+  int64_t work_search = 0;    // the upward II walk's attempts
+  int64_t work_descent = 0;   // the descent below the found II
+  int64_t work_fallback = 0;  // the fallback run when the walk's budget ran out
+  int64_t attempts_out_of_work = 0;  // II attempts stopped at their budget
+  int64_t walk_out_of_work = 0;      // 1: the upward walk's budget ran out
+  int64_t descent_out_of_work = 0;   // 1: the descent's budget ran out
 };
 
 // The counters as named fields in a fixed order ("arm_wins.permute", ...),

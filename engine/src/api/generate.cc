@@ -174,7 +174,8 @@ StatusOr<Schedule> run_once(GeneratorKind k, const Graph& g, const GenerateOptio
       (k == GeneratorKind::kCostBased && opts.packing_repair != PackingRepair::kOff) ||
       (baseline && opts.packing_repair == PackingRepair::kAll);
   if (s.ok() && repairs) {
-    repair_packing(g, opts.cost_based.ii_floor, PackingRepairOptions{}, *s);
+    repair_packing(g, opts.cost_based.ii_floor, packing_repair_options(opts.cost_based.effort),
+                   *s);
   }
   return s;
 }

@@ -26,7 +26,8 @@ class Runs {
   // first an op the priority order would not, and that op's one seat (the
   // shift rule) can rule out every placement the priority order finds.
   int64_t attempt(int r, int64_t cap, bool full) {
-    if (out_.placed || out_.searched_all || cap <= 0) return 0;
+    // A spent effort budget starts no run (effort.h).
+    if (out_.placed || out_.searched_all || cap <= 0 || ctx_.out_of_work()) return 0;
     BacktrackResult one;
     if (!recall(r, cap, one)) {
       if (!empty_) p_.clear_seats();
@@ -34,7 +35,8 @@ class Runs {
       one.placed = search_once(ctx_, p_, gates_, facts_, order_of(r), cap, one);
       out_.seats += one.seats;
       if (one.placed) winner_ = Backtracking::Winner{r, one.seats};
-      if (!one.placed) remember(r, cap, one);
+      // A run the effort's budget stopped proves nothing about its cap.
+      if (!one.placed && !ctx_.out_of_work()) remember(r, cap, one);
     }
     out_.placed = one.placed;
     if (full) {

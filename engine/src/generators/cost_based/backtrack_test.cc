@@ -1,5 +1,6 @@
 // Beyond the seeds: the backtracking rung and its short runs, the descent
-// below the found II, best-cost's policy fallback.
+// below the found II, best-cost's policy fallback; each at the full effort
+// (AtFullEffort): the mechanism to its own bounds, no work budget.
 #include "cost_based_test_support.h"
 
 #include <utility>
@@ -18,7 +19,7 @@ TEST(Backtracking, ReachesTheProvenOptimaWhereTheSeedsLadderDoesNot) {
   for (auto [file, iis] : kCases) {
     const Graph g = Kernel(file);
     for (ArmPolicy policy : kPolicies) {
-      CostBasedOptions opts;
+      CostBasedOptions opts = AtFullEffort();
       opts.arm_policy = policy;
       const CostBasedResult ours = generate_cost_based(g, opts);
       ASSERT_TRUE(ours.schedule.feasible) << file;
@@ -50,11 +51,11 @@ TEST(Descent, TakesTheIiBelowTheOneTheSearchFound) {
                                          "/cost_based/warp_specialized_9.loop.json");
   ASSERT_TRUE(read.ok()) << read.status().message();
   const Graph& g = *read;
-  const CostBasedResult with = generate_cost_based(g, {});
+  const CostBasedResult with = generate_cost_based(g, AtFullEffort());
   EXPECT_EQ(with.schedule.ii, 21);
   EXPECT_EQ(with.stats.descent_successes, 4);  // the search stops at 25
   EXPECT_TRUE(verify_schedule(g, with.schedule).legal());
-  CostBasedOptions off;
+  CostBasedOptions off = AtFullEffort();
   off.descent_budget_ratio = 0;
   const CostBasedResult without = generate_cost_based(g, off);
   EXPECT_EQ(without.schedule.ii, 25);
@@ -64,9 +65,9 @@ TEST(Descent, TakesTheIiBelowTheOneTheSearchFound) {
 
 TEST(PolicyFallback, KeepsBestCostFromGivingUpAnIiFirstSuccessPlaces) {
   const Graph g = Kernel("warp_specialized.loop.json");
-  CostBasedOptions best;
+  CostBasedOptions best = AtFullEffort();
   best.arm_policy = ArmPolicy::kBestCost;
-  const Schedule first = Schedule_(g);
+  const Schedule first = Schedule_(g, AtFullEffort());
   const Schedule fallback = Schedule_(g, best);
   EXPECT_EQ(first.ii, 32);  // the proven optimum
   EXPECT_EQ(fallback.ii, 32);
@@ -80,7 +81,7 @@ TEST(PolicyFallback, KeepsBestCostFromGivingUpAnIiFirstSuccessPlaces) {
 }
 
 TEST(Backtracking, ASearchThatTriedEverySeatSaysSo) {
-  CostBasedOptions opts;
+  CostBasedOptions opts = AtFullEffort();
   opts.ii_cap = 33;  // the optimum is 34; the II screen rejects 27 to 30
   const CostBasedResult r = generate_cost_based(Example("attention_forward.loop.json"), opts);
   ASSERT_FALSE(r.schedule.feasible);
@@ -108,7 +109,7 @@ TEST(Backtracking, AShuffledOrderThatTriedEverySeatDoesNotEndTheRung) {
                                          "/cost_based/fa3_forward_25_s3.loop.json");
   ASSERT_TRUE(read.ok()) << read.status().message();
   for (ArmPolicy policy : kPolicies) {
-    CostBasedOptions opts;
+    CostBasedOptions opts = AtFullEffort();
     opts.arm_policy = policy;
     EXPECT_EQ(Schedule_(*read, opts).ii, 40) << arm_policy_name(policy);
   }
@@ -184,7 +185,7 @@ TEST(Backtracking, FailingIisCostTheirProofNotTheShortRunsShare) {
   // tries 33 again. 343 seats before the short runs; 4,209 when the
   // descent's 1000 seats per op went to shuffled orders ahead of a proof
   // the search had already made (2026-11-26-cost-based-speed-3.md).
-  const CostBasedResult r = generate_cost_based(Example("attention_forward.loop.json"), {});
+  const CostBasedResult r = generate_cost_based(Example("attention_forward.loop.json"), AtFullEffort());
   EXPECT_EQ(r.schedule.ii, 34);
   EXPECT_LE(r.stats.backtrack_seats, 700);
 }

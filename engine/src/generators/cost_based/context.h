@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "effort.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/graph.h"
 #include "bounds/rrt.h"
@@ -51,6 +52,13 @@ struct Context {
   int64_t bank_cap_in = kUnbounded;
   int64_t bank_cap_cross = kUnbounded;
   int64_t max_storage = 0;             // storage pool capacity, 0 when none
+  // The effort contract's meter (effort.h), the generator's; none in unit
+  // tests that build a context alone (nothing counted, no budget).
+  WorkMeter* work = nullptr;
+  void count(int64_t units) const {
+    if (work != nullptr) work->add(units);
+  }
+  bool out_of_work() const { return work != nullptr && work->out(); }
 
  private:
   // The constructor's steps, in the order it runs them.

@@ -74,7 +74,10 @@ TEST(CostBased, EverySearchAndPolicyGivesAVerifiedScheduleOnRandomLoops) {
         opts.arm_policy = policy;
         opts.ii_search = search;
         const Schedule s = Schedule_(g, opts);
-        ASSERT_TRUE(s.feasible) << g.name;
+        std::string why;
+        for (const std::string& d : s.diagnostics) why += "\n  " + d;
+        ASSERT_TRUE(s.feasible) << g.name << " " << arm_policy_name(policy) << " "
+                                << ii_search_name(search) << why;
         if (serial.feasible) {
           EXPECT_LE(s.ii, serial.ii) << g.name;
         }
@@ -197,10 +200,11 @@ TEST(CostBased, StatsFieldsNameEveryCounterInOrder) {
   s.spill_surcharges = 5;
   const std::vector<std::pair<std::string, int64_t>> f = stats_fields(s);
   ASSERT_EQ(f.size(), 2u + 2 * kArmCount + kGateCount + 2 * kRungCount + kGiveUpCount + 7 +
-                          2 * kConstraintFamilyCount + 1);
+                          2 * kConstraintFamilyCount + 1 + 5);
   EXPECT_EQ(f.front(), (std::pair<std::string, int64_t>{"ii_tried", 3}));
   EXPECT_EQ(f[2].first, "arm_proposals.permute");
-  EXPECT_EQ(f.back(), (std::pair<std::string, int64_t>{"spill_surcharges", 5}));
+  EXPECT_EQ(f[f.size() - 6], (std::pair<std::string, int64_t>{"spill_surcharges", 5}));
+  EXPECT_EQ(f.back().first, "work_budget_out.descent");
   auto value = [&](const std::string& key) {
     for (const auto& [k, v] : f) {
       if (k == key) return v;
@@ -223,7 +227,7 @@ TEST(CostBased, ForceSerialKeepsTheSerialSchedule) {
 
 TEST(CostBased, InfeasibleBelowTheCapIsReportedWithDiagnostics) {
   const Graph g = Example("attention_forward.loop.json");
-  CostBasedOptions opts;
+  CostBasedOptions opts = AtFullEffort();  // every II tried to its end
   opts.ii_cap = 33;  // the optimum is 34
   const CostBasedResult r = generate_cost_based(g, opts);
   EXPECT_FALSE(r.schedule.feasible);

@@ -31,6 +31,14 @@ inline Schedule Schedule_(const Graph& g, CostBasedOptions opts = {}) {
   return r.schedule;
 }
 
+// `o` at the full effort: the tests of a mechanism (the ladder, the
+// backtracking rung, the descent, ...) run it to its own bounds, with no
+// work budget cutting it short (effort.h).
+inline CostBasedOptions AtFullEffort(CostBasedOptions o = {}) {
+  o.effort = Effort::kFull;
+  return o;
+}
+
 inline constexpr ArmPolicy kPolicies[] = {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost};
 
 // A random loop of lo..hi generic ops and 2n edges drawn at random: forward

@@ -297,6 +297,7 @@ bool Backtracker::run() {
         out_.failures.push_back(spent_line(ii_, budget_));
         return false;
       }
+      if (ctx_.out_of_work()) return fail("the effort's work budget is spent");
       if (seats % kSeatsPerDeadlinePoll == 0 && deadline_passed(ctx_.opts.deadline)) {
         return fail("stopped at the deadline");
       }

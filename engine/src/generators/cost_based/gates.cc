@@ -32,7 +32,9 @@ SeatSearch GateCheck::admit(OpId v, int64_t earliest, int64_t from, int64_t end)
   }
   if (from > end) return {SeatOutcome::kNoCycle, 0};
   const int64_t fit = p_.first_fit(v, from, end);  // G3, every busy cycle counted
-  stats_.gate_rejects[static_cast<int>(Gate::kG3Rrt)] += (fit < 0 ? end + 1 : fit) - from;
+  const int64_t busy = (fit < 0 ? end + 1 : fit) - from;
+  stats_.gate_rejects[static_cast<int>(Gate::kG3Rrt)] += busy;
+  ctx_.count(1 + busy);
   if (fit < 0) return {SeatOutcome::kNoCycle, 0};
   const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v]);
   if (stage && fit / ii != *stage) {  // G4

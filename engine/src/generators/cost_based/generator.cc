@@ -4,6 +4,7 @@
 // strategy ladder (ladder.h) and the constraint builder (builder.h), then
 // the published schedule. docs/COST_BASED.md maps each seed phase to its
 // function.
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -13,9 +14,21 @@
 #include "search/ii_screen.h"
 #include "refinement.h"
 #include "tilesched/cost_based.h"
+#include "tilesched/ims.h"
 #include "tilesched/serial.h"
 
 namespace tilesched {
+
+std::string_view effort_name(Effort e) {
+  static constexpr std::string_view kNames[] = {"fast", "default", "full"};
+  return kNames[static_cast<int>(e)];
+}
+std::optional<Effort> parse_effort(std::string_view name) {
+  for (Effort e : {Effort::kFast, Effort::kDefault, Effort::kFull}) {
+    if (effort_name(e) == name) return e;
+  }
+  return std::nullopt;
+}
 
 std::string_view arm_policy_name(ArmPolicy p) {
   return p == ArmPolicy::kFirstSuccess ? "first-success" : "best-cost";
@@ -55,6 +68,7 @@ CostBasedOptions as_the_seeds_write_it(CostBasedOptions opts) {
   opts.descent_budget_ratio = 0;
   opts.policy_fallback = false;
   opts.all_pairs_closure = true;
+  opts.effort = Effort::kFull;  // the seeds' bounds alone
   return opts;
 }
 
@@ -97,6 +111,11 @@ void each_stat(const CostBasedStats& s, Add&& add) {
     add("constraints_lifted.", name, s.family_lifted[f]);
   }
   add("", "spill_surcharges", s.spill_surcharges);
+  add("work.", "search", s.work_search);
+  add("work.", "descent", s.work_descent);
+  add("work_budget_out.", "attempts", s.attempts_out_of_work);
+  add("work_budget_out.", "walk", s.walk_out_of_work);
+  add("work_budget_out.", "descent", s.descent_out_of_work);
 }
 
 }  // namespace
@@ -129,12 +148,15 @@ class Generator {
   Generator(const Graph& g, const CostBasedOptions& opts)
       : serial_(generate_serial(g)),
         ctx_(g, opts, serial_.mii),
+        budgets_(effort_budgets(opts.effort, g)),
         screen_(ctx_.g, ctx_.adj, opts.all_pairs_closure ? &closure_ : nullptr),
         placement_(make_placement(ctx_, opts.all_pairs_closure ? &closure_ : nullptr)),
         driver_(ctx_, *placement_, stats_),
         builder_(ctx_, *placement_, stats_, notes_),
         ladder_(*placement_, driver_, stats_, serial_, notes_),
-        refinement_(ctx_, *placement_, driver_, ladder_, builder_, stats_, notes_) {}
+        refinement_(ctx_, *placement_, driver_, ladder_, builder_, stats_, notes_) {
+    ctx_.work = &meter_;
+  }
 
   CostBasedResult run(std::chrono::steady_clock::time_point t0);
 
@@ -150,8 +172,28 @@ class Generator {
   Schedule publish(const IiSearchResult& r, const std::vector<int64_t>& seats,
                    bool serial_fallback, const IiRange& range);
 
+  // The upward walk under the effort's budgets; kStop once the walk's is spent.
+  IiVerdict walk_attempt(int64_t ii);
+  // The walk's budget ran out before an II placed: IMS's search over the
+  // same range stands in (its own bounds), so the run ends with a
+  // schedule no worse than IMS's; where IMS finds none, the serial seats
+  // (when legal and in `range`). False when neither is.
+  bool after_spent_walk(const IiRange& range, IiSearchResult& r, std::vector<int64_t>& seats,
+                        bool& serial_fallback);
+
   Schedule serial_;
   Context ctx_;
+  EffortBudgets budgets_;
+  WorkMeter meter_;
+  std::optional<int64_t> fallback_from_;  // the II the walk's budget ran out at
+  // Under a budget: the walk's latest placement, its II and whether its
+  // seats are the serial ones.
+  struct Placed {
+    int64_t ii = 0;
+    std::vector<int64_t> seats;
+    bool serial = false;
+  };
+  std::optional<Placed> last_placed_;
   // With the seeds' closure (cost-based-seed): built by the screen at each
   // II, read by the placement. Otherwise unused: the screen closes only the
   // components it tests, the placement keeps its windows along the edges.
@@ -184,25 +226,81 @@ CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
   const IiRange range =
       heuristic_ii_range(ctx_.g, ctx_.mii.max(), ctx_.group_span_bound, ctx_.opts.ii_floor,
                          ctx_.opts.ii_cap, serial_);
+  meter_.start_phase(WorkMeter::kSearch, budgets_.walk);
   IiSearchResult r = search_ii(
-      ctx_.g, range, ctx_.opts.ii_search,
-      [&](int64_t ii) {
-        return refinement_.attempt(ii) || first_success_attempt(ii) ? IiVerdict::kPlaced
-                                                                     : IiVerdict::kNotPlaced;
-      },
+      ctx_.g, range, ctx_.opts.ii_search, [&](int64_t ii) { return walk_attempt(ii); },
       &screen_, ctx_.opts.deadline);
   stats_.ii_screened = screen_.rejected();
   std::vector<int64_t> seats;
   bool serial_fallback = refinement_.serial_fallback();
-  if (r.end == IiSearchEnd::kFound) {
+  if (r.end == IiSearchEnd::kFound && last_placed_ && last_placed_->ii == r.ii) {
+    seats = last_placed_->seats;
+    serial_fallback = last_placed_->serial;
+  } else if (r.end == IiSearchEnd::kFound) {
     seats = placement_->starts();
-    if (ctx_.opts.descent_budget_ratio > 0) r.ii = descend(r.ii, range.lower, seats, serial_fallback);
   }
+  const bool found =
+      r.end == IiSearchEnd::kFound || after_spent_walk(range, r, seats, serial_fallback);
+  if (found && ctx_.opts.descent_budget_ratio > 0) {
+    meter_.start_phase(WorkMeter::kDescent, budgets_.descent);
+    r.ii = descend(r.ii, range.lower, seats, serial_fallback);
+  }
+  stats_.work_search = meter_.spent(WorkMeter::kSearch);
+  stats_.work_descent = meter_.spent(WorkMeter::kDescent);
   result.schedule = publish(r, seats, serial_fallback, range);
   result.schedule.time_ns = elapsed_ns(t0);
   result.stats = stats_;
   result.refinement_status = refinement_.status();
   return result;
+}
+
+IiVerdict Generator::walk_attempt(int64_t ii) {
+  // Under a budget, the galloping walks' replay of the found II takes the
+  // seats it placed (a replay under a spent budget would fail).
+  if (budgets_.walk > 0 && last_placed_ && last_placed_->ii == ii) return IiVerdict::kPlaced;
+  if (meter_.phase_out()) return IiVerdict::kStop;
+  meter_.start_attempt(budgets_.attempt);
+  if (refinement_.attempt(ii) || first_success_attempt(ii)) {
+    if (budgets_.walk > 0) {
+      last_placed_ = Placed{ii, placement_->starts(), refinement_.serial_fallback()};
+    }
+    return IiVerdict::kPlaced;
+  }
+  if (meter_.attempt_out()) ++stats_.attempts_out_of_work;
+  if (!meter_.phase_out()) return IiVerdict::kNotPlaced;
+  fallback_from_ = ii;
+  return IiVerdict::kStop;
+}
+
+bool Generator::after_spent_walk(const IiRange& range, IiSearchResult& r,
+                                 std::vector<int64_t>& seats, bool& serial_fallback) {
+  if (r.end != IiSearchEnd::kStopped || !fallback_from_) return false;
+  stats_.walk_out_of_work = 1;
+  ImsOptions o;
+  o.ii_floor = ctx_.opts.ii_floor;
+  o.ii_cap = ctx_.opts.ii_cap;
+  o.deadline = ctx_.opts.deadline;
+  Schedule ims = generate_ims(ctx_.g, o);
+  // Where IMS finds none, the serial seats at the serial II, as the
+  // ladder's last rung gives them there.
+  const bool serial = !ims.feasible && serial_.feasible && serial_.ii >= range.lower &&
+                      serial_.ii <= range.cap;
+  if (serial) {
+    ims = serial_;
+    ims.flags.push_back("serial_fallback");
+  }
+  notes_.add("II " + std::to_string(*fallback_from_) + ": the effort's budget for the II walk (" +
+             std::to_string(budgets_.walk) + " work units) is spent; " +
+             (!ims.feasible ? std::string("IMS found no schedule either")
+              : serial      ? "IMS found none; the serial seats at II " + std::to_string(ims.ii)
+                            : "IMS's schedule at II " + std::to_string(ims.ii) + " stands in"));
+  if (!ims.feasible) return false;
+  r.end = IiSearchEnd::kFound;
+  r.ii = ims.ii;
+  seats = ims.start;
+  serial_fallback = std::find(ims.flags.begin(), ims.flags.end(), "serial_fallback") !=
+                    ims.flags.end();
+  return true;
 }
 
 // Best-cost's ladder placed every op at `ii`, but the refinement loop found
@@ -226,7 +324,12 @@ int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& s
   const IiDescentResult d = descend_ii(
       found, lower,
       [&](int64_t ii) {
+        if (meter_.phase_out()) {
+          stats_.descent_out_of_work = 1;
+          return DescentVerdict::kOutOfBudget;
+        }
         if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) {
+          if (meter_.phase_out()) stats_.descent_out_of_work = 1;
           return refinement_.descent_searched_all() ? DescentVerdict::kSearchedAll
                                                     : DescentVerdict::kOutOfBudget;
         }
@@ -248,12 +351,14 @@ Schedule Generator::publish(const IiSearchResult& r, const std::vector<int64_t>&
   s.graph = ctx_.g.name;
   s.generator = "cost-based";
   s.options = {{"arm_policy", std::string(arm_policy_name(ctx_.opts.arm_policy))},
-               {"ii_search", std::string(ii_search_name(ctx_.opts.ii_search))}};
+               {"ii_search", std::string(ii_search_name(ctx_.opts.ii_search))},
+               {"effort", std::string(effort_name(ctx_.opts.effort))}};
   s.mii = ctx_.mii;
   // The serial fallback is the ladder's last rung here, not the driver's.
   publish_search(ctx_.g, range, r, seats, nullptr, s);
   if (s.feasible && serial_fallback) s.flags.push_back("serial_fallback");
   if (refinement_.truncated()) s.flags.push_back("budget_truncated");
+  if (stats_.walk_out_of_work > 0 && s.feasible) s.flags.push_back("effort_fallback");
   for (std::string& n : screen_.lines()) s.diagnostics.push_back(std::move(n));
   for (std::string& n : notes_.lines()) s.diagnostics.push_back(std::move(n));
   s.stats = stats_fields(stats_);

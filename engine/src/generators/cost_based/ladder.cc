@@ -24,7 +24,7 @@ std::optional<Rung> Ladder::run() {
   // The backtracking rung runs once the up-front families (density,
   // grouping) are lifted, so an II that cannot be met pays for it once, not
   // once per batch the refinement loop lifts.
-  if (!upfront_in_force()) {
+  if (!upfront_in_force() && !driver_.ctx().out_of_work()) {
     placement_.clear_seats();
     if (driver_.backtrack()) return winner_ = Rung::kBacktrack;
   }
@@ -38,13 +38,13 @@ bool Ladder::seed_rungs(ArmPolicy policy) {
                                     Rung::kInitialPlacement, Rung::kCostBasedPlacement};
   static constexpr Rung kAfterClear[] = {Rung::kInitialAfterClear, Rung::kCostBasedAfterClear};
   for (Rung r : kFirst) {
-    if (deadline_passed(driver_.ctx().opts.deadline)) return false;
+    if (deadline_passed(driver_.ctx().opts.deadline) || driver_.ctx().out_of_work()) return false;
     placement_.clear_seats();
     if (driver_.run(r, policy)) return (winner_ = r), true;
   }
   placement_.clear_intermediate();  // dead marks and surcharges; builder constraints stay
   for (Rung r : kAfterClear) {
-    if (deadline_passed(driver_.ctx().opts.deadline)) return false;
+    if (deadline_passed(driver_.ctx().opts.deadline) || driver_.ctx().out_of_work()) return false;
     placement_.clear_seats();
     if (driver_.run(r, policy)) return (winner_ = r), true;
   }

@@ -318,6 +318,8 @@ void Placement::place(OpId v, int64_t t) {
   if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
   pressure_.add_bank(v, t, +1);
   if (edges_) edges_->seat(v, t);
+  // A seat's work: its own, and the window labels it moved.
+  ctx_.count(1 + (edges_ ? static_cast<int64_t>(edges_->changed().size()) : 0));
   if (trial_depth_ > 0) {  // window() folds trial seats in; nothing else to update
     in_trial_[v] = 1;
     trial_ops_.push_back(v);

@@ -89,11 +89,11 @@ int64_t PeakRegisters(const Graph& g, const Schedule& s) {
 TEST(Refinement, RegisterPressureTightensStageSpansAndNeverCostsThePlacement) {
   // FA3's softmax values and accumulators exceed the 128-register budget.
   const Graph g = Example("attention_forward.loop.json");
-  const CostBasedResult full = generate_cost_based(g, {});
+  const CostBasedResult full = generate_cost_based(g, AtFullEffort());
   ASSERT_TRUE(full.schedule.feasible);
   EXPECT_GT(full.stats.family_added[static_cast<int>(ConstraintFamily::kRegisterPressure)], 0);
   // One iteration: the first placement stands, the budget is reported spent.
-  CostBasedOptions one;
+  CostBasedOptions one = AtFullEffort();
   one.max_constraint_iterations = 1;
   const CostBasedResult cut = generate_cost_based(g, one);
   ASSERT_TRUE(cut.schedule.feasible);

@@ -127,6 +127,11 @@ bool Driver::run(Rung rung, ArmPolicy policy) {
   budget_ = static_cast<int64_t>(ctx_.opts.eviction_budget_ratio) * ctx_.g.op_count();
   for (int64_t steps = 1; p_.placed_count() < ctx_.g.op_count(); ++steps) {
     if (!step(rung, policy)) return false;
+    if (ctx_.out_of_work()) {
+      give_up_ = GiveUp::kNoSeat;
+      failure_.push_back("the effort's work budget is spent");
+      return false;
+    }
     if (steps % kStepsPerDeadlinePoll == 0 && deadline_passed(ctx_.opts.deadline)) {
       failure_.push_back("stopped at the deadline");
       return false;

@@ -113,6 +113,14 @@ std::optional<std::vector<int64_t>> try_ii(const Graph& g, int64_t ii, int64_t s
 
 }  // namespace
 
+PackingRepairOptions packing_repair_options(Effort effort) {
+  PackingRepairOptions o;
+  // At kFast, no graph: building the SAT model of one II alone costs more
+  // than the level's time (docs/EXACT.md "The packing repair").
+  if (effort == Effort::kFast) o.max_ops = 0;
+  return o;
+}
+
 bool packs_rows(const Graph& g) {
   for (const Op& op : g.ops) {
     if (!op.pools.empty()) return true;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 
+#include "tilesched/cost_based.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
 
@@ -39,6 +40,11 @@ struct PackingRepairOptions {
   // Its attempts have a units_total of their own.
   int64_t units_second = 5'000;
 };
+
+// The repair at an effort level (tilesched/cost_based.h): the defaults
+// above; at kFast max_ops 0, no repair (docs/EXACT.md "The packing
+// repair").
+PackingRepairOptions packing_repair_options(Effort effort);
 
 // Whether some slot packs several holders per row (capacity above one), some
 // hold takes several units, or some op uses a rate pool: where the repair

@@ -32,6 +32,8 @@
 //   has at most the stages whose multi-buffered copies of the buffers
 //   Triton can allocate (hopper::predicted_smem_bytes within the 227 KiB a
 //   CTA may take), unless `smem_stage_bound` is off;
+// - Triton's lowering rules as constraints (add_triton_rules), unless
+//   `triton_rules` is off: every schedule of the graph exports;
 // - an op the importer does not know becomes a `generic` op (latency one
 //   unit, no resources) and is named in `unknown_ops`; with `strict` it
 //   is refused instead.
@@ -68,7 +70,22 @@ struct TtgirOptions {
   // Bound every op's depth by the stages whose buffers fit shared memory
   // (ttgir_stage_bound below).
   bool smem_stage_bound = true;
+  // Add Triton's lowering rules as constraints (add_triton_rules below).
+  bool triton_rules = true;
 };
+
+// Triton's lowering rules (what `export --to triton` refuses, docs/TTGIR.md)
+// as constraints of an imported graph, so that every legal schedule of it
+// exports: one leader_gid group (rule L5, one stage) per set of ops joined
+// by a ttg.local_alloc and the ops reading its buffer (distance-0 data
+// edges) or by one body position (an scf.if's ops); and, for a position
+// of several ops, an order edge of latency 0 from every op outside it that
+// one of them reads in the same iteration to each of them, so that the
+// position's earliest op starts after what it reads. REQUIRES: the graph
+// as the importer makes it (no leader_gid). InvalidInput "WHERE: problem"
+// for a buffer read in a later iteration (no group keeps such a reader
+// in the writer's stage) or more edges than the format allows.
+Status add_triton_rules(Graph& g, std::string_view where);
 
 // The stage count Triton's shared memory allows a loop graph: the largest
 // S (at most kMaxBoundedStages - 1) whose num_stages S buffers

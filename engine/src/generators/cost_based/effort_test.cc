@@ -1,0 +1,123 @@
+// The effort contract (effort.h, docs/COST_BASED.md "Effort"): the meter's
+// budgets, and each phase of the generator stopping at its budget, counted
+// in work units (never timed). The graph is resource_saturated at 32 ops,
+// seed 2 (`tilesched generate -f resource_saturated -n 32 -s 2`), where
+// the full effort spends about twenty times the default's walk budget.
+#include "cost_based_test_support.h"
+
+#include "effort.h"
+#include "tilesched/ims.h"
+
+namespace tilesched::cost_based {
+namespace {
+
+Graph Saturated() {
+  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_TESTDATA_DIR) +
+                                      "/cost_based/resource_saturated_32_s2.loop.json");
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  return std::move(g).value();
+}
+
+CostBasedResult RunAt(const Graph& g, Effort effort, ArmPolicy policy) {
+  CostBasedOptions opts;
+  opts.effort = effort;
+  opts.arm_policy = policy;
+  const CostBasedResult r = generate_cost_based(g, opts);
+  EXPECT_TRUE(r.schedule.feasible);
+  EXPECT_TRUE(verify_schedule(g, r.schedule).legal()) << effort_name(effort);
+  return r;
+}
+
+// A phase stops at the first look at the meter past its budget: what one
+// rung step or one backtracking seat costs past it, a few hundred units
+// here; a tenth of the budget bounds it.
+int64_t WithSlack(int64_t budget) { return budget + budget / 10; }
+
+TEST(WorkMeter, AttemptAndPhaseBudgets) {
+  WorkMeter m;
+  m.start_phase(WorkMeter::kSearch, 100);
+  m.start_attempt(30);
+  m.add(30);
+  EXPECT_FALSE(m.out());
+  m.add(1);
+  EXPECT_TRUE(m.attempt_out());
+  EXPECT_FALSE(m.phase_out());
+  m.start_attempt(30);  // a fresh attempt: the phase's work goes on counting
+  EXPECT_FALSE(m.out());
+  m.add(70);
+  EXPECT_TRUE(m.phase_out());
+  m.start_phase(WorkMeter::kDescent, 0);  // no budget
+  m.add(1'000'000);
+  EXPECT_FALSE(m.out());
+  EXPECT_EQ(m.spent(WorkMeter::kSearch), 101);
+  EXPECT_EQ(m.spent(WorkMeter::kDescent), 1'000'000);
+  EXPECT_EQ(m.total(), 1'000'101);
+}
+
+TEST(Effort, BudgetsScaleWithTheGraphAndFullHasNone) {
+  const Graph small = RandomLoop(1, 10), large = RandomLoop(2, 400);
+  const EffortBudgets full = effort_budgets(Effort::kFull, large);
+  EXPECT_EQ(full.attempt, 0);
+  EXPECT_EQ(full.walk, 0);
+  EXPECT_EQ(full.descent, 0);
+  for (Effort e : {Effort::kFast, Effort::kDefault}) {
+    const EffortBudgets s = effort_budgets(e, small), l = effort_budgets(e, large);
+    EXPECT_GT(s.attempt, 0);
+    EXPECT_GT(l.walk, s.walk) << effort_name(e);
+    EXPECT_GE(l.walk, l.attempt);
+  }
+  EXPECT_LT(effort_budgets(Effort::kFast, large).walk,
+            effort_budgets(Effort::kDefault, large).walk);
+}
+
+TEST(Effort, EveryPhaseStopsAtItsBudget) {
+  const Graph g = Saturated();
+  const EffortBudgets b = effort_budgets(Effort::kDefault, g);
+  for (ArmPolicy policy : kPolicies) {
+    const CostBasedResult full = RunAt(g, Effort::kFull, policy);
+    const CostBasedResult def = RunAt(g, Effort::kDefault, policy);
+    // Without the budgets the walk and the descent spend far more.
+    EXPECT_GT(full.stats.work_search, 2 * b.walk);
+    EXPECT_GT(full.stats.work_descent, 2 * b.descent);
+    EXPECT_EQ(full.stats.attempts_out_of_work + full.stats.walk_out_of_work +
+                  full.stats.descent_out_of_work, 0);
+    // Each attempt stops at its budget, the walk and the descent at theirs.
+    EXPECT_GE(def.stats.attempts_out_of_work, 1);
+    EXPECT_LE(def.stats.work_search, def.stats.ii_tried * WithSlack(b.attempt));
+    EXPECT_EQ(def.stats.walk_out_of_work, 1);
+    EXPECT_LE(def.stats.work_search, WithSlack(b.walk));
+    EXPECT_EQ(def.stats.descent_out_of_work, 1);
+    EXPECT_LE(def.stats.work_descent, WithSlack(b.descent));
+    // The walk's budget ran out: IMS's schedule stood in, and the run is
+    // never above it.
+    const auto& flags = def.schedule.flags;
+    EXPECT_NE(std::find(flags.begin(), flags.end(), "effort_fallback"), flags.end());
+    EXPECT_LE(def.schedule.ii, generate_ims(g, ImsOptions{}).ii);
+  }
+}
+
+TEST(Effort, TheScheduleRecordsTheEffortAndTheWork) {
+  const Graph g = Saturated();
+  const Schedule s = RunAt(g, Effort::kFast, ArmPolicy::kFirstSuccess).schedule;
+  const auto has = [&](const std::string& key, const std::string& value) {
+    for (const auto& [k, v] : s.options) {
+      if (k == key) return v == value;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("effort", "fast"));
+  bool work = false;
+  for (const auto& [k, v] : s.stats) work = work || (k == "work.search" && v > 0);
+  EXPECT_TRUE(work);
+}
+
+TEST(Effort, TheSeedsGeneratorRunsWithoutBudgets) {
+  EXPECT_EQ(as_the_seeds_write_it(CostBasedOptions{}).effort, Effort::kFull);
+  for (Effort e : {Effort::kFast, Effort::kDefault, Effort::kFull}) {
+    EXPECT_EQ(parse_effort(effort_name(e)), e);
+  }
+  EXPECT_FALSE(parse_effort("high").has_value());
+}
+
+}  // namespace
+}  // namespace tilesched::cost_based
