@@ -315,12 +315,14 @@ TEST(Families, SmemScaledIntoTheBudgetWhenManyTilesAreUnrolled) {
 // With the II capped at the MII, the policy fallback's whole attempt under
 // first-success places it; best-cost alone (the fallback off) does not, and
 // without the cap it had walked hundreds of IIs up before its descent came back.
+// At full effort: at the default one the attempt's work budget runs out first.
 TEST(Families, BestCostFallsBackToFirstSuccessWhereItsSeatsMissTheSmemBudget) {
   const Graph g = make("gemm_mainloop", 256, 2);
   GenerateOptions opts;
   opts.generator = GeneratorKind::kCostBased;
   opts.cost_based.arm_policy = ArmPolicy::kBestCost;
   opts.cost_based.ii_cap = 1020;
+  opts.cost_based.effort = Effort::kFull;  // the fallback's mechanism, without the work budgets
   StatusOr<Schedule> s = generate_schedule(g, opts);
   ASSERT_TRUE(s.ok()) << s.status().message();
   ASSERT_TRUE(s->feasible) << failure_reason_name(s->failure);
