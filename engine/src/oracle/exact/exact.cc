@@ -68,51 +68,32 @@ exact_internal::Backend& Oracle::backend() {
   return *backend_;
 }
 
-// A legal schedule restricted to a component's ops is legal for the
-// component's subgraph (every rule only loses terms), so a component with
-// none proves the II infeasible (docs/EXACT.md, "Components first"). The
-// components' checks share a quarter of the check's time; only unsat
-// counts.
+// The components' builds and checks share a quarter of the check's time;
+// only unsat counts (docs/EXACT.md, "Components first").
 bool Oracle::component_infeasible(int64_t ii) {
   // The SAT backend only: Z3 overran the call's limit building and checking
   // components under load (54 s of 20 s on aes2 graph2).
   if (opts_.backend != ExactBackend::kSat) return false;
-  if (!components_) components_ = exact_internal::component_subgraphs(g_);
-  const Clock::time_point until =
-      Clock::now() + std::chrono::milliseconds(budget_.next_check_ms() / 4);
-  for (const Graph& sub : *components_) {
-    const int64_t left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-    if (left <= 0) return false;
-    std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(sub, ii, false);
-    if (!asap) continue;  // below its recurrence: the graph's ASAP pass already says so
-    const exact_internal::ModelSpec spec =
-        *exact_internal::model_spec(sub, ii, exact_internal::stage_bound(sub, ii),
-                                    std::min(until, budget_.deadline()), std::move(asap));
-    std::unique_ptr<IiProblem> problem;
-    try {
-      problem = backend().build(sub, spec);
-    } catch (const exact_internal::ModelDeadline&) {
-      if (Clock::now() >= budget_.deadline()) build_cut_ii_ = ii;  // not the components' share
-      return false;
-    }
-    const bool unsat = problem && run_check(*problem, spec.stage_bound, left) == Answer::kUnsat;
-    free_timed(problem);
-    if (unsat) {
+  const ComponentBudget share{.until =
+      std::min(Clock::now() + std::chrono::milliseconds(budget_.next_check_ms() / 4),
+               budget_.deadline())};
+  switch (components_.prove(ii, backend(), share, *this)) {
+    case ComponentVerdict::kInfeasible:
       ++component_proofs_;
       return true;
-    }
+    case ComponentVerdict::kCut:
+      if (Clock::now() >= budget_.deadline()) build_cut_ii_ = ii;  // not the components' share
+      return false;
+    case ComponentVerdict::kOpen: return false;
   }
   return false;
 }
 
-Answer Oracle::run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, int64_t units) {
+Answer Oracle::check(IiProblem& problem, int64_t stages, Clock::time_point until, int64_t units) {
   // Before a model's first check: its estimate of the stretch.
   budget_.reserve_cpu(problem.unpolled_cpu_us());
   budget_.sample();
-  const Clock::time_point until =
-      std::min(Clock::now() + std::chrono::milliseconds(std::max<int64_t>(1, limit_ms)),
-               budget_.deadline());
+  until = std::min(until, budget_.deadline());
   const Answer answer = problem.check(stages, until, units);
   if (test_seams::between_checks != nullptr) test_seams::between_checks();
   budget_.reserve_clock(elapsed_us(until));
@@ -120,7 +101,12 @@ Answer Oracle::run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, i
   return answer;
 }
 
-void Oracle::free_timed(std::unique_ptr<IiProblem>& problem) {
+Answer Oracle::run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, int64_t units) {
+  return check(problem, stages, Clock::now() + std::chrono::milliseconds(std::max<int64_t>(1, limit_ms)),
+               units);
+}
+
+void Oracle::release(std::unique_ptr<IiProblem>& problem) {
   const Clock::time_point t = Clock::now();
   const int64_t cpu = thread_cpu_us();
   problem.reset();
@@ -131,7 +117,7 @@ void Oracle::free_timed(std::unique_ptr<IiProblem>& problem) {
 bool Oracle::build(int64_t ii, int64_t k, const std::vector<int64_t>& asap) {
   too_large_ = false;
   if (model_ && model_ii_ == ii && model_->limits_stages() && model_k_ >= k) return true;
-  free_timed(model_);
+  release(model_);
   budget_.sample();
   const exact_internal::ModelSpec spec =
       *exact_internal::model_spec(g_, ii, k, budget_.deadline(), asap);
