@@ -12,10 +12,18 @@
 #include <optional>
 #include <vector>
 
-#include "problem.h"
+#include "query.h"
 #include "tilesched/graph.h"
 
 namespace tilesched::exact_internal {
+
+// The strongly connected components (over every edge, any distance) worth
+// an infeasibility proof of their own (docs/EXACT.md, "Components first"):
+// each as the subgraph its ops induce (same target and attributes, the
+// edges between them), for those of at least test_seams::min_component_ops ops, at
+// most three quarters of the graph, and holding some slot or pool. Largest
+// first.
+std::vector<Graph> component_subgraphs(const Graph& g);
 
 // What one proof may spend: `until` bounds each component's build and
 // check on the clock (max: no clock), `units` each check's deterministic

@@ -1,7 +1,7 @@
-// The exact oracle's internals (docs/EXACT.md): the heuristic start
-// schedules (start_schedules.cc), the proof at each II (exact.cc) and the
-// stage descent at the reported II (stage_descent.cc), one class across
-// the three. Internal to the engine.
+// The exact oracle (docs/EXACT.md), one class across its steps: the
+// heuristic start schedules (start_schedules.cc), the search over IIs
+// (exact.cc), the proof at each II (ii_proof.cc) and the stage descent at
+// the reported II (stage_descent.cc). Internal to the engine.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include "search/ii_range.h"
 #include "budget.h"
 #include "components.h"
-#include "problem.h"
+#include "query.h"
 #include "tilesched/exact.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"

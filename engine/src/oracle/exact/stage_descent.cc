@@ -6,7 +6,9 @@
 #include <string>
 #include <utility>
 
+#include "bounds.h"
 #include "oracle.h"
+#include "stage_floor.h"
 
 namespace tilesched::exact_internal {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "../exact/components.h"
-#include "../exact/problem.h"
+#include "../exact/query.h"
 #include "graph/graph_algo.h"
 #include "search/ii_screen.h"
 #include "tilesched/graph.h"
