@@ -82,6 +82,13 @@ grep -q '^gpu h200 (1830 MHz, 132 SMs), 8 warps (graph), ' "$work/out" ||
 grep -q '^recommended num_stages: 3' "$work/out" ||
   fail "stages: generated Hopper GEMM, 16 KiB tiles: $(tail -n 1 "$work/out")"
 
+# An fp8 MMA loop: priced at fp8's tensor-core rate, and said to be an
+# extrapolation (the measured kernels' MMAs were fp16).
+expect 0 "$bin" import --from ttgir "$testdata/shapes/fp8_tma_matmul_wgmma_wait.ttgir" -o "$work/fp8.loop.json"
+expect 0 "$bin" stages "$work/fp8.loop.json" --max 2
+grep -q "^kernel class: compute-bound GEMM; not exercised by the measured kernels, an extrapolation: 8-bit MMA operands, another tensor-core rate: every measured kernel's MMAs were fp16" \
+  "$work/out" || fail "stages: fp8 GEMM: $(sed -n 4p "$work/out")"
+
 # The JSON: the documented keys, relative times against the best S, the
 # recommended S the least within 2 % of the best; written atomically with -o.
 expect 0 "$bin" stages "$work/matmul.loop.json" --max 6 --registers 128 --warps 8 --json \

@@ -40,8 +40,8 @@ expect 0 "$bin" import --from ttgir "$scheduled" -o "$work/s0.loop.json"
 grep -q '"name": "ttgir/matmul_tma_STAGES3_BM128_BN128_BK64_W8_WS0.triton-scheduled/loop0"' \
   "$work/s0.loop.json" || fail "import: graph not named after file and loop"
 grep -q '"target": "hopper"' "$work/s0.loop.json" || fail "import: not on the hopper target"
-grep -q '"attrs": {"triton_num_stages": 3, "num_warps": 8}' "$work/s0.loop.json" ||
-  fail "import: tt.num_stages or ttg.num-warps lost"
+grep -q '"attrs": {"triton_num_stages": 3, "num_warps": 8, "mma_element_bits": 16}' "$work/s0.loop.json" ||
+  fail "import: tt.num_stages, ttg.num-warps or the MMA's operand width lost"
 grep -q '"kind": "wgmma", .*"triton_stage": 2' "$work/s0.loop.json" || fail "import: loop.stage lost"
 expect 0 "$bin" import --from ttgir "$scheduled" --loop 2 --strict -o "$work/s2.loop.json"
 grep -q '"source_op": "ttng.wait_barrier"' "$work/s2.loop.json" || fail "--loop 2: no barrier wait"

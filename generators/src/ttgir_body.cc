@@ -88,6 +88,9 @@ class BodyBuilder {
   Status walk_if(const Operation& op, const Place& place);
   Status add_op(const Operation& op, const std::vector<std::string>& operands, const Place& place);
   Status cost_op(const Operation& op, std::string_view kind, OpId id);
+  void note_mma_bits(int64_t bits) {
+    if (!mma_bits_ || *mma_bits_ == 16) mma_bits_ = bits;
+  }
   Status triton_attrs(const Operation& op, const Operation& top, Op& out) const;
   Status note(const std::string& value, Producers list);
   void leave_scope(size_t mark);
@@ -108,6 +111,9 @@ class BodyBuilder {
   GraphBuilder b_;
   int64_t threads_ = 128;
   int64_t num_warps_ = 4;  // the module's ttg.num-warps
+  // Bits of the MMA operands' elements: the first MMA's, or the first
+  // width other than 16 (the measured kernels') among the loop's MMAs.
+  std::optional<int64_t> mma_bits_;
   LoopShape shape_;
   // Per graph op: the producers of the values it reads, the buffers it
   // touches, the bytes of the buffer its load needs when its value stays in
@@ -144,6 +150,7 @@ StatusOr<TtgirImport> BodyBuilder::build(std::string name) {
   g->name = std::move(name);
   TtgirImport out{std::move(*g), 0, std::move(unknown_)};
   out.graph.attrs.num_warps = num_warps_;
+  out.graph.attrs.mma_element_bits = mma_bits_;
   if (const std::optional<int64_t> n = int_attr(*loop_.op, "tt.num_stages")) {
     if (*n < 0 || *n > limits::kMaxMaxDepth) return error(loop_.op->line, "tt.num_stages is out of range");
     out.graph.attrs.triton_num_stages = *n;
@@ -312,6 +319,7 @@ Status BodyBuilder::cost_op(const Operation& op, std::string_view kind, OpId id)
   Op& out = b_.at(id);
   out.latency = enc->latency;
   out.resources = enc->resources;
+  if (kind == "wgmma") note_mma_bits(hopper::element_bits(work->element));
   out.registers = result_registers(kind, *types, threads_);
   if (op.name == "ttg.local_alloc" && !types->results.empty()) {
     out.store_bytes = types->results.front().data_bytes();

@@ -136,6 +136,16 @@ TEST(HopperLoops, KernelClassesAndWhatTheMeasurementsCover) {
   const std::vector<std::string> notes =
       hopper::unexercised_mechanisms(shape("rownorm_f16.ttgir", 0), 4, true, 8, {"dram"});
   EXPECT_EQ(notes.size(), 6u);  // class, DRAM, warps, CTAs, the dram bound, registers
+  // The MMAs' operand width the import priced them at: fp16 as measured,
+  // fp8 an extrapolation (twice the tensor-core rate), said as such.
+  EXPECT_EQ(committed(kLoops[0].name).attrs.mma_element_bits, 16);
+  EXPECT_EQ(shape("rownorm_f16.ttgir", 0).attrs.mma_element_bits, std::nullopt);
+  const Graph fp8 = shape("fp8_tma_matmul_wgmma_wait.ttgir", 0);
+  EXPECT_EQ(fp8.attrs.mma_element_bits, 8);
+  const std::vector<std::string> fp8_notes = hopper::unexercised_mechanisms(fp8, 8, false, 2, {});
+  ASSERT_EQ(fp8_notes.size(), 1u);
+  EXPECT_EQ(fp8_notes[0], "8-bit MMA operands, another tensor-core rate: every measured "
+                          "kernel's MMAs were fp16");
 }
 
 // Triton's own stage of every op of a committed loop (its scheduled dump).

@@ -62,6 +62,10 @@ struct GraphAttrs {
   // Warps per CTA of the kernel (the module's `ttg.num-warps`) when
   // imported from Triton; `tilesched stages` reads it (docs/TARGETS.md).
   std::optional<int64_t> num_warps;
+  // Bits of the loop's MMA operand elements (8: fp8 or int8, 16: fp16 or
+  // bf16, 32: tf32), the tensor-core rate its MMAs were priced at, when
+  // imported from Triton; `tilesched stages` reads it (docs/TARGETS.md).
+  std::optional<int64_t> mma_element_bits;
   friend bool operator==(const GraphAttrs&, const GraphAttrs&) = default;
 };
 

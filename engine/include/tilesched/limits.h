@@ -22,6 +22,7 @@ inline constexpr int64_t kMaxRegisters = 65535;       // an op's register footpr
 inline constexpr int64_t kMaxGroupId = (int64_t{1} << 31) - 1;
 inline constexpr int64_t kMaxSourcePosition = (int64_t{1} << 31) - 1;  // an op's place in its IR
 inline constexpr int64_t kMaxWarps = 1024;            // warps of one CTA (num_warps)
+inline constexpr int64_t kMaxElementBits = 64;        // an MMA operand element (mma_element_bits)
 inline constexpr int kMaxNameLength = 256;            // op ids, slot and pool names
 inline constexpr int kMaxSlots = 64;                  // one 64-bit RRT row
 inline constexpr int kMaxPools = 64;

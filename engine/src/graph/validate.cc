@@ -241,6 +241,11 @@ Status validate_graph(const Graph& g) {
   if (g.attrs.num_warps && (*g.attrs.num_warps < 1 || *g.attrs.num_warps > limits::kMaxWarps)) {
     return range_error("$.attrs.num_warps", "num_warps", *g.attrs.num_warps, 1, limits::kMaxWarps);
   }
+  if (g.attrs.mma_element_bits &&
+      (*g.attrs.mma_element_bits < 1 || *g.attrs.mma_element_bits > limits::kMaxElementBits)) {
+    return range_error("$.attrs.mma_element_bits", "mma_element_bits", *g.attrs.mma_element_bits,
+                       1, limits::kMaxElementBits);
+  }
   if (g.ops.empty() || g.op_count() > limits::kMaxOps) {
     return Status::InvalidInput("$.ops: a graph needs 1.." + std::to_string(limits::kMaxOps) +
                                 " ops, got " + std::to_string(g.ops.size()));

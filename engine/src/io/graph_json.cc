@@ -30,7 +30,8 @@ constexpr std::string_view kTargetFields[] = {"name", "slots", "pools", "registe
 constexpr std::string_view kSlotFields[] = {"name", "capacity"};
 constexpr std::string_view kPoolFields[] = {"name", "kind", "capacity"};
 constexpr std::string_view kAttrFields[] = {"force_serial_execution", "triton_num_stages",
-                                            "resident_smem_bytes", "num_warps"};
+                                            "resident_smem_bytes", "num_warps",
+                                            "mma_element_bits"};
 constexpr std::string_view kOpFields[] = {
     "id",        "kind",      "latency", "resources", "pools",        "store_bytes",   "gid",
     "leader_gid", "max_depth", "registers", "agent",   "source_op", "source_position",
@@ -165,6 +166,8 @@ StatusOr<Graph> GraphReader::read(const Cursor& root) {
     TS_ASSIGN_OR_RETURN(g_.attrs.resident_smem_bytes,
                         attrs.optional_integer("resident_smem_bytes", 0, limits::kMaxPoolCapacity));
     TS_ASSIGN_OR_RETURN(g_.attrs.num_warps, attrs.optional_integer("num_warps", 1, limits::kMaxWarps));
+    TS_ASSIGN_OR_RETURN(g_.attrs.mma_element_bits,
+                        attrs.optional_integer("mma_element_bits", 1, limits::kMaxElementBits));
   }
 
   TS_ASSIGN_OR_RETURN(Cursor ops_c, top.required("ops"));
@@ -452,6 +455,7 @@ std::string write_graph_json(const Graph& g) {
     if (g.attrs.triton_num_stages) attrs["triton_num_stages"] = *g.attrs.triton_num_stages;
     if (g.attrs.resident_smem_bytes) attrs["resident_smem_bytes"] = *g.attrs.resident_smem_bytes;
     if (g.attrs.num_warps) attrs["num_warps"] = *g.attrs.num_warps;
+    if (g.attrs.mma_element_bits) attrs["mma_element_bits"] = *g.attrs.mma_element_bits;
     doc["attrs"] = std::move(attrs);
   }
   Json ops = Json::array();

@@ -399,7 +399,7 @@ const std::map<std::string, BadCase>& BadCorpus() {
       {"unknown_attr",
        {"$.attrs.force_serial",
         "unknown field (expected one of: force_serial_execution, triton_num_stages, "
-        "resident_smem_bytes, num_warps)"}},
+        "resident_smem_bytes, num_warps, mma_element_bits)"}},
       {"unknown_endpoint", {"$.edges[1].to", "unknown op id \"nope\""}},
       {"unknown_field", {"$.ops[0].latncy", "unknown field"}},
       {"unknown_kind",
@@ -589,6 +589,7 @@ Graph RandomGraph(uint64_t seed) {
   const Target& t = g.target;
   g.attrs.force_serial_execution = r.coin(25);
   if (r.coin(30)) g.attrs.num_warps = r.range(1, limits::kMaxWarps);
+  if (r.coin(30)) g.attrs.mma_element_bits = r.range(1, limits::kMaxElementBits);
   if (r.coin(30)) g.attrs.resident_smem_bytes = r.range(0, 1 << 20);
   const int64_t n = r.range(1, 14);
   for (int64_t v = 0; v < n; ++v) {
@@ -749,20 +750,26 @@ TEST(GraphJson, RegisterFootprintsDefaultByKindAndOverride) {
 
 TEST(GraphJson, ImportedProvenanceIsReadWrittenAndBounded) {
   const std::string text = R"({"format": "tilesched.loop/1", "target": "hopper",
-    "attrs": {"triton_num_stages": 3, "num_warps": 8},
+    "attrs": {"triton_num_stages": 3, "num_warps": 8, "mma_element_bits": 8},
     "ops": [{"id": "a", "kind": "alu", "source_op": "arith.addf", "source_position": 7}]})";
   StatusOr<Graph> g = parse_graph_json(text, "p.json");
   ASSERT_TRUE(g.ok()) << g.status().message();
   EXPECT_EQ(g->attrs.num_warps, 8);
+  EXPECT_EQ(g->attrs.mma_element_bits, 8);
   EXPECT_EQ(g->ops[0].source_position, 7);
   const std::string out = write_graph_json(*g);
   EXPECT_NE(out.find("\"num_warps\": 8"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"mma_element_bits\": 8"), std::string::npos) << out;
   EXPECT_NE(out.find("\"source_op\": \"arith.addf\", \"source_position\": 7"), std::string::npos) << out;
   for (const auto& [bad, path] :
        {std::pair{R"("attrs": {"num_warps": 0}, "ops": [{"id": "a", "kind": "alu"}])",
                   "$.attrs.num_warps"},
         std::pair{R"("attrs": {"num_warps": 1025}, "ops": [{"id": "a", "kind": "alu"}])",
                   "$.attrs.num_warps"},
+        std::pair{R"("attrs": {"mma_element_bits": 0}, "ops": [{"id": "a", "kind": "alu"}])",
+                  "$.attrs.mma_element_bits"},
+        std::pair{R"("attrs": {"mma_element_bits": 65}, "ops": [{"id": "a", "kind": "alu"}])",
+                  "$.attrs.mma_element_bits"},
         std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_position": -1}])",
                   "$.ops[0].source_position"},
         std::pair{R"("ops": [{"id": "a", "kind": "alu", "source_position": 2147483648}])",

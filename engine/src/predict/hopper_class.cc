@@ -9,6 +9,7 @@ namespace {
 // The ground truth's extent (../shared/kernels/triton-h200, measured.json).
 constexpr int64_t kMeasuredWarps = 8;
 constexpr int64_t kMeasuredMostCtas = 2;
+constexpr int64_t kMeasuredMmaBits = 16;  // fp16 operands
 
 struct Census {
   int mmas = 0, exps = 0, stores = 0, carried = 0;
@@ -73,6 +74,10 @@ std::vector<std::string> unexercised_mechanisms(const Graph& g, int64_t warps,
   if (streams_from_dram(c)) out.push_back("loads from DRAM: every measured load hit in L2");
   if (c == KernelClass::kPersistentGemm) {
     out.push_back("several tiles per CTA: no measured kernel is persistent");
+  }
+  if (g.attrs.mma_element_bits && *g.attrs.mma_element_bits != kMeasuredMmaBits) {
+    out.push_back(std::to_string(*g.attrs.mma_element_bits) +
+                  "-bit MMA operands, another tensor-core rate: every measured kernel's MMAs were fp16");
   }
   if (warps != kMeasuredWarps) {
     out.push_back(std::to_string(warps) + " warps: every measured kernel had 8");
