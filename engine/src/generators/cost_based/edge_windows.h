@@ -47,7 +47,6 @@ class EdgeWindows final : public Windows {
   // backtracking rung undo their seats cheaply; this empties it.
   void set_undo_trail(bool) override { trail_.clear(); }
 
-  int64_t ii() const { return ii_; }
   // max over placed u of s_u + D[u][v] (u = v included), or kNone.
   int64_t from_placed(OpId v) const { return up_[v]; }
   // min over placed w of s_w - D[v][w] (w = v included), or kOpen.
@@ -124,7 +123,6 @@ class EdgeWindows final : public Windows {
   const Adjacency& adj_;
   const Seats& seats_;
   const int n_;
-  int64_t ii_ = 0;
   std::vector<int64_t> weight_;  // by edge id
   std::vector<int64_t> up_;
   std::vector<int64_t> neg_down_;  // -(min over placed w of s_w - D[v][w]): a max, like up_
