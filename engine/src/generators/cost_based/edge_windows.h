@@ -1,5 +1,5 @@
 // Dependence windows kept along the edges, without an all-pairs closure
-// (docs/COST_BASED.md, "Windows along the edges"). At one II every edge
+// (docs/COST_BASED.md, "Windows", "Along the edges"). At one II every edge
 // u -> v of latency λ and distance δ asks s_v - s_u >= λ - II·δ, its
 // weight. For each op the unit keeps two labels: the latest bound the placed
 // ops put on its start from above (the longest path from a placed op,
