@@ -51,7 +51,6 @@ class EdgeWindows final : public Windows {
   int64_t from_placed(OpId v) const { return up_[v]; }
   // min over placed w of s_w - D[v][w] (w = v included), or kOpen.
   int64_t to_placed(OpId v) const { return -neg_down_[v]; }
-  int64_t weight(int edge) const { return weight_[edge]; }
 
   // REQUIRES: v just added to the seats, t >= 0. Returns the labels it
   // changed (the work it counts). Outside a trial it then drops the trail
