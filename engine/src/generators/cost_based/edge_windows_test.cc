@@ -5,6 +5,7 @@
 #include "cost_based_test_support.h"
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "bounds/distance.h"
@@ -58,7 +59,8 @@ TEST(EdgeWindows, PositiveCyclesAndAsapAreTheClosures) {
     const Graph g = RandomEdges(rng, 1, 14);
     const Adjacency adj = Adjacency::build(g);
     const int n = g.op_count();
-    EdgeWindows w(g, adj);
+    const Seats seats(n);
+    EdgeWindows w(g, adj, seats);
     for (int64_t ii = 1; ii <= std::max<int64_t>(1, recurrence_mii(g)) + 3; ++ii) {
       DistanceMatrix d;
       const bool built = d.build(g, adj, ii);
@@ -101,10 +103,11 @@ TEST(EdgeWindows, LabelsEqualTheClosuresThroughSeatsAndUnseats) {
     const int64_t ii = std::max<int64_t>(1, recurrence_mii(g)) + rng.uniform(0, 3);
     DistanceMatrix d;
     ASSERT_TRUE(d.build(g, adj, ii));
-    EdgeWindows w(g, adj);
+    Seats seats(n);
+    EdgeWindows w(g, adj, seats);
     ASSERT_TRUE(w.reset(ii));
-    std::vector<int64_t> start(n, 0);
-    std::vector<char> placed(n, 0);
+    const std::vector<int64_t>& start = seats.start;
+    const std::vector<char>& placed = seats.placed;
     std::vector<OpId> stack;       // seats in order
     // The labels before each seat of `stack` (none once an op seated
     // before it is unseated out of order).
@@ -119,8 +122,7 @@ TEST(EdgeWindows, LabelsEqualTheClosuresThroughSeatsAndUnseats) {
       std::optional<Labels> restore;
       if (kind <= 4 && !unplaced.empty()) {
         const OpId v = unplaced[rng.below(unplaced.size())];
-        start[v] = rng.uniform(0, 3 * ii);
-        placed[v] = 1;
+        seats.add(v, rng.uniform(0, 3 * ii), false);
         w.seat(v, start[v]);
         stack.push_back(v);
         before.push_back(was);
@@ -129,7 +131,7 @@ TEST(EdgeWindows, LabelsEqualTheClosuresThroughSeatsAndUnseats) {
         restore = before.back();
         stack.pop_back();
         before.pop_back();
-        placed[v] = 0;
+        seats.remove(v);
         w.unseat(v);
       } else if (kind == 8 && !stack.empty()) {
         const size_t i = rng.below(stack.size());
@@ -137,7 +139,7 @@ TEST(EdgeWindows, LabelsEqualTheClosuresThroughSeatsAndUnseats) {
         stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i));
         before.erase(before.begin() + static_cast<std::ptrdiff_t>(i));
         for (size_t k = i; k < before.size(); ++k) before[k].reset();
-        placed[v] = 0;
+        seats.remove(v);
         w.unseat(v);
       } else {
         w.trim_trail(rng.below(3 * static_cast<uint64_t>(n)));
@@ -174,19 +176,41 @@ struct TwoPlacements {
     EXPECT_TRUE(edges->reset(ii));
   }
   void place(OpId v, int64_t t) {
+    const std::vector<Window> was_c = AllWindows(*closure), was_e = AllWindows(*edges);
     closure->place(v, t);
     edges->place(v, t);
+    ExpectMovedCovers(*closure, v, was_c);
+    ExpectMovedCovers(*edges, v, was_e);
   }
   void unplace(OpId v) {
+    const std::vector<Window> was_c = AllWindows(*closure), was_e = AllWindows(*edges);
     closure->unplace(v);
     edges->unplace(v);
+    ExpectMovedCovers(*closure, v, was_c);
+    ExpectMovedCovers(*edges, v, was_e);
+  }
+  static std::vector<Window> AllWindows(const Placement& p) {
+    std::vector<Window> w;
+    for (OpId u = 0; u < p.ctx().g.op_count(); ++u) w.push_back(p.window(u));
+    return w;
+  }
+  // Every unplaced op whose window the latest seat or unseat of v moved is
+  // in moved(v) (what the backtracking rung recounts).
+  static void ExpectMovedCovers(Placement& p, OpId v, const std::vector<Window>& was) {
+    const std::span<const OpId> moved = p.moved(v);
+    for (OpId u = 0; u < p.ctx().g.op_count(); ++u) {
+      const Window now = p.window(u);
+      if (p.placed(u) || (now.lo == was[u].lo && now.hi == was[u].hi)) continue;
+      EXPECT_NE(std::find(moved.begin(), moved.end(), u), moved.end()) << "op " << u;
+    }
   }
 };
 
 // Along the edges, the window of every op (placed or not) has the
 // closure's ends, its "a predecessor is placed" and its latest and
 // earliest predecessor bounds; an unplaced op's conflicts at any start are
-// the closure's. Through seats inside windows, evictions in any
+// the closure's; each placement's moved() names the unplaced ops whose
+// windows a seat or unseat moved. Through seats inside windows, evictions in any
 // order, undone seats and trials.
 TEST(EdgeWindows, PlacementWindowsAndConflictsAreTheClosures) {
   SplitMix64 rng(23);
@@ -272,7 +296,7 @@ TEST(EdgeWindows, PlacementWindowsAndConflictsAreTheClosures) {
 // the chain (5 + n - 1); past the search's budget it is the least bound of
 // the direct predecessors' edges (op 0's shortcut: 5).
 TEST(EdgeWindows, EarliestBoundPastTheSearchBudgetIsTheDirectEdges) {
-  for (const int n : {50, static_cast<int>(Placement::kExactEarliestVisits) + 10}) {
+  for (const int n : {50, static_cast<int>(EdgeWindows::kExactEarliestVisits) + 10}) {
     GraphBuilder b(blackwell_target());
     for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), 1);
     for (int i = 0; i + 1 < n; ++i) b.edge(i, i + 1, 1);
