@@ -72,6 +72,15 @@ expect 0 "$bin" stages "$work/gemm.loop.json" --max 4 --json
 d = json.load(open(sys.argv[1]))
 assert [s["smem_bytes"] for s in d["stages"]] == [65536 * s["s"] for s in d["stages"]], d["stages"]' \
   "$work/out" || fail "stages: generated Hopper GEMM: shared memory per S: $(head -c 600 "$work/out")"
+# Costed by its tiles' bytes and warps: with the shared TMA matmul's 16 KiB
+# tiles, the same advice as for that kernel (3), from the graph's 8 warps.
+expect 0 "$bin" generate --family gemm_mainloop --ops 8 --target hopper --param tile_kib=16 \
+  -o "$work/gemm16.loop.json"
+expect 0 "$bin" stages "$work/gemm16.loop.json" --max 4
+grep -q '^gpu h200 (1830 MHz, 132 SMs), 8 warps (graph), ' "$work/out" ||
+  fail "stages: generated Hopper GEMM: warps: $(sed -n 2p "$work/out")"
+grep -q '^recommended num_stages: 3' "$work/out" ||
+  fail "stages: generated Hopper GEMM, 16 KiB tiles: $(tail -n 1 "$work/out")"
 
 # The JSON: the documented keys, relative times against the best S, the
 # recommended S the least within 2 % of the best; written atomically with -o.

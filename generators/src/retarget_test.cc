@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "tilesched/generate.h"
+#include "tilesched/hopper.h"
 #include "tilesched/graphgen/families.h"
 #include "tilesched/serial.h"
 #include "tilesched/validate.h"
@@ -21,13 +22,15 @@ Graph family_graph(std::string_view family, int ops, const ParamMap& params = {}
 }
 
 TEST(Retarget, GemmMainloopMovesToHopperKindDefaults) {
-  // Every kind at its default latency (none drawn from the seed), so that
-  // every op takes the kind defaults.
-  const Graph g = family_graph("gemm_mainloop", 32, {{"kind_latencies", 1}});
+  // Every kind at its default latency (none drawn from the seed), and
+  // tiles of the reference's 16 KiB, so that every op takes the kind
+  // defaults.
+  const Graph g = family_graph("gemm_mainloop", 16, {{"kind_latencies", 1}, {"tile_kib", 16}});
   StatusOr<Graph> h = retarget(g, hopper_target());
   ASSERT_TRUE(h.ok()) << h.status().message();
   EXPECT_EQ(h->name, g.name + "/target=hopper");
   EXPECT_EQ(h->target, hopper_target());
+  EXPECT_EQ(h->attrs.num_warps, 8);  // the warps the reference tiles are costed for
   ASSERT_EQ(h->op_count(), g.op_count());
   for (int v = 0; v < h->op_count(); ++v) {
     const OpKind* k = hopper_target().find_kind(h->ops[v].kind);
@@ -46,6 +49,42 @@ TEST(Retarget, GemmMainloopMovesToHopperKindDefaults) {
   StatusOr<Schedule> s = generate_schedule(*h, opts);
   ASSERT_TRUE(s.ok() && s->feasible);
   EXPECT_TRUE(verify_schedule(*h, *s).legal());
+}
+
+// The units an op holds slot `slot` for, over its resource triples.
+int64_t slot_units(const Op& op, int slot) {
+  int64_t units = 0;
+  for (const Triple& t : op.resources) units += t.slot == slot ? t.duration : 0;
+  return units;
+}
+
+TEST(Retarget, HopperCostsFollowTheTileBytes) {
+  // 32 KiB tiles: twice the reference's bytes through L2 and shared
+  // memory for each TMA load, and an MMA twice as deep (K = 128).
+  const ParamMap kib16 = {{"kind_latencies", 1}, {"tile_kib", 16}};
+  const ParamMap kib32 = {{"kind_latencies", 1}, {"tile_kib", 32}};
+  StatusOr<Graph> small = retarget(family_graph("gemm_mainloop", 8, kib16), hopper_target());
+  StatusOr<Graph> big = retarget(family_graph("gemm_mainloop", 8, kib32), hopper_target());
+  ASSERT_TRUE(small.ok() && big.ok());
+  int loads = 0, mmas = 0;
+  for (int v = 0; v < big->op_count(); ++v) {
+    const Op& a = small->ops[v];
+    const Op& b = big->ops[v];
+    if (b.kind == "tiled_tma_load") {
+      ++loads;
+      EXPECT_EQ(b.store_bytes, 32768);
+      EXPECT_EQ(slot_units(b, hopper::kL2), 2 * slot_units(a, hopper::kL2)) << b.name;
+      EXPECT_EQ(slot_units(b, hopper::kSmem), 2 * slot_units(a, hopper::kSmem)) << b.name;
+      EXPECT_GT(b.latency, a.latency) << b.name;  // its bytes arrive later
+    } else if (b.kind == "wgmma") {
+      ++mmas;
+      EXPECT_EQ(slot_units(b, hopper::kTensor), 2 * slot_units(a, hopper::kTensor)) << b.name;
+    } else {
+      EXPECT_EQ(b.resources, a.resources) << b.name;
+    }
+  }
+  EXPECT_EQ(loads, 2);
+  EXPECT_EQ(mmas, 1);
 }
 
 TEST(Retarget, KeepsLatenciesAFamilySetOnPurpose) {

@@ -29,7 +29,8 @@
 #include "tilesched/serial.h"
 #include "tilesched/json_io.h"
 #include "tilesched/verify.h"
-#include "oracle/exact/problem.h"
+#include "oracle/exact/bounds.h"
+#include "oracle/exact/stage_floor.h"
 #include "graph/graph_algo.h"
 #include "util/test_seams.h"
 

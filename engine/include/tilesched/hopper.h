@@ -144,6 +144,10 @@ StatusOr<Encoding> encode(const Cycles& c);
 // Registers per thread a tile of `bytes` spread over `threads` threads holds.
 int64_t registers_per_thread(int64_t bytes, int64_t threads);
 
+// The threads the reference tiles are costed for: 8 warps (the MMA split
+// over two warp groups, each tile's result spread over all of them).
+inline constexpr int64_t kReferenceThreads = 256;
+
 // The reference tile each kind's default encoding is computed for
 // (docs/TARGETS.md): 128x64 fp16 transfers, a 128x128x64 fp16 MMA,
 // 128x64 fp32 elementwise tiles.

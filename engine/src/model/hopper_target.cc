@@ -15,7 +15,7 @@ namespace {
 
 // A kind of the hopper target: its default encoding is the cost of the
 // reference tile (hopper::reference_work), its register footprint that
-// tile's result over 8 warps.
+// tile's result over its 8 warps (hopper::kReferenceThreads).
 OpKind hopper_kind(const char* name, std::string_view summary, int64_t result_bytes) {
   OpKind k;
   k.name = name;
@@ -24,7 +24,7 @@ OpKind hopper_kind(const char* name, std::string_view summary, int64_t result_by
   assert(e.ok() && "the reference tiles fit the format's limits");
   k.latency = e->latency;
   k.resources = e->resources;
-  k.registers = hopper::registers_per_thread(result_bytes, 256);
+  k.registers = hopper::registers_per_thread(result_bytes, hopper::kReferenceThreads);
   k.summary = summary;
   const std::string_view n = name;
   k.async = n == "tiled_tma_load" || n == "tma_store" || n == "cp_async" || n == "wgmma" ||

@@ -29,6 +29,28 @@ inline Graph Example(const std::string& name) {
   return std::move(g).value();
 }
 
+// A recurrence a -> b -> a: b starts 3 to II after a. `on_pool`: a holds
+// slot x and b slot y, 2 cycles each, and both hold the rate pool of
+// capacity 1 for those 2 cycles; otherwise both hold the singleton slot x.
+// Either way, at II 4 b's 2 rows meet a's wherever b starts, while the MII
+// is 4 (RecMII 3): the optimum is 5. A tail b -> c -> d outside the
+// recurrence holds the pooled slot of capacity 2 (so the rows pack:
+// packs_rows). The component {a, b} alone proves II 4 infeasible; the II
+// screen (energy per slot, no rate pools) sees it only on slot x.
+inline Graph RecurrenceWithTail(bool on_pool) {
+  GraphBuilder b(make_generic_target("t", {{"x", 1, false}, {"y", 1, false}, {"pool", 2, false}},
+                                     {{"rate", PoolKind::kRate, 1, 0, false}}));
+  const OpId a = b.generic("a", 3, {{1, 2, 1}});
+  const OpId c = b.generic("b", 0, {{on_pool ? 2 : 1, 2, 1}});
+  if (on_pool) b.at(a).pools = b.at(c).pools = {{0, 1}};
+  b.edge(a, c, 3);
+  b.edge(c, a, 0, 1);
+  const OpId d = b.generic("c", 1, {{3, 3, 1}});
+  b.edge(c, d, 1);
+  b.edge(d, b.generic("d", 1, {{3, 3, 1}}), 1);
+  return b.build().value();
+}
+
 // Four 2-cycle ops fill the singleton slot X at II 8 (density 100 %).
 // With `grouped`, op d0 shares a leader group with an op 20 cycles down a
 // chain, so it must sit in stage 2: beyond the density limit (stage <= 1).

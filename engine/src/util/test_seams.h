@@ -24,7 +24,7 @@ extern void (*between_checks)();
 extern void (*build_poll)(const char* phase);
 
 // The least ops of a strongly connected component the oracle proves
-// infeasible on its own (oracle/exact/problem.h, component_subgraphs): 8,
+// infeasible on its own (oracle/exact/components.h, component_subgraphs): 8,
 // since a small graph's own checks take milliseconds and a check per
 // component per II would cost more than it saves (fuzz_differential's
 // rate). The tests lower it to 2.

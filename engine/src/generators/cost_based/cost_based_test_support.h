@@ -95,7 +95,8 @@ inline int64_t RungWins(const CostBasedResult& r, Rung rung) {
   return r.stats.rung_successes[static_cast<int>(rung)];
 }
 
-// A graph with a placement at a fixed II, a context and a driver over it.
+// A graph with a placement at a fixed II (its windows from the closure, or
+// along the edges), a context and a driver over it.
 struct WorkedAtII {
   Graph g;
   CostBasedOptions opts;
@@ -103,9 +104,10 @@ struct WorkedAtII {
   std::unique_ptr<Placement> p;
   CostBasedStats stats;
   std::unique_ptr<Driver> d;
-  explicit WorkedAtII(int64_t ii, Graph graph) : g(std::move(graph)) {
+  explicit WorkedAtII(int64_t ii, Graph graph, bool along_edges = false) : g(std::move(graph)) {
     ctx = std::make_unique<Context>(g, opts, compute_mii(g));
-    p = std::make_unique<Placement>(*ctx);
+    p = along_edges ? std::make_unique<Placement>(*ctx, AlongEdges{})
+                    : std::make_unique<Placement>(*ctx);
     EXPECT_TRUE(p->reset(ii));
     d = std::make_unique<Driver>(*ctx, *p, stats);
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "bounds/distance.h"
 #include "search/ii_range.h"
 #include "tilesched/mii.h"
 #include "cost.h"
@@ -84,10 +85,12 @@ TEST(Placement, AsapIsTheLongestPathIntoTheOp) {
     const int64_t rec = recurrence_mii(g);
     for (int64_t ii : {rec, rec + 2}) {
       WorkedAtII w(ii, g);
+      DistanceMatrix d;
+      ASSERT_TRUE(d.build(w.g, w.ctx->adj, ii));
       for (OpId v = 0; v < n; ++v) {
         int64_t want = 0;
         for (OpId u = 0; u < n; ++u) {
-          if (u != v && w.p->dist().has_path(u, v)) want = std::max(want, w.p->dist().at(u, v));
+          if (u != v && d.has_path(u, v)) want = std::max(want, d.at(u, v));
         }
         ASSERT_EQ(w.p->asap(v), want) << "round " << round << " II " << ii << " op " << v;
       }
@@ -101,14 +104,17 @@ TEST(Placement, AsapIsTheLongestPathIntoTheOp) {
 // op's bounds taken back out where they did not bind), undoing the last
 // seat (with the undo trail on in half the rounds) and journaled trials;
 // the register rows the placement keeps equal a walk over the placed ops.
+// Both windows: the closure's (even rounds) and along the edges (odd).
 TEST(Placement, IncrementalBoundsMatchARecomputation) {
   SplitMix64 rng(3);
-  for (int round = 0; round < 150; ++round) {
+  for (int round = 0; round < 300; ++round) {
     Graph g = RandomLoop(rng, 3, 14, 2);
     const int n = g.op_count();
     for (Op& op : g.ops) op.registers = rng.uniform(0, 3) * 8;
-    WorkedAtII w(40, std::move(g));  // II 40 is above any recurrence here
-    w.p->set_undo_trail(round % 2 == 0);
+    WorkedAtII w(40, std::move(g), round % 2 == 1);  // II 40 is above any recurrence here
+    w.p->set_undo_trail(round % 4 < 2);
+    DistanceMatrix d;
+    ASSERT_TRUE(d.build(w.g, w.ctx->adj, 40));
     std::vector<OpId> seats;  // outside trials, in order
     bool in_trial = false;
     auto check = [&] {
@@ -118,22 +124,21 @@ TEST(Placement, IncrementalBoundsMatchARecomputation) {
       }
       for (OpId v = 0; v < n; ++v) {
         int64_t lo = 0, hi = kUnbounded, earliest = INT64_MAX;
-        for (OpId u = 0; u < n; ++u) lo = std::max(lo, u != v && w.p->dist().has_path(u, v)
-                                                           ? w.p->dist().at(u, v) : 0);
+        for (OpId u = 0; u < n; ++u) lo = std::max(lo, u != v && d.has_path(u, v) ? d.at(u, v) : 0);
         for (OpId u : w.p->placed_ops()) {
           if (u == v) continue;
-          if (w.p->dist().has_path(u, v)) {
-            lo = std::max(lo, w.p->start(u) + w.p->dist().at(u, v));
-            earliest = std::min(earliest, w.p->start(u) + w.p->dist().at(u, v));
+          if (d.has_path(u, v)) {
+            lo = std::max(lo, w.p->start(u) + d.at(u, v));
+            earliest = std::min(earliest, w.p->start(u) + d.at(u, v));
           }
-          if (w.p->dist().has_path(v, u)) hi = std::min(hi, w.p->start(u) - w.p->dist().at(v, u));
+          if (d.has_path(v, u)) hi = std::min(hi, w.p->start(u) - d.at(v, u));
         }
         const Window got = w.p->window(v);
         ASSERT_EQ(got.lo, lo) << "round " << round << " op " << v;
         ASSERT_EQ(got.hi, hi) << "round " << round << " op " << v;
         ASSERT_EQ(got.has_pred, earliest != INT64_MAX) << "round " << round << " op " << v;
         if (got.has_pred) {
-          ASSERT_EQ(got.earliest_pred_bound, earliest) << "round " << round << " op " << v;
+          ASSERT_EQ(w.p->earliest_pred_bound(v, got), earliest) << "round " << round << " op " << v;
         }
       }
     };

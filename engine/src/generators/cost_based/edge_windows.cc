@@ -69,8 +69,8 @@ bool raise_labels(const Graph& g, const Adjacency& adj, const std::vector<int64_
 
 }  // namespace
 
-EdgeWindows::EdgeWindows(const Graph& g, const Adjacency& adj)
-    : g_(g), adj_(adj), n_(g.op_count()) {
+EdgeWindows::EdgeWindows(const Graph& g, const Adjacency& adj, const Seats& seats)
+    : g_(g), adj_(adj), seats_(seats), n_(g.op_count()) {
   const size_t n = static_cast<size_t>(n_);
   weight_.assign(g.edges.size(), 0);
   ancestry_.assign(static_cast<size_t>(n_), kUnknown);
@@ -78,12 +78,10 @@ EdgeWindows::EdgeWindows(const Graph& g, const Adjacency& adj)
   asap_.assign(n, 0);
   up_.assign(n, kNone);
   neg_down_.assign(n, kNone);
-  start_.assign(n, 0);
-  placed_.assign(n, 0);
-  placed_pos_.assign(n, 0);
   stamp_.assign(n, 0);
   queued_.assign(n, 0);
   in_set_.assign(n, 0);
+  in_moved_.assign(n, 0);
   all_ops_.resize(n);
   for (OpId v = 0; v < n_; ++v) all_ops_[v] = v;
   from_row_.assign(n, kNone);
@@ -113,32 +111,23 @@ bool EdgeWindows::reset(int64_t ii) {
 void EdgeWindows::clear() {
   std::fill(up_.begin(), up_.end(), kNone);
   std::fill(neg_down_.begin(), neg_down_.end(), kNone);
-  std::fill(placed_.begin(), placed_.end(), 0);
-  placed_list_.clear();
-  drop_trail();
+  trail_.clear();
   changed_.clear();
 }
 
-void EdgeWindows::drop_trail() {
-  trail_.clear();
-  marks_.clear();
-}
-
 void EdgeWindows::trim_trail(size_t limit) {
-  if (trail_.size() > limit) drop_trail();
+  if (trail_.size() > limit) trail_.clear();
 }
 
 void EdgeWindows::record(OpId x) {
   if (stamp_[x] == epoch_) return;
   stamp_[x] = epoch_;
-  trail_.push_back({x, up_[x], neg_down_[x]});
+  trail_.save(x, {up_[x], neg_down_[x]});
   changed_.push_back(x);
 }
 
-void EdgeWindows::raise(bool forward, bool record_changes) {
-  auto on_raise = [&](OpId y) {
-    if (record_changes) record(y);
-  };
+void EdgeWindows::raise(bool forward) {
+  auto on_raise = [&](OpId y) { record(y); };
   if (forward) {
     raise_labels<true>(g_, adj_, weight_, up_, queue_, queued_, on_raise, kEveryOp);
   } else {
@@ -146,51 +135,39 @@ void EdgeWindows::raise(bool forward, bool record_changes) {
   }
 }
 
-void EdgeWindows::seat(OpId v, int64_t t) {
-  assert(!placed_[v] && t >= 0);
+int64_t EdgeWindows::seat(OpId v, int64_t t) {
+  assert(seats_.placed[v] && seats_.start[v] == t && t >= 0);
   next_epoch();
   changed_.clear();
-  marks_.push_back({v, trail_.size()});
+  trail_.open(v);
   record(v);
-  start_[v] = t;
-  placed_[v] = 1;
-  placed_pos_[v] = static_cast<int>(placed_list_.size());
-  placed_list_.push_back(v);
   if (t > up_[v]) {
     up_[v] = t;
     queue_.push_back(v);
     queued_[v] = 1;
-    raise(true, true);
+    raise(true);
   }
   if (-t > neg_down_[v]) {
     neg_down_[v] = -t;
     queue_.push_back(v);
     queued_[v] = 1;
-    raise(false, true);
+    raise(false);
   }
+  if (!seats_.in_trial[v]) trim_trail(4 * (g_.edges.size() + static_cast<size_t>(n_)) + 64);
+  return static_cast<int64_t>(changed_.size());
 }
 
 void EdgeWindows::unseat(OpId v) {
-  assert(placed_[v]);
-  placed_[v] = 0;
-  const int pos = placed_pos_[v];
-  placed_list_[pos] = placed_list_.back();
-  placed_pos_[placed_list_[pos]] = pos;
-  placed_list_.pop_back();
+  assert(!seats_.placed[v]);
   changed_.clear();
-  if (!marks_.empty() && marks_.back().op == v) {
-    // Every later seat was undone in turn: the labels before v's seat.
-    for (size_t i = marks_.back().first; i < trail_.size(); ++i) {
-      const TrailEntry& e = trail_[i];
-      up_[e.op] = e.up;
-      neg_down_[e.op] = e.down;
-      changed_.push_back(e.op);
-    }
-    trail_.resize(marks_.back().first);
-    marks_.pop_back();
-    return;
-  }
-  drop_trail();  // its entries hold labels that counted v
+  // Every later seat was undone in turn: the labels before v's seat.
+  const bool undone = trail_.undo(v, [&](OpId x, const Saved& s) {
+    up_[x] = s.up;
+    neg_down_[x] = s.down;
+    changed_.push_back(x);
+  });
+  if (undone) return;
+  trail_.clear();  // its entries hold labels that counted v
   next_epoch();
   take_back<true>(v, up_);
   take_back<false>(v, neg_down_);
@@ -225,7 +202,9 @@ void EdgeWindows::take_back(OpId v, std::vector<int64_t>& label) {
       }
     }
   }
-  for (OpId x : set_) label[x] = placed_[x] ? (kForward ? start_[x] : -start_[x]) : kNone;
+  for (OpId x : set_) {
+    label[x] = seats_.placed[x] ? (kForward ? seats_.start[x] : -seats_.start[x]) : kNone;
+  }
   for (OpId x : set_) {
     for (int p = rbegin[x]; p < rbegin[x + 1]; ++p) {
       const OpId y = kForward ? g_.edges[redges[p]].from : g_.edges[redges[p]].to;
@@ -247,8 +226,6 @@ void EdgeWindows::take_back(OpId v, std::vector<int64_t>& label) {
   }
   raise_labels<kForward>(g_, adj_, weight_, label, queue_, queued_, kNoRecord, kEveryOp);
 }
-
-std::span<const OpId> EdgeWindows::changed() const { return changed_; }
 
 // A single-source search into `row` (kNone where it did not reach, the
 // entries it set in `reached`, reset first): false when it would visit
@@ -297,8 +274,9 @@ std::optional<int64_t> EdgeWindows::least_bound_from_placed(OpId v, int64_t max_
   std::optional<int64_t> least;
   for (int i = ancestry_[v]; i < ancestry_end_[v]; ++i) {
     const auto [u, d] = ancestors_[i];
-    if (!placed_[u]) continue;
-    least = least ? std::min(*least, start_[u] + d) : start_[u] + d;
+    if (!seats_.placed[u]) continue;
+    const int64_t bound = seats_.start[u] + d;
+    least = least ? std::min(*least, bound) : bound;
   }
   return least;
 }
@@ -316,14 +294,14 @@ void EdgeWindows::broken_by(OpId v, int64_t t, std::vector<OpId>& out) const {
     search<true>(v, from_row_, from_reached_, INT64_MAX,
                  [&](OpId x) { return t + from_row_[x] > -neg_down_[x]; });
     for (OpId u : from_reached_) {
-      if (u != v && placed_[u] && t + from_row_[u] > start_[u]) out.push_back(u);
+      if (u != v && seats_.placed[u] && t + from_row_[u] > seats_.start[u]) out.push_back(u);
     }
   }
   if (t < up_[v]) {
     search<false>(v, to_row_, to_reached_, INT64_MAX,
                   [&](OpId x) { return up_[x] != kNone && up_[x] + to_row_[x] > t; });
     for (OpId u : to_reached_) {
-      if (u != v && placed_[u] && start_[u] + to_row_[u] > t) out.push_back(u);
+      if (u != v && seats_.placed[u] && seats_.start[u] + to_row_[u] > t) out.push_back(u);
     }
   }
 }
@@ -356,6 +334,75 @@ bool EdgeWindows::has_path(OpId a, OpId b) const {
   for (OpId x : search_queue_) search_queued_[x] = 0;
   search_queue_.clear();
   return found;
+}
+
+std::span<const OpId> EdgeWindows::moved(OpId v) {
+  if (changed_.size() == static_cast<size_t>(n_)) return changed_;
+  moved_.assign(changed_.begin(), changed_.end());
+  for (OpId u : moved_) in_moved_[u] = 1;
+  auto add = [&](OpId u) {
+    if (!in_moved_[u]) {
+      in_moved_[u] = 1;
+      moved_.push_back(u);
+    }
+  };
+  add(v);
+  for (int q = adj_.in_begin[v]; q < adj_.in_begin[v + 1]; ++q) {
+    add(g_.edges[adj_.in_edges[q]].from);
+  }
+  for (int q = adj_.out_begin[v]; q < adj_.out_begin[v + 1]; ++q) {
+    add(g_.edges[adj_.out_edges[q]].to);
+  }
+  for (OpId u : moved_) in_moved_[u] = 0;
+  return moved_;
+}
+
+DepBounds EdgeWindows::bounds(OpId v) const {
+  DepBounds b;
+  int64_t down = kOpen;
+  if (seats_.placed[v]) {
+    b.lo = kNone;
+    const std::vector<int64_t>& to_v = longest_to(v);      // D[*][v]
+    const std::vector<int64_t>& from_v = longest_from(v);  // D[v][*]
+    for (OpId u : seats_.list) {
+      if (u == v) continue;
+      if (to_v[u] != kNone) b.lo = std::max(b.lo, seats_.start[u] + to_v[u]);
+      if (from_v[u] != kNone) down = std::min(down, seats_.start[u] - from_v[u]);
+    }
+  } else {
+    b.lo = up_[v];
+    down = -neg_down_[v];
+  }
+  b.hi = down >= kOpen ? kUnbounded : down;
+  if (b.lo == kNone) {
+    b.lo = 0;
+    return b;
+  }
+  b.preds = 1;
+  b.earliest = b.lo;
+  return b;
+}
+
+int64_t EdgeWindows::earliest_pred_bound(OpId v, const Window& w) const {
+  if (std::optional<int64_t> exact = least_bound_from_placed(v, kExactEarliestVisits)) {
+    return *exact;
+  }
+  int64_t earliest = w.latest_pred_bound;
+  bool direct = false;
+  for (int q = adj_.in_begin[v]; q < adj_.in_begin[v + 1]; ++q) {
+    const int e = adj_.in_edges[q];
+    const OpId p = g_.edges[e].from;
+    if (p == v || !seats_.placed[p]) continue;
+    const int64_t bound = seats_.start[p] + weight_[e];
+    earliest = direct ? std::min(earliest, bound) : bound;
+    direct = true;
+  }
+  return earliest;
+}
+
+int64_t EdgeWindows::longest_path(OpId a, OpId b) const {
+  const int64_t d = longest_from(a)[b];
+  return d == kNone ? DistanceMatrix::kNoPath : d;
 }
 
 }  // namespace tilesched::cost_based

@@ -12,7 +12,8 @@
 // the labels the op's seat may have set from the rest. Memory O(ops +
 // edges).
 // Point queries (a longest path from or to one op, reachability) are
-// single-source searches over the same edges.
+// single-source searches over the same edges. The seats are the
+// placement's (windows.h).
 #pragma once
 
 #include <cstdint>
@@ -22,64 +23,77 @@
 #include <vector>
 
 #include "tilesched/graph.h"
+#include "windows.h"
 
 namespace tilesched::cost_based {
 
-class EdgeWindows {
+class EdgeWindows final : public Windows {
  public:
   // "No placed op bounds this op from above" (below any start).
   static constexpr int64_t kNone = INT64_MIN / 4;
   // "No placed op bounds this op from below" (above any start).
   static constexpr int64_t kOpen = -kNone;
 
-  // REQUIRES: adj == Adjacency::build(g); both outlive the unit.
-  EdgeWindows(const Graph& g, const Adjacency& adj);
+  // REQUIRES: adj == Adjacency::build(g); g, adj and seats outlive the unit.
+  EdgeWindows(const Graph& g, const Adjacency& adj, const Seats& seats);
 
   // The edge weights at `ii` and every op's ASAP (max(0, longest path into
   // it)); nothing placed. False when a cycle has positive weight (no
   // schedule at this II); the unit is then unusable until the next reset.
-  bool reset(int64_t ii);
+  bool reset(int64_t ii) override;
   // Unseats every op (same II).
-  void clear();
+  void clear() override;
+  // The trail is always kept (bounded: seat()), so that trials and the
+  // backtracking rung undo their seats cheaply; this empties it.
+  void set_undo_trail(bool) override { trail_.clear(); }
 
   int64_t ii() const { return ii_; }
-  int64_t asap(OpId v) const { return asap_[v]; }
   // max over placed u of s_u + D[u][v] (u = v included), or kNone.
   int64_t from_placed(OpId v) const { return up_[v]; }
   // min over placed w of s_w - D[v][w] (w = v included), or kOpen.
   int64_t to_placed(OpId v) const { return -neg_down_[v]; }
-  bool placed(OpId v) const { return placed_[v] != 0; }
-  int64_t start(OpId v) const { return start_[v]; }
   int64_t weight(int edge) const { return weight_[edge]; }
 
-  // REQUIRES: v not placed, t >= 0.
-  void seat(OpId v, int64_t t);
-  // REQUIRES: v placed. The latest seat not yet undone restores the labels
-  // from the trail in O(labels it changed); any other recomputes the labels
-  // v's seat may have set (those a tight path from v reaches) from the
-  // rest, in O(edges around them).
-  void unseat(OpId v);
-  // Drops the trail (a later unseat recomputes its labels) once it holds more entries
-  // than `limit`, which keeps memory O(ops + edges). The caller calls it
-  // where no unseat it relies on to be cheap is pending.
+  // REQUIRES: v just added to the seats, t >= 0. Returns the labels it
+  // changed (the work it counts). Outside a trial it then drops the trail
+  // past O(ops + edges) entries (a later unseat recomputes its labels).
+  int64_t seat(OpId v, int64_t t) override;
+  // REQUIRES: v just removed from the seats. The latest seat not yet undone
+  // restores the labels from the trail in O(labels it changed); any other
+  // recomputes the labels v's seat may have set (those a tight path from v
+  // reaches) from the rest, in O(edges around them).
+  void unseat(OpId v) override;
+  // Drops the trail once it holds more entries than `limit`.
   void trim_trail(size_t limit);
-  void drop_trail();
   // The ops whose labels the latest seat or unseat changed (or may have:
   // an out-of-order unseat names every op it recomputed), v included.
-  std::span<const OpId> changed() const;
+  std::span<const OpId> changed() const { return changed_; }
+  // changed() with v and its direct neighbours.
+  std::span<const OpId> moved(OpId v) override;
+
+  // The labels as bounds: from_placed and to_placed, or, for a placed op
+  // (whose labels count its own seat), the other placed ops' by two
+  // searches (the diagnostics ask this of a placed op). `earliest` is
+  // `lo`: earliest_pred_bound() computes it.
+  DepBounds bounds(OpId v) const override;
+  // The exact bound from least_bound_from_placed() when its search visits
+  // at most kExactEarliestVisits edges; past that, the least bound of v's
+  // placed direct predecessors' edges (s_p + λ − II·δ), or the latest
+  // bound when none is direct.
+  int64_t earliest_pred_bound(OpId v, const Window& w) const override;
+  static constexpr int64_t kExactEarliestVisits = 256;
 
   // D[v][*]: the longest path weight from v to every op (kNone: no path;
   // D[v][v] = 0), into a scratch row valid until the next call.
   const std::vector<int64_t>& longest_from(OpId v) const;
   // D[*][v], likewise, in a second scratch row.
   const std::vector<int64_t>& longest_to(OpId v) const;
-  // The placed ops whose dependence with v (unplaced) a seat at t breaks
-  // (t + D[v][u] > s_u or s_u + D[u][v] > t), each once, in no set order.
-  // Two searches that expand only the ops through which one can be
-  // broken: none when t lies within v's labels.
-  void broken_by(OpId v, int64_t t, std::vector<OpId>& out) const;
+  int64_t longest_path(OpId a, OpId b) const override;
+  // Two searches that expand only the ops through which a dependence can
+  // be broken: none when t lies within v's labels. REQUIRES: v not placed.
+  void broken_by(OpId v, int64_t t, std::vector<OpId>& out) const override;
   // A path of one or more edges from a to b (whatever the II).
-  bool has_path(OpId a, OpId b) const;
+  bool has_path(OpId a, OpId b) const override;
   // min over placed u != v with a path to v of s_u + D[u][v] (nullopt when
   // none), by a search back from v over every op with a path to it; nullopt
   // too when that search would visit more than `max_visits` edges (the
@@ -89,19 +103,15 @@ class EdgeWindows {
   std::optional<int64_t> least_bound_from_placed(OpId v, int64_t max_visits) const;
 
  private:
-  struct TrailEntry {
-    OpId op = 0;
+  // A label pair before a seat raised it.
+  struct Saved {
     int64_t up = 0;
     int64_t down = 0;
-  };
-  struct TrailMark {
-    OpId op = 0;
-    size_t first = 0;
   };
 
   // Raises up_ along out-edges (`forward`) or neg_down_ along in-edges
   // from the ops queued, recording each op it changes on the trail.
-  void raise(bool forward, bool record);
+  void raise(bool forward);
   void record(OpId x);
   template <bool kForward, class Expand>
   bool search(OpId v, std::vector<int64_t>& row, std::vector<OpId>& reached,
@@ -112,24 +122,21 @@ class EdgeWindows {
 
   const Graph& g_;
   const Adjacency& adj_;
+  const Seats& seats_;
   const int n_;
   int64_t ii_ = 0;
   std::vector<int64_t> weight_;  // by edge id
-  std::vector<int64_t> asap_;
   std::vector<int64_t> up_;
   std::vector<int64_t> neg_down_;  // -(min over placed w of s_w - D[v][w]): a max, like up_
-  std::vector<int64_t> start_;
-  std::vector<char> placed_;
-  std::vector<OpId> placed_list_;  // in seat order (unseats swap out)
-  std::vector<int> placed_pos_;
   std::vector<OpId> set_;       // scratch of take_back()
   std::vector<char> in_set_;
-  std::vector<TrailEntry> trail_;
-  std::vector<TrailMark> marks_;
+  UndoTrail<Saved> trail_;
   std::vector<OpId> changed_;
+  std::vector<OpId> moved_;  // scratch of moved()
+  std::vector<char> in_moved_;
   std::vector<uint32_t> stamp_;  // per op: the seat or search that last saw it
   uint32_t epoch_ = 0;
-  std::vector<OpId> queue_;       // scratch FIFO of relax()
+  std::vector<OpId> queue_;       // scratch FIFO of raise_labels()
   std::vector<char> queued_;
   std::vector<OpId> all_ops_;
   // Scratch of the point queries.

@@ -58,7 +58,8 @@ TEST(EdgeWindows, PositiveCyclesAndAsapAreTheClosures) {
     const Graph g = RandomEdges(rng, 1, 14);
     const Adjacency adj = Adjacency::build(g);
     const int n = g.op_count();
-    EdgeWindows w(g, adj);
+    const Seats seats(n);
+    EdgeWindows w(g, adj, seats);
     for (int64_t ii = 1; ii <= std::max<int64_t>(1, recurrence_mii(g)) + 3; ++ii) {
       DistanceMatrix d;
       const bool built = d.build(g, adj, ii);
@@ -101,10 +102,11 @@ TEST(EdgeWindows, LabelsEqualTheClosuresThroughSeatsAndUnseats) {
     const int64_t ii = std::max<int64_t>(1, recurrence_mii(g)) + rng.uniform(0, 3);
     DistanceMatrix d;
     ASSERT_TRUE(d.build(g, adj, ii));
-    EdgeWindows w(g, adj);
+    Seats seats(n);
+    EdgeWindows w(g, adj, seats);
     ASSERT_TRUE(w.reset(ii));
-    std::vector<int64_t> start(n, 0);
-    std::vector<char> placed(n, 0);
+    const std::vector<int64_t>& start = seats.start;
+    const std::vector<char>& placed = seats.placed;
     std::vector<OpId> stack;       // seats in order
     // The labels before each seat of `stack` (none once an op seated
     // before it is unseated out of order).
@@ -119,8 +121,7 @@ TEST(EdgeWindows, LabelsEqualTheClosuresThroughSeatsAndUnseats) {
       std::optional<Labels> restore;
       if (kind <= 4 && !unplaced.empty()) {
         const OpId v = unplaced[rng.below(unplaced.size())];
-        start[v] = rng.uniform(0, 3 * ii);
-        placed[v] = 1;
+        seats.add(v, rng.uniform(0, 3 * ii), false);
         w.seat(v, start[v]);
         stack.push_back(v);
         before.push_back(was);
@@ -129,7 +130,7 @@ TEST(EdgeWindows, LabelsEqualTheClosuresThroughSeatsAndUnseats) {
         restore = before.back();
         stack.pop_back();
         before.pop_back();
-        placed[v] = 0;
+        seats.remove(v);
         w.unseat(v);
       } else if (kind == 8 && !stack.empty()) {
         const size_t i = rng.below(stack.size());
@@ -137,7 +138,7 @@ TEST(EdgeWindows, LabelsEqualTheClosuresThroughSeatsAndUnseats) {
         stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i));
         before.erase(before.begin() + static_cast<std::ptrdiff_t>(i));
         for (size_t k = i; k < before.size(); ++k) before[k].reset();
-        placed[v] = 0;
+        seats.remove(v);
         w.unseat(v);
       } else {
         w.trim_trail(rng.below(3 * static_cast<uint64_t>(n)));
@@ -272,7 +273,7 @@ TEST(EdgeWindows, PlacementWindowsAndConflictsAreTheClosures) {
 // the chain (5 + n - 1); past the search's budget it is the least bound of
 // the direct predecessors' edges (op 0's shortcut: 5).
 TEST(EdgeWindows, EarliestBoundPastTheSearchBudgetIsTheDirectEdges) {
-  for (const int n : {50, static_cast<int>(Placement::kExactEarliestVisits) + 10}) {
+  for (const int n : {50, static_cast<int>(EdgeWindows::kExactEarliestVisits) + 10}) {
     GraphBuilder b(blackwell_target());
     for (int i = 0; i < n; ++i) b.generic("n" + std::to_string(i), 1);
     for (int i = 0; i + 1 < n; ++i) b.edge(i, i + 1, 1);

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "util/elapsed.h"
-#include "problem.h"
+#include "query.h"
 #include "tilesched/exact.h"
 
 namespace tilesched::exact_internal {

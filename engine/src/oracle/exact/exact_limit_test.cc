@@ -5,7 +5,7 @@
 // reserve, a model's size stands for its solver's stretches before its
 // first check, and a thread that gets little of the CPU keeps more of the
 // clock in reserve. None of them times anything: the test seams of
-// problem.h stand in for a slow machine.
+// util/test_seams.h stand in for a slow machine.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -17,7 +17,8 @@
 
 #include "search/ii_driver.h"
 #include "testing/test_graphs.h"
-#include "problem.h"
+#include "bounds.h"
+#include "query.h"
 #include "tilesched/exact.h"
 #include "tilesched/graph_builder.h"
 #include "tilesched/mii.h"

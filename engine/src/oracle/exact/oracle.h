@@ -1,7 +1,7 @@
-// The exact oracle's internals (docs/EXACT.md): the heuristic start
-// schedules (start_schedules.cc), the proof at each II (exact.cc) and the
-// stage descent at the reported II (stage_descent.cc), one class across
-// the three. Internal to the engine.
+// The exact oracle (docs/EXACT.md), one class across its steps: the
+// heuristic start schedules (start_schedules.cc), the search over IIs
+// (exact.cc), the proof at each II (ii_proof.cc) and the stage descent at
+// the reported II (stage_descent.cc). Internal to the engine.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,8 @@
 #include "search/ii_driver.h"
 #include "search/ii_range.h"
 #include "budget.h"
-#include "problem.h"
+#include "components.h"
+#include "query.h"
 #include "tilesched/exact.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
@@ -42,10 +43,12 @@ std::vector<Schedule> heuristic_schedules(const Graph& g, const ExactOptions& op
 // lowers stages); nullopt when no heuristic found a legal one.
 std::optional<Schedule> best_heuristic(const Graph& g, std::vector<Schedule> candidates);
 
-class Oracle {
+// Checks and frees its models itself (ComponentChecks): each keeps the
+// budget's reserve.
+class Oracle : private ComponentChecks {
  public:
   Oracle(const Graph& g, const ExactOptions& opts, Clock::time_point t0)
-      : g_(g), opts_(opts), t0_(t0), budget_(t0, opts) {}
+      : g_(g), opts_(opts), t0_(t0), budget_(t0, opts), components_(g) {}
   ExactResult run();
 
  private:
@@ -80,15 +83,19 @@ class Oracle {
   // about 10 ms, more than a small graph's whole search, and an oracle
   // whose start already meets the MII at the ASAP stage floor builds none).
   exact_internal::Backend& backend();
-  // HatScheT's components first: whether some strongly connected component
-  // alone has no legal schedule at ii (then the graph has none).
+  // HatScheT's components first (components.h), the SAT backend only, in
+  // a quarter of the check's time: whether some strongly connected
+  // component alone has no legal schedule at ii (then the graph has none).
   bool component_infeasible(int64_t ii);
-  // One check of `problem` with every stage at most `stages`, under
-  // `limit_ms` (and the oracle's deadline) and `units` of the backend's
+  // One check of `problem` with every stage at most `stages`, until `until`
+  // (and the oracle's deadline), under `units` of the backend's
   // deterministic work (0: none).
+  Answer check(IiProblem& problem, int64_t stages, Clock::time_point until,
+               int64_t units) override;
+  // The same under `limit_ms` from now.
   Answer run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, int64_t units = 0);
   // Frees a model, keeping the time it took in the budget's reserve.
-  void free_timed(std::unique_ptr<IiProblem>& problem);
+  void release(std::unique_ptr<IiProblem>& problem) override;
   // The model at ii with stage bound k into model_ (kept when it is
   // already that II's and takes stage limits up to k); false (model_
   // empty) when the deadline passed while building it, or when the
@@ -136,7 +143,7 @@ class Oracle {
   int64_t descent_from_ = 0;         // its largest stage: the SAT model's bound
   std::optional<int64_t> start_max_stage_;  // the best heuristic's largest stage
   int64_t tight_found_ = 0;          // IIs found feasible by the tight check
-  std::optional<std::vector<Graph>> components_;  // component_subgraphs, once
+  ComponentProof components_;
   int64_t component_proofs_ = 0;     // IIs proven infeasible by a component
   int64_t heuristic_us_ = 0;         // the heuristic runs and their checks
   std::optional<int64_t> proof_us_;  // when the lower bound met the II

@@ -5,7 +5,7 @@
 // loops within 20 s against the time-indexed encoding's 108; docs/EXACT.md).
 #include <memory>
 
-#include "problem.h"
+#include "query.h"
 #include "sat_model.h"
 
 namespace tilesched::exact_internal {

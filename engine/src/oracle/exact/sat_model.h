@@ -18,7 +18,8 @@
 #include <cadical.hpp>
 
 #include "cnf.h"
-#include "problem.h"
+#include "holds.h"
+#include "query.h"
 
 namespace tilesched::exact_internal {
 

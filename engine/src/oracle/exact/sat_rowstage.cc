@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "op_pairs.h"
 #include "sat_model.h"
 
 namespace tilesched::exact_internal {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "op_pairs.h"
 #include "sat_model.h"
 #include "tilesched/limits.h"
 

@@ -1,5 +1,5 @@
 // The exact oracle's SMT backend (docs/EXACT.md, "The SMT backend"): one
-// Z3 integer model per check (IiModel, model.h), interrupted at each
+// Z3 integer model per check (SmtModel, smt_model.h), interrupted at each
 // check's time limit by a watchdog thread of our own. A stage limit below
 // the model's K is not an assumption here: the oracle builds a fresh model
 // per stage bound (a push on a large Z3 model internalises it outside any
@@ -10,8 +10,8 @@
 #include <optional>
 #include <thread>
 
-#include "model.h"
-#include "problem.h"
+#include "query.h"
+#include "smt_model.h"
 
 namespace tilesched::exact_internal {
 
@@ -20,7 +20,7 @@ namespace {
 // Interrupts the context when the armed time passes: the time limit of a
 // check, armed only while the check runs. Work between checks (building a
 // model, reading a model's values) is never interrupted, so only
-// IiModel::check can meet Z3's "canceled"; that work keeps to the oracle's
+// SmtModel::check can meet Z3's "canceled"; that work keeps to the oracle's
 // deadline by itself (ModelDeadline). While the watchdog stayed armed
 // between checks, an interrupt there threw out of the oracle as "Z3
 // failed: canceled" (a fuzzing finding:
@@ -133,7 +133,7 @@ class SmtProblem : public IiProblem {
 
  private:
   std::shared_ptr<Session> session_;  // first: outlives the model
-  IiModel model_;
+  SmtModel model_;
   int64_t units_ = 0;
 };
 

@@ -6,7 +6,9 @@
 #include <string>
 #include <utility>
 
+#include "bounds.h"
 #include "oracle.h"
+#include "stage_floor.h"
 
 namespace tilesched::exact_internal {
 
@@ -71,7 +73,7 @@ Answer Oracle::descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& a
     descent_cut_ = true;
     return Answer::kUnknown;
   }
-  if (sum_limit) free_timed(model_);  // the sum bound stays in the model: a fresh one
+  if (sum_limit) release(model_);  // the sum bound stays in the model: a fresh one
   const bool incremental = opts_.backend == ExactBackend::kSat;
   if (!build(ii, incremental && !sum_limit ? std::max(k, descent_from_) : k, asap)) {
     descent_cut_ = descent_cut_ || !too_large_;
@@ -83,7 +85,7 @@ Answer Oracle::descent_step(int64_t ii, int64_t k, const std::vector<int64_t>& a
   model_->hint(near);
   const Answer r = ask(k);
   if (r == Answer::kSat) next = model_->starts();
-  if (sum_limit) free_timed(model_);
+  if (sum_limit) release(model_);
   return r;
 }
 

@@ -6,13 +6,16 @@
 // hold's reach. An energy argument per row, as in the one-machine
 // relaxations of cumulative scheduling (Baptiste, Le Pape and Nuijten,
 // "Constraint-Based Scheduling", 2001, ch. 3), on the circle of II rows.
+#include "stage_floor.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
 
-#include "problem.h"
+#include "holds.h"
+#include "query.h"
 
 namespace tilesched::exact_internal {
 

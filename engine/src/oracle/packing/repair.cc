@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "util/elapsed.h"
-#include "../exact/problem.h"
+#include "../exact/bounds.h"
+#include "../exact/query.h"
 #include "graph/graph_algo.h"
 #include "search/ii_range.h"
 #include "screen.h"

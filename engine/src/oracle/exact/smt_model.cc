@@ -1,11 +1,12 @@
 // The exact oracle's per-II model: L1-L7 over integer stages and rows
 // (docs/EXACT.md, "Formulation", states each encoding and why it is exact).
-#include "model.h"
+#include "smt_model.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
+#include "op_pairs.h"
 #include "tilesched/limits.h"
 
 namespace tilesched::exact_internal {
@@ -27,7 +28,7 @@ z3::solver make_solver(z3::context& ctx, const Graph& g) {
 
 }  // namespace
 
-IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bound,
+SmtModel::SmtModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bound,
                  const std::vector<int64_t>& asap, const std::vector<int64_t>& tail,
                  unsigned random_seed, std::chrono::steady_clock::time_point deadline)
     : ctx_(ctx), g_(g), ii_(ii), deadline_(deadline), solver_(make_solver(ctx, g)) {
@@ -65,23 +66,23 @@ IiModel::IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bou
   add_interchangeable_order();
 }
 
-void IiModel::check_deadline() const {
+void SmtModel::check_deadline() const {
   if (std::chrono::steady_clock::now() >= deadline_) throw ModelDeadline{};
 }
 
 // Interchangeable ops keep their id order (docs/EXACT.md, "Symmetry 2").
-void IiModel::add_interchangeable_order() {
+void SmtModel::add_interchangeable_order() {
   check_deadline();
   for (const auto& [u, v] : interchangeable_pairs(g_)) solver_.add(s_[u] <= s_[v]);
 }
 
-void IiModel::add_dependences() {
+void SmtModel::add_dependences() {
   for (const Edge& e : g_.edges) {
     solver_.add(s_[e.to] + ctx_.int_val(e.distance * ii_) >= s_[e.from] + ctx_.int_val(e.latency));
   }
 }
 
-void IiModel::add_singleton(const std::vector<Hold>& holds) {
+void SmtModel::add_singleton(const std::vector<Hold>& holds) {
   for (size_t a = 0; a < holds.size(); ++a) {
     check_deadline();
     if (holds[a].duration > ii_) {  // collides with itself
@@ -107,7 +108,7 @@ void IiModel::add_singleton(const std::vector<Hold>& holds) {
   }
 }
 
-void IiModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capacity) {
+void SmtModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capacity) {
   // Full turns load every row alike; the partial arcs of duration mod II
   // rows are what varies. The load is largest at the first row of some
   // arc, so checking every arc's first row checks every row.
@@ -135,7 +136,7 @@ void IiModel::add_modulo_capacity(const std::vector<Hold>& holds, int64_t capaci
   }
 }
 
-void IiModel::add_slots_and_rate_pools() {
+void SmtModel::add_slots_and_rate_pools() {
   for (const CapacityHolds& c : capacity_holds(g_)) {
     const bool unit = std::all_of(c.holds.begin(), c.holds.end(),
                                   [](const Hold& h) { return h.amount == 1; });
@@ -147,7 +148,7 @@ void IiModel::add_slots_and_rate_pools() {
   }
 }
 
-void IiModel::add_storage() {
+void SmtModel::add_storage() {
   const std::optional<int> pool = g_.target.storage_pool();
   if (!pool) return;
   // copies_v >= 1 and II * copies_v >= every data consumer's end minus
@@ -170,7 +171,7 @@ void IiModel::add_storage() {
   if (any) solver_.add(total <= ctx_.int_val(g_.target.pools[*pool].capacity));
 }
 
-void IiModel::add_groups_depths_serial() {
+void SmtModel::add_groups_depths_serial() {
   std::vector<std::pair<int64_t, OpId>> members;
   for (OpId v = 0; v < g_.op_count(); ++v) {
     const Op& op = g_.ops[v];
@@ -189,7 +190,7 @@ void IiModel::add_groups_depths_serial() {
   }
 }
 
-z3::check_result IiModel::check(std::chrono::steady_clock::time_point until, int64_t rlimit) {
+z3::check_result SmtModel::check(std::chrono::steady_clock::time_point until, int64_t rlimit) {
   z3::params p(ctx_);
   // Z3 counts the limit from where this check starts; 0 is none.
   p.set("rlimit", static_cast<unsigned>(std::clamp<int64_t>(rlimit, 0, UINT32_MAX)));
@@ -203,7 +204,7 @@ z3::check_result IiModel::check(std::chrono::steady_clock::time_point until, int
   }
 }
 
-int64_t IiModel::resources_used() const {
+int64_t SmtModel::resources_used() const {
   const z3::stats st = solver_.statistics();
   for (unsigned i = 0; i < st.size(); ++i) {
     if (st.key(i) == "rlimit count") {
@@ -213,7 +214,7 @@ int64_t IiModel::resources_used() const {
   return 0;
 }
 
-std::vector<int64_t> IiModel::starts() const {
+std::vector<int64_t> SmtModel::starts() const {
   const z3::model m = solver_.get_model();
   std::vector<int64_t> out;
   out.reserve(s_.size());
@@ -221,7 +222,7 @@ std::vector<int64_t> IiModel::starts() const {
   return out;
 }
 
-void IiModel::limit_start_sum(int64_t t) {
+void SmtModel::limit_start_sum(int64_t t) {
   z3::expr sum = ctx_.int_val(0);
   for (const z3::expr& s : s_) sum = sum + s;
   solver_.add(sum <= ctx_.int_val(t));

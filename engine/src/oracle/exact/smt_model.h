@@ -11,17 +11,18 @@
 
 #include <z3++.h>
 
-#include "problem.h"
+#include "holds.h"
+#include "query.h"
 #include "tilesched/graph.h"
 
 namespace tilesched::exact_internal {
 
 // The constraints of one candidate II on a solver of its own.
-class IiModel {
+class SmtModel {
  public:
   // REQUIRES: g validated, ii >= 1; asap and tail from longest_paths at ii.
   // Throws ModelDeadline once `deadline` has passed.
-  IiModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bound,
+  SmtModel(z3::context& ctx, const Graph& g, int64_t ii, int64_t stage_bound,
           const std::vector<int64_t>& asap, const std::vector<int64_t>& tail,
           unsigned random_seed, std::chrono::steady_clock::time_point deadline);
 
