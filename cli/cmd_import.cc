@@ -10,7 +10,7 @@
 
 #include "commands.h"
 #include "tilesched/graphgen/hatschet.h"
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;
