@@ -2,15 +2,15 @@
 // `tilesched import --from ttgir FILE [--list] [--loop N] [--strict] [--no-smem-bound]
 // [--no-triton-rules]`:
 // convert a loop graph from another tool into tilesched.loop/1 JSON
-// (generators/include/tilesched/graphgen/hatschet.h and ttgir.h describe
-// the mappings; docs/TTGIR.md the TTGIR one in full).
+// (generators/include/tilesched/graphgen/hatschet.h and ttgir_import.h
+// describe the mappings; docs/TTGIR.md the TTGIR one in full).
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 
 #include "commands.h"
 #include "tilesched/graphgen/hatschet.h"
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/json_io.h"
 
 namespace po = boost::program_options;

@@ -53,7 +53,7 @@ void add_generator_options(po::options_description& visible, ScheduleFlags& f,
       ("ii-search", po::value(&f.ii_search)->default_value("linear"),
        "cost-based: linear (MII, MII+1, ...) or galloping (seed 000's exponential-then-binary "
        "driver)")
-      ("ii-cap", po::value(&opts.cost_based.ii_cap)->default_value(0),
+      ("ii-cap", po::value(&opts.search.ii_cap)->default_value(0),
        "cost-based, ims, sms: largest II tried; 0 = the serial schedule's II")
       ("seed", po::value(&opts.cost_based.seed)->default_value(1),
        "cost-based: seed of the permute arm's sampling")
@@ -155,7 +155,7 @@ Status resolve_flags(const ScheduleFlags& f, GenerateOptions& opts) {
 
 // The numeric options' ranges; fills the ones derived from them.
 Status check_numbers(const ScheduleFlags& f, GenerateOptions& opts) {
-  if (opts.cost_based.ii_cap < 0 || opts.cost_based.max_constraint_iterations < 1) {
+  if (opts.search.ii_cap < 0 || opts.cost_based.max_constraint_iterations < 1) {
     return Status::InvalidInput("--ii-cap must be >= 0 and --max-constraint-iterations >= 1");
   }
   if (opts.cost_based.backtrack_budget_ratio < 0 ||
@@ -165,8 +165,6 @@ Status check_numbers(const ScheduleFlags& f, GenerateOptions& opts) {
     return Status::InvalidInput(
         "--backtrack-budget-ratio and --descent-budget-ratio must be between 0 and 1000000");
   }
-  opts.ims.ii_cap = opts.cost_based.ii_cap;
-  opts.sms.ii_cap = opts.cost_based.ii_cap;
   // NaN fails both comparisons.
   if (!(opts.ims.budget_ratio > 0.0 && opts.ims.budget_ratio <= 1000.0)) {
     return Status::InvalidInput("--ims-budget-ratio must be above 0 and at most 1000");

@@ -66,8 +66,9 @@ for src in "${sources[@]}"; do
   # fuzzing build (engine/CMakeLists.txt says why).
   extra=()
   case $src in
-    */engine/src/generators/cost_based/*|*/engine/src/generators/ims/*|\
-    */engine/src/generators/sms/*|*/engine/src/bounds/rrt.cc|*/engine/src/bounds/distance.cc|\
+    */engine/src/generators/frame.cc|*/engine/src/generators/cost_based/*|\
+    */engine/src/generators/ims/*|*/engine/src/generators/sms/*|\
+    */engine/src/bounds/rrt.cc|*/engine/src/bounds/distance.cc|\
     */engine/src/bounds/distance_closure.cc|*/engine/src/bounds/distance_lines.cc|\
     */engine/src/search/ii_range.cc|*/engine/src/search/ii_driver.cc|*/engine/src/search/ii_screen.cc)
       extra=(-fno-sanitize-coverage=trace-cmp) ;;

@@ -1,5 +1,5 @@
 // fuzz_ttgir: bytes -> the Triton TTGIR importer
-// (tilesched/graphgen/ttgir.h). The input is TTGIR text. Checks: the
+// (tilesched/graphgen/ttgir_import.h). The input is TTGIR text. Checks: the
 // importer never crashes or hangs; listing the loops, importing the
 // default one, loop 0 strictly and each of the first four innermost loops
 // either succeed or refuse with InvalidInput and one line
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "fuzz_support.h"
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/json_io.h"
 #include "tilesched/serial.h"
 #include "tilesched/validate.h"

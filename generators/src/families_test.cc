@@ -321,7 +321,7 @@ TEST(Families, BestCostFallsBackToFirstSuccessWhereItsSeatsMissTheSmemBudget) {
   GenerateOptions opts;
   opts.generator = GeneratorKind::kCostBased;
   opts.cost_based.arm_policy = ArmPolicy::kBestCost;
-  opts.cost_based.ii_cap = 1020;
+  opts.search.ii_cap = 1020;
   opts.cost_based.effort = Effort::kFull;  // the fallback's mechanism, without the work budgets
   StatusOr<Schedule> s = generate_schedule(g, opts);
   ASSERT_TRUE(s.ok()) << s.status().message();

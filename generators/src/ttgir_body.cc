@@ -1,4 +1,4 @@
-// One loop of a TTGIR document as a loop graph (ttgir_loop.h). The body
+// One loop of a TTGIR document as a loop graph (ttgir_body.h). The body
 // is walked once in program order: each op is folded or becomes a graph
 // op, the ops of an scf.if's branches too (guarded: they read its
 // condition); each value gets the list of graph ops that produce it (a
@@ -12,6 +12,8 @@
 // edges follow the shared-memory buffers and barriers the ops touch
 // (docs/TTGIR.md, "Edges"); loads whose value stays in registers get the
 // buffer Triton's pipeliner gives them ("Buffers").
+#include "ttgir_body.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -19,11 +21,10 @@
 #include <set>
 
 #include "tilesched/graph_builder.h"
-#include "tilesched/graphgen/ttgir.h"
 #include "tilesched/hopper.h"
 #include "tilesched/hopper_predict.h"
 #include "tilesched/limits.h"
-#include "ttgir_loop.h"
+#include "ttgir_loops.h"
 #include "ttgir_ops.h"
 #include "ttgir_smem.h"
 #include "ttgir_types.h"
@@ -165,7 +166,7 @@ StatusOr<TtgirImport> BodyBuilder::build(std::string name) {
   return out;
 }
 
-// The loop's carried values and body (ttgir_loop.h), and the CTA's thread
+// The loop's carried values and body (ttgir_loops.h), and the CTA's thread
 // count from the module.
 Status BodyBuilder::read_header() {
   StatusOr<LoopShape> shape = read_loop_shape(*loop_.op, source_);

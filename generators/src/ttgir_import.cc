@@ -1,7 +1,7 @@
-// The TTGIR importer's entry points (tilesched/graphgen/ttgir.h): read the
+// The TTGIR importer's entry points (tilesched/graphgen/ttgir_import.h): read the
 // text, find its loops, pick one, build its graph (ttgir_body.cc), bound
 // its stages by shared memory.
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +9,9 @@
 #include "tilesched/hopper.h"
 #include "tilesched/hopper_predict.h"
 #include "tilesched/json_io.h"
-#include "ttgir_loop.h"
+#include "tilesched/graphgen/ttgir_rules.h"
+#include "ttgir_body.h"
+#include "ttgir_loops.h"
 #include "ttgir_syntax.h"
 
 namespace tilesched::graphgen {

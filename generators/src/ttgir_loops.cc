@@ -1,9 +1,9 @@
-// The TTGIR reader's loops (ttgir_loop.h): where the loops of a document
+// The TTGIR reader's loops (ttgir_loops.h): where the loops of a document
 // are, what each carries and holds, and how many graph ops an import of
 // it makes (docs/TTGIR.md, "Which loop" and "Loop shapes").
 #include <algorithm>
 
-#include "ttgir_loop.h"
+#include "ttgir_loops.h"
 #include "ttgir_ops.h"
 
 namespace tilesched::graphgen::ttgir {

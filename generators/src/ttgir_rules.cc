@@ -1,12 +1,14 @@
-// Triton's lowering rules as graph constraints (tilesched/graphgen/ttgir.h,
-// add_triton_rules; docs/TTGIR.md, "Triton's rules as constraints"): what
-// `export --to triton` checks, made to hold for every legal schedule.
+// Triton's lowering rules as graph constraints
+// (tilesched/graphgen/ttgir_rules.h; docs/TTGIR.md, "Triton's rules as
+// constraints"): what `export --to triton` checks, made to hold for every
+// legal schedule.
+#include "tilesched/graphgen/ttgir_rules.h"
+
 #include <map>
 #include <numeric>
 #include <set>
 #include <utility>
 
-#include "tilesched/graphgen/ttgir.h"
 #include "tilesched/limits.h"
 
 namespace tilesched::graphgen {

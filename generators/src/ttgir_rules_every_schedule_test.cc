@@ -21,7 +21,7 @@
 
 #include "tilesched/generate.h"
 #include "tilesched/triton_export.h"
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/json_io.h"
 
 namespace tilesched::graphgen {

@@ -1,5 +1,5 @@
 // Tests for Triton's lowering rules as constraints of an imported graph
-// (add_triton_rules, tilesched/graphgen/ttgir.h; docs/TTGIR.md, "Triton's
+// (add_triton_rules, tilesched/graphgen/ttgir_rules.h; docs/TTGIR.md, "Triton's
 // rules as constraints"): the groups of a buffer and its readers and of an
 // scf.if's ops, the order edges that keep an scf.if after what it reads,
 // the refusal of a buffer read in a later iteration, the import option
@@ -13,7 +13,7 @@
 
 #include "tilesched/generate.h"
 #include "tilesched/triton_export.h"
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 
 namespace tilesched::graphgen {
 namespace {

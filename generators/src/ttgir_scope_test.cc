@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "schedule_expect.h"
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/json_io.h"
 #include "ttgir_syntax.h"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "schedule_expect.h"
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/hopper.h"
 #include "tilesched/hopper_predict.h"
 #include "tilesched/json_io.h"

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "ttgir_loop.h"
+#include "ttgir_loops.h"
 
 namespace tilesched::graphgen::ttgir {
 

@@ -3,7 +3,7 @@
 // schedule, unknown ops), one-line refusals of malformed input, the
 // committed Triton dumps of generators/testdata/ttgir/, and every shared
 // configuration of TILESCHED_KERNELS_DIR (skipped when it is absent).
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 
 #include <gtest/gtest.h>
 

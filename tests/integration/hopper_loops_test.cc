@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tilesched/json_io.h"
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/hopper_class.h"
 #include "tilesched/hopper_predict.h"
 #include "tilesched/hopper_registers.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_import.h"
 
 namespace tilesched::graphgen {
 namespace {

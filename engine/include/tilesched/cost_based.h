@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "tilesched/deadline.h"
 #include "tilesched/graph.h"
 #include "tilesched/ii_search.h"
 #include "tilesched/schedule.h"
@@ -42,16 +41,6 @@ struct CostBasedOptions {
   ArmPolicy arm_policy = ArmPolicy::kFirstSuccess;
   Effort effort = Effort::kDefault;
   IiSearch ii_search = IiSearch::kLinear;
-  // Largest II tried. 0: the serial II when the serial schedule is legal
-  // (so the result is never worse than serial), else a bound from the graph.
-  int64_t ii_cap = 0;
-  // Smallest II tried (0: the lower bound from the graph); the stage cap's
-  // runs search above the uncapped II (docs/CONTRACT.md).
-  int64_t ii_floor = 0;
-  // No II attempt, rung, refinement iteration, stretch of 64 rung steps or
-  // of 64 backtracking seats starts after it (tilesched/deadline.h); a
-  // search it cuts ends as budget-exhausted.
-  Deadline deadline;
   int permute_budget = 24;        // exhaustive permutations up to this count
   int permute_samples = 8;        // seeded samples beyond it
   int eviction_budget_ratio = 2;  // Rau: placements per op before a rung gives up (measured, docs)
@@ -151,7 +140,9 @@ struct CostBasedResult {
   uint8_t refinement_status = 0;  // 003: bit 0 converged, bit 1 budget exceeded
 };
 
+// `search`: the II range and the deadline (tilesched/ii_search.h).
 // REQUIRES: g passed validate_graph.
-CostBasedResult generate_cost_based(const Graph& g, const CostBasedOptions& opts);
+CostBasedResult generate_cost_based(const Graph& g, const CostBasedOptions& opts,
+                                    const IiSearchOptions& search = {});
 
 }  // namespace tilesched

@@ -10,6 +10,7 @@
 #include "tilesched/cost_based.h"
 #include "tilesched/exact.h"
 #include "tilesched/graph.h"
+#include "tilesched/ii_search.h"
 #include "tilesched/ims.h"
 #include "tilesched/sms.h"
 #include "tilesched/schedule.h"
@@ -45,6 +46,10 @@ struct GenerateOptions {
   // baselines, docs/BASELINES.md); kAll adds them; kOff: the generators'
   // own answers.
   PackingRepair packing_repair = PackingRepair::kCostBased;
+  // The II range and the deadline of whichever heuristic runs (cost-based,
+  // cost-based-seed, ims, sms; tilesched/ii_search.h); the packing repair
+  // starts at its floor too.
+  IiSearchOptions search;
   CostBasedOptions cost_based;
   ImsOptions ims;
   SmsOptions sms;

@@ -2,7 +2,7 @@
 // and the cost of a tile op as a function of its shape and element type.
 // hopper_target() (tilesched/target.h, built in hopper_target.cc) is made
 // from it: its kinds' default encodings are cycles_of() a reference tile,
-// and the TTGIR importer (tilesched/graphgen/ttgir.h) sets each op's latency
+// and the TTGIR importer (tilesched/graphgen/ttgir_import.h) sets each op's latency
 // and resources from the op's own tile. The prediction of a Triton pipeline
 // (tilesched/hopper_predict.h) uses the same costs and the same memory
 // latency. docs/TARGETS.md tabulates every number with its source.
@@ -65,7 +65,7 @@ inline constexpr int64_t kTmaIssueCycles = 16;
 // requests; fitted, docs/TARGETS.md). Its tile's transfer time (bytes /
 // kL2BytesPerCycle) comes on top. The target's transfer kinds carry the
 // idle latency; an imported loop carries the latency at the utilization its
-// own busiest unit allows (hopper_predict.h, with_loaded_memory_latency).
+// own busiest unit allows (hopper_sm.h, with_loaded_memory_latency).
 inline constexpr int64_t kIdleMemoryLatency = 480;
 inline constexpr int64_t kMaxLoadedMemoryLatency = 1500;
 

@@ -11,23 +11,13 @@
 
 #include <cstdint>
 
-#include "tilesched/deadline.h"
 #include "tilesched/graph.h"
+#include "tilesched/ii_search.h"
 #include "tilesched/schedule.h"
 
 namespace tilesched {
 
 struct SmsOptions {
-  // Largest II tried. 0: the serial II when the serial schedule is legal,
-  // else the sequential cap, as every heuristic's II search does
-  // (docs/BASELINES.md).
-  int64_t ii_cap = 0;
-  // Smallest II tried (0: the lower bound from the graph), as the
-  // cost-based generator's.
-  int64_t ii_floor = 0;
-  // No II attempt starts after it (tilesched/deadline.h); a search it cuts
-  // ends as budget-exhausted.
-  Deadline deadline;
   // The II search is linear (every II from the lower bound) until this
   // many IIs in a row failed because the same op found no seat in the
   // same number of cycles (squeezed between seated neighbours, a window a
@@ -40,17 +30,18 @@ struct SmsOptions {
 };
 
 // Schedule.generator is "sms"; stats carry, in this order: node_sets,
-// recurrence_sets, ii_tried, then per failure reason the number of IIs
-// that failed for it (ii_failed.empty_window, ii_failed.max_depth,
-// ii_failed.no_slot, ii_failed.group_stage, ii_failed.storage), then
-// serial_fallback. The diagnostics give the order used, one line per
+// recurrence_sets, ii_tried, ii_screened, then per failure reason the
+// number of IIs that failed for it (ii_failed.empty_window,
+// ii_failed.max_depth, ii_failed.no_slot, ii_failed.group_stage,
+// ii_failed.storage), then serial_fallback. The diagnostics give the order used, one line per
 // failed II (the first 16) and, when the search gallops, one line saying
 // from which II and why. When no II up to the default cap (the serial
 // II) admits a placement, the legal serial schedule is published at its
 // own II with the flag "serial_fallback" (serial_fallback = 1); with an
-// explicit ii_cap there is no fallback.
+// explicit ii_cap there is no fallback. `search`: the II range and the
+// deadline (tilesched/ii_search.h).
 // A force_serial_execution region (L7) keeps the serial schedule.
 // REQUIRES: g passed validate_graph.
-Schedule generate_sms(const Graph& g, const SmsOptions& opts);
+Schedule generate_sms(const Graph& g, const SmsOptions& opts, const IiSearchOptions& search = {});
 
 }  // namespace tilesched

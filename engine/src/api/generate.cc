@@ -30,18 +30,19 @@ StatusOr<Schedule> run_serial(const Graph& g, const GenerateOptions&) {
   return generate_serial(g);
 }
 StatusOr<Schedule> run_cost_based(const Graph& g, const GenerateOptions& opts) {
-  return generate_cost_based(g, opts.cost_based).schedule;
+  return generate_cost_based(g, opts.cost_based, opts.search).schedule;
 }
 StatusOr<Schedule> run_cost_based_seed(const Graph& g, const GenerateOptions& opts) {
-  Schedule s = generate_cost_based(g, as_the_seeds_write_it(opts.cost_based)).schedule;
+  Schedule s =
+      generate_cost_based(g, as_the_seeds_write_it(opts.cost_based), opts.search).schedule;
   s.generator = generator_name(GeneratorKind::kCostBasedSeed);
   return s;
 }
 StatusOr<Schedule> run_ims(const Graph& g, const GenerateOptions& opts) {
-  return generate_ims(g, opts.ims);
+  return generate_ims(g, opts.ims, opts.search);
 }
 StatusOr<Schedule> run_sms(const Graph& g, const GenerateOptions& opts) {
-  return generate_sms(g, opts.sms);
+  return generate_sms(g, opts.sms, opts.search);
 }
 StatusOr<Schedule> run_exact(const Graph& g, const GenerateOptions& opts) {
   StatusOr<ExactResult> r = generate_exact(g, opts.exact);
@@ -154,13 +155,9 @@ namespace {
 // earlier runs spent.
 GenerateOptions for_run(const GenerateOptions& opts, const StageCapRun& r) {
   GenerateOptions o = opts;
-  auto narrow = [&](int64_t& floor, int64_t& cap) {
-    floor = std::max(floor, r.ii_floor);
-    if (r.ii_cap > 0) cap = cap > 0 ? std::min(cap, r.ii_cap) : r.ii_cap;
-  };
-  narrow(o.cost_based.ii_floor, o.cost_based.ii_cap);
-  narrow(o.ims.ii_floor, o.ims.ii_cap);
-  narrow(o.sms.ii_floor, o.sms.ii_cap);
+  o.search.ii_floor = std::max(o.search.ii_floor, r.ii_floor);
+  int64_t& cap = o.search.ii_cap;
+  if (r.ii_cap > 0) cap = cap > 0 ? std::min(cap, r.ii_cap) : r.ii_cap;
   o.exact.time_limit_ms = std::max<int64_t>(0, o.exact.time_limit_ms - r.spent_ns / 1'000'000);
   return o;
 }
@@ -174,8 +171,7 @@ StatusOr<Schedule> run_once(GeneratorKind k, const Graph& g, const GenerateOptio
       (k == GeneratorKind::kCostBased && opts.packing_repair != PackingRepair::kOff) ||
       (baseline && opts.packing_repair == PackingRepair::kAll);
   if (s.ok() && repairs) {
-    repair_packing(g, opts.cost_based.ii_floor, packing_repair_options(opts.cost_based.effort),
-                   *s);
+    repair_packing(g, opts.search.ii_floor, packing_repair_options(opts.cost_based.effort), *s);
   }
   return s;
 }

@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "model/arith.h"
 #include "tilesched/hopper_class.h"
 
 namespace tilesched::hopper {
@@ -137,10 +138,6 @@ std::vector<int> issue_order(const std::vector<int64_t>& stage) {
 }
 
 }  // namespace
-
-bool is_pipelined_load(const Op& op) {
-  return op.kind == "global_load" || op.kind == "cp_async" || op.kind == "tiled_tma_load";
-}
 
 Graph as_pipelined(const Graph& g) { return as_pipelined(g, triton_stages(g, 2)); }
 
@@ -365,6 +362,21 @@ StagePrediction predict_stages(const Graph& g, int64_t stages, const CtaFootprin
       price(g, triton_stages(g, stages), predicted_smem_bytes(g, stages), cta, fit, gpu);
   p.stages = stages;
   return p;
+}
+
+double kernel_microseconds(const StagePrediction& p, int64_t grid, int64_t trip, const Gpu& gpu) {
+  return kernel_microseconds(p, KernelShape{grid, trip, false}, gpu);
+}
+
+double kernel_microseconds(const StagePrediction& p, const KernelShape& k, const Gpu& gpu) {
+  if (p.ctas_per_sm <= 0) return 0.0;
+  const int64_t slots = gpu.sm_count * p.ctas_per_sm;
+  // Rounds of tiles one CTA slot runs, and the pipeline fills it waits.
+  const int64_t rounds = ceil_div(k.tiles, k.persistent ? std::min(k.tiles, slots) : slots);
+  const int64_t fills = k.persistent ? 1 : rounds;
+  const double cycles = static_cast<double>(rounds * k.trip * p.ctas_per_sm) * p.sm_cycles +
+                        static_cast<double>(fills) * p.memory_latency;
+  return cycles / static_cast<double>(gpu.clock_mhz);
 }
 
 }  // namespace tilesched::hopper

@@ -1,17 +1,20 @@
-// A loop on the whole Hopper SM (tilesched/hopper_predict.h, "A kernel on
-// the whole SM" and "The memory latency a loop's schedule must hide"):
-// CTAs per SM by NVIDIA's occupancy rules, the shared memory Triton's
-// multi-buffering needs, the busy cycles of each unit, and the loaded
-// memory latency the target's schedules must hide. docs/TARGETS.md gives
-// the sources.
+// A loop on the whole Hopper SM (tilesched/hopper_sm.h): the loads Triton
+// pipelines, CTAs per SM by NVIDIA's occupancy rules, the shared memory
+// Triton's multi-buffering needs, the busy cycles of each unit, and the
+// loaded memory latency the target's schedules must hide. docs/TARGETS.md
+// gives the sources.
 #include <algorithm>
 #include <cmath>
 
 #include "model/arith.h"
-#include "tilesched/hopper_predict.h"
+#include "tilesched/hopper_sm.h"
 #include "tilesched/limits.h"
 
 namespace tilesched::hopper {
+
+bool is_pipelined_load(const Op& op) {
+  return op.kind == "global_load" || op.kind == "cp_async" || op.kind == "tiled_tma_load";
+}
 
 std::string_view cta_limit_name(CtaLimit limit) {
   switch (limit) {
@@ -195,21 +198,6 @@ Graph with_loaded_memory_latency(const Graph& g, const FittedConstants& fit) {
     }
   }
   return out;
-}
-
-double kernel_microseconds(const StagePrediction& p, int64_t grid, int64_t trip, const Gpu& gpu) {
-  return kernel_microseconds(p, KernelShape{grid, trip, false}, gpu);
-}
-
-double kernel_microseconds(const StagePrediction& p, const KernelShape& k, const Gpu& gpu) {
-  if (p.ctas_per_sm <= 0) return 0.0;
-  const int64_t slots = gpu.sm_count * p.ctas_per_sm;
-  // Rounds of tiles one CTA slot runs, and the pipeline fills it waits.
-  const int64_t rounds = ceil_div(k.tiles, k.persistent ? std::min(k.tiles, slots) : slots);
-  const int64_t fills = k.persistent ? 1 : rounds;
-  const double cycles = static_cast<double>(rounds * k.trip * p.ctas_per_sm) * p.sm_cycles +
-                        static_cast<double>(fills) * p.memory_latency;
-  return cycles / static_cast<double>(gpu.clock_mhz);
 }
 
 }  // namespace tilesched::hopper

@@ -153,15 +153,15 @@ void search_galloping(const IiRange& range, const IiAttemptFn& attempt, IiScreen
 
 }  // namespace
 
-IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
+IiSearchResult search_ii(IiPrecheck precheck, const IiRange& range, IiSearch how,
                          const IiAttemptFn& attempt, IiScreen* screen, const Deadline& deadline) {
   IiSearchResult r;
-  IiPrecheck pre = precheck_ii(g);
-  if ((r.stores_over = pre.stores_over)) {
+  r.precheck = std::move(precheck);
+  if (r.precheck.stores_over) {
     r.end = IiSearchEnd::kStorageBudget;
     return r;
   }
-  if ((r.never = std::move(pre.never))) {
+  if (r.precheck.never) {
     r.end = IiSearchEnd::kNever;
     return r;
   }
@@ -227,14 +227,14 @@ void publish_search(const Graph& g, const IiRange& range, const IiSearchResult& 
     derive_stage_order(s);
     return;
   }
-  if (result.stores_over) {
+  if (const std::optional<int64_t>& over = result.precheck.stores_over) {
     s.failure = FailureReason::kStorageBudget;
-    s.diagnostics.push_back(stores_over_storage_diagnostic(g, *result.stores_over));
+    s.diagnostics.push_back(stores_over_storage_diagnostic(g, *over));
     return;
   }
-  if (result.never) {
+  if (const std::optional<std::string>& never = result.precheck.never) {
     s.failure = FailureReason::kDependenceCycle;
-    s.diagnostics.push_back(*result.never);
+    s.diagnostics.push_back(*never);
     return;
   }
   if (fallback != nullptr && fallback->feasible) {
@@ -269,15 +269,6 @@ Graph with_stage_cap(const Graph& g, int64_t max_stages) {
     op.max_depth = op.max_depth ? std::min(*op.max_depth, max_stages - 1) : max_stages - 1;
   }
   return capped;
-}
-
-Schedule forced_serial(const Schedule& serial, std::string_view generator) {
-  Schedule s = serial;
-  s.generator = std::string(generator);
-  s.flags.push_back("force_serial");
-  s.diagnostics.push_back("force_serial_execution is set: the " + std::string(generator) +
-                          " generator keeps the serial schedule");
-  return s;
 }
 
 }  // namespace tilesched

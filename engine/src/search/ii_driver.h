@@ -22,15 +22,15 @@
 //    Every mode skips an II the II screen rejects and starts no attempt
 //    once the deadline has passed;
 //  - what is published when the search ends (publish_search: the found II,
-//    the serial fallback, the one give-up message), rule L7's serial
-//    schedule and the stage cap's graph.
+//    the serial fallback, the one give-up message) and the stage cap's
+//    graph.
+// The heuristics run it inside one frame (generators/frame.h).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "ii_screen.h"
@@ -88,9 +88,9 @@ struct IiPrecheck {
   std::optional<std::string> never;
 };
 
-// The test search_ii runs before its first attempt. The exact oracle runs
-// it too, before its start schedules, so that a graph whose stores exceed
-// the pool costs no heuristic run.
+// The test before any attempt, once per run: its caller hands it to
+// search_ii. The exact oracle runs it before its start schedules, so that a
+// graph whose stores exceed the pool costs no heuristic run.
 IiPrecheck precheck_ii(const Graph& g);
 
 enum class IiSearchEnd {
@@ -106,20 +106,18 @@ struct IiSearchResult {
   int64_t ii = 0;     // when kFound
   int64_t tried = 0;  // attempts made (the galloping search's replay included)
   int64_t screened = 0;  // IIs the screen rejected, with no attempt made
-  // The stores' least total when they alone exceed the storage pool (no
-  // attempt was made; storage.h).
-  std::optional<int64_t> stores_over;
-  // Why no II can be legal, when ops that must start together over-use a
-  // slot (graph_algo.h, forced_together_conflict; no attempt was made).
-  std::optional<std::string> never;
+  // The pre-check the search began with: when it says why no II can be
+  // legal, no attempt was made (kStorageBudget, kNever).
+  IiPrecheck precheck;
   // The II the deadline stopped the search before (kStopped; no attempt
   // at it was made).
   std::optional<int64_t> deadline_at;
 };
 
-// The upward modes. Searches `range`: first precheck_ii (no attempt when
-// no II can be legal), then attempt(ii) for II = lower, lower + 1, ...
-// (linear) or galloping then bisecting (kGalloping: the found II is
+// The upward modes. Searches `range`: first `precheck` (precheck_ii of the
+// graph, run once by the caller; no attempt when it says no II can be
+// legal), then attempt(ii) for II = lower, lower + 1, ... (linear) or
+// galloping then bisecting (kGalloping: the found II is
 // attempted once more at the end, so that the generator's placement is the
 // found II's). Linear stops at the first kPlaced or kStop; a kSqueezed at
 // an II below the cap hands the rest of the range to the gallop above a
@@ -135,7 +133,7 @@ struct IiSearchResult {
 // without it. Once `deadline` (tilesched/deadline.h) has passed no attempt
 // starts: the search ends kStopped, with deadline_at. `tried` and
 // `screened` count the attempts and skips of every mode the search ran.
-IiSearchResult search_ii(const Graph& g, const IiRange& range, IiSearch how,
+IiSearchResult search_ii(IiPrecheck precheck, const IiRange& range, IiSearch how,
                          const IiAttemptFn& attempt, IiScreen* screen = nullptr,
                          const Deadline& deadline = std::nullopt);
 
@@ -203,10 +201,5 @@ void publish_search(const Graph& g, const IiRange& range, const IiSearchResult& 
 // at most max_stages stages. A schedule of it is legal for `g` too.
 // REQUIRES: max_stages >= 1.
 Graph with_stage_cap(const Graph& g, int64_t max_stages);
-
-// Rule L7 is hard: under force_serial_execution every generator publishes
-// the serial schedule, named as its own, flagged "force_serial", with one
-// line saying so.
-Schedule forced_serial(const Schedule& serial, std::string_view generator);
 
 }  // namespace tilesched

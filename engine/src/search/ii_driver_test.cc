@@ -61,7 +61,7 @@ struct Attempts {
 
 TEST(IiDriver, LinearSearchAttemptsEachIiUpwardAndStopsAtTheFirstPlaced) {
   Attempts a{7};
-  const IiSearchResult r = search_ii(two_ops(), {4, 20}, IiSearch::kLinear, a.fn());
+  const IiSearchResult r = search_ii({}, {4, 20}, IiSearch::kLinear, a.fn());
   EXPECT_EQ(r.end, IiSearchEnd::kFound);
   EXPECT_EQ(r.ii, 7);
   EXPECT_EQ(r.tried, 4);
@@ -70,7 +70,7 @@ TEST(IiDriver, LinearSearchAttemptsEachIiUpwardAndStopsAtTheFirstPlaced) {
 
 TEST(IiDriver, GallopingSearchEndsByAttemptingTheFoundIiAgain) {
   Attempts a{37};
-  const IiSearchResult r = search_ii(two_ops(), {1, 100}, IiSearch::kGalloping, a.fn());
+  const IiSearchResult r = search_ii({}, {1, 100}, IiSearch::kGalloping, a.fn());
   EXPECT_EQ(r.end, IiSearchEnd::kFound);
   EXPECT_EQ(r.ii, 37);
   ASSERT_FALSE(a.asked.empty());
@@ -81,15 +81,15 @@ TEST(IiDriver, GallopingSearchEndsByAttemptingTheFoundIiAgain) {
 
 TEST(IiDriver, EveryIiFailingOnStorageEndsAsStorageBudget) {
   Attempts a{100, IiVerdict::kStorage};
-  const IiSearchResult r = search_ii(two_ops(), {2, 5}, IiSearch::kLinear, a.fn());
+  const IiSearchResult r = search_ii({}, {2, 5}, IiSearch::kLinear, a.fn());
   EXPECT_EQ(r.end, IiSearchEnd::kStorageBudget);
   EXPECT_EQ(r.tried, 4);
-  EXPECT_FALSE(r.stores_over);
+  EXPECT_FALSE(r.precheck.stores_over);
 }
 
 TEST(IiDriver, AnIiFailingOtherwiseEndsAsCapReached) {
   int64_t calls = 0;
-  const IiSearchResult r = search_ii(two_ops(), {2, 5}, IiSearch::kLinear, [&](int64_t ii) {
+  const IiSearchResult r = search_ii({}, {2, 5}, IiSearch::kLinear, [&](int64_t ii) {
     ++calls;
     return ii == 3 ? IiVerdict::kNotPlaced : IiVerdict::kStorage;
   });
@@ -99,11 +99,11 @@ TEST(IiDriver, AnIiFailingOtherwiseEndsAsCapReached) {
 
 TEST(IiDriver, AStopEndsTheSearchAtOnce) {
   Attempts a{100, IiVerdict::kStop};
-  const IiSearchResult r = search_ii(two_ops(), {2, 9}, IiSearch::kLinear, a.fn());
+  const IiSearchResult r = search_ii({}, {2, 9}, IiSearch::kLinear, a.fn());
   EXPECT_EQ(r.end, IiSearchEnd::kStopped);
   EXPECT_EQ(a.asked, (std::vector<int64_t>{2}));
   Attempts b{100, IiVerdict::kStop};
-  EXPECT_EQ(search_ii(two_ops(), {2, 9}, IiSearch::kGalloping, b.fn()).end,
+  EXPECT_EQ(search_ii({}, {2, 9}, IiSearch::kGalloping, b.fn()).end,
             IiSearchEnd::kStopped);
   EXPECT_EQ(b.asked, (std::vector<int64_t>{2}));
 }
@@ -143,7 +143,7 @@ std::vector<int64_t> join(std::vector<int64_t> a, const std::vector<int64_t>& b)
 // 36 + 32 passes it; nothing places.
 TEST(IiDriver, TheGallopAboveASqueezeDoublesItsStepAndTriesTheCapLast) {
   SqueezeAttempts a{5, from(100)};
-  const IiSearchResult r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, a.fn());
+  const IiSearchResult r = search_ii({}, {3, 40}, IiSearch::kLinear, a.fn());
   EXPECT_EQ(a.asked, (std::vector<int64_t>{3, 4, 5, 6, 8, 12, 20, 36, 40}));
   EXPECT_EQ(r.end, IiSearchEnd::kCapReached);
   EXPECT_EQ(r.tried, 9);
@@ -155,7 +155,7 @@ TEST(IiDriver, TheGallopAboveASqueezeDoublesItsStepAndTriesTheCapLast) {
 // first II that places there (16) is the answer, its placement the last.
 TEST(IiDriver, TheGallopWalksUpFromTheLastFailureToTheFirstIiThatPlaces) {
   SqueezeAttempts a{5, from(16)};
-  const IiSearchResult r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, a.fn());
+  const IiSearchResult r = search_ii({}, {3, 40}, IiSearch::kLinear, a.fn());
   EXPECT_EQ(a.asked, (std::vector<int64_t>{3, 4, 5, 6, 8, 12, 20, 13, 14, 15, 16}));
   EXPECT_EQ(r.end, IiSearchEnd::kFound);
   EXPECT_EQ(r.ii, 16);
@@ -163,7 +163,7 @@ TEST(IiDriver, TheGallopWalksUpFromTheLastFailureToTheFirstIiThatPlaces) {
   // Not monotone: 7 places too, but the gallop stepped over it (6 and 8
   // failed), so the walk starts above 12.
   SqueezeAttempts gap{5, [](int64_t ii) { return ii == 7 || ii >= 16; }};
-  EXPECT_EQ(search_ii(two_ops(), {3, 40}, IiSearch::kLinear, gap.fn()).ii, 16);
+  EXPECT_EQ(search_ii({}, {3, 40}, IiSearch::kLinear, gap.fn()).ii, 16);
   EXPECT_EQ(gap.asked, a.asked);
 }
 
@@ -171,19 +171,19 @@ TEST(IiDriver, TheGallopWalksUpFromTheLastFailureToTheFirstIiThatPlaces) {
 // attempted again only when the walk attempted something after it.
 TEST(IiDriver, TheGallopPointIsAttemptedAgainOnlyWhenTheWalkWentBelowIt) {
   SqueezeAttempts walked{5, from(20)};
-  IiSearchResult r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, walked.fn());
+  IiSearchResult r = search_ii({}, {3, 40}, IiSearch::kLinear, walked.fn());
   EXPECT_EQ(walked.asked, join({3, 4, 5, 6, 8, 12, 20}, join(span(13, 19), {20})));
   EXPECT_EQ(r.end, IiSearchEnd::kFound);
   EXPECT_EQ(r.ii, 20);
   EXPECT_EQ(r.tried, 15);
   SqueezeAttempts next{5, from(6)};  // 6 is one above the last failure: no walk
-  r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, next.fn());
+  r = search_ii({}, {3, 40}, IiSearch::kLinear, next.fn());
   EXPECT_EQ(next.asked, (std::vector<int64_t>{3, 4, 5, 6}));
   EXPECT_EQ(r.end, IiSearchEnd::kFound);
   EXPECT_EQ(r.ii, 6);
   EXPECT_EQ(r.tried, 4);
   SqueezeAttempts at_cap{5, from(40)};  // the cap places after 36 failed
-  r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, at_cap.fn());
+  r = search_ii({}, {3, 40}, IiSearch::kLinear, at_cap.fn());
   EXPECT_EQ(at_cap.asked, (std::vector<int64_t>{3, 4, 5, 6, 8, 12, 20, 36, 40, 37, 38, 39, 40}));
   EXPECT_EQ(r.ii, 40);
 }
@@ -192,13 +192,13 @@ TEST(IiDriver, TheGallopPointIsAttemptedAgainOnlyWhenTheWalkWentBelowIt) {
 // search treats a squeeze as a failure.
 TEST(IiDriver, ASqueezeAtTheCapOrInTheGallopingSearchIsAFailure) {
   SqueezeAttempts at_cap{9, from(100)};
-  IiSearchResult r = search_ii(two_ops(), {3, 9}, IiSearch::kLinear, at_cap.fn());
+  IiSearchResult r = search_ii({}, {3, 9}, IiSearch::kLinear, at_cap.fn());
   EXPECT_EQ(at_cap.asked, span(3, 9));
   EXPECT_EQ(r.end, IiSearchEnd::kCapReached);
   SqueezeAttempts galloping{1, from(37)};
   Attempts plain{37};
-  r = search_ii(two_ops(), {1, 100}, IiSearch::kGalloping, galloping.fn());
-  search_ii(two_ops(), {1, 100}, IiSearch::kGalloping, plain.fn());
+  r = search_ii({}, {1, 100}, IiSearch::kGalloping, galloping.fn());
+  search_ii({}, {1, 100}, IiSearch::kGalloping, plain.fn());
   EXPECT_EQ(r.ii, 37);
   EXPECT_EQ(galloping.asked, plain.asked);
 }
@@ -220,7 +220,7 @@ TEST(IiDriver, TheGallopSkipsWhatTheScreenRejectsAndStepsOnFromIt) {
   }
   IiScreen screen(g, adj);
   SqueezeAttempts a{3, from(7)};
-  const IiSearchResult r = search_ii(g, {3, 40}, IiSearch::kLinear, a.fn(), &screen);
+  const IiSearchResult r = search_ii({}, {3, 40}, IiSearch::kLinear, a.fn(), &screen);
   EXPECT_EQ(a.asked, (std::vector<int64_t>{3, 6, 10, 7}));
   EXPECT_EQ(r.end, IiSearchEnd::kFound);
   EXPECT_EQ(r.ii, 7);
@@ -243,14 +243,14 @@ TEST(IiDriver, TheGallopStartsNoAttemptAfterTheDeadlineOrAStop) {
       return inner(ii);
     };
     const IiSearchResult r =
-        search_ii(two_ops(), {3, 40}, IiSearch::kLinear, expiring, nullptr, deadline);
+        search_ii({}, {3, 40}, IiSearch::kLinear, expiring, nullptr, deadline);
     EXPECT_EQ(r.end, IiSearchEnd::kStopped) << expire_at;
     EXPECT_EQ(a.asked.back(), expire_at);
     EXPECT_EQ(r.deadline_at, expire_at == 8 ? 12 : 13);
     EXPECT_EQ(r.tried, static_cast<int64_t>(a.asked.size()));
   }
   std::vector<int64_t> asked;
-  const IiSearchResult r = search_ii(two_ops(), {3, 40}, IiSearch::kLinear, [&](int64_t ii) {
+  const IiSearchResult r = search_ii({}, {3, 40}, IiSearch::kLinear, [&](int64_t ii) {
     asked.push_back(ii);
     return ii == 5 ? IiVerdict::kSqueezed : ii == 8 ? IiVerdict::kStop : IiVerdict::kNotPlaced;
   });
@@ -261,9 +261,10 @@ TEST(IiDriver, TheGallopStartsNoAttemptAfterTheDeadlineOrAStop) {
 
 TEST(IiDriver, StoresOverThePoolEndTheSearchBeforeAnyAttempt) {
   Attempts a{1};
-  const IiSearchResult r = search_ii(two_ops(4096, 1024), {1, 9}, IiSearch::kLinear, a.fn());
+  const Graph g = two_ops(4096, 1024);
+  const IiSearchResult r = search_ii(precheck_ii(g), {1, 9}, IiSearch::kLinear, a.fn());
   EXPECT_EQ(r.end, IiSearchEnd::kStorageBudget);
-  ASSERT_TRUE(r.stores_over);
+  ASSERT_TRUE(r.precheck.stores_over);
   EXPECT_TRUE(a.asked.empty());
   Schedule s;
   publish_search(two_ops(4096, 1024), {1, 9}, r, {}, nullptr, s);
@@ -279,9 +280,9 @@ TEST(IiDriver, OpsForcedTogetherOverASlotEndTheSearchBeforeAnyAttempt) {
   EXPECT_FALSE(pre.stores_over);
   ASSERT_TRUE(pre.never);
   Attempts a{1};
-  const IiSearchResult r = search_ii(g, {1, 9}, IiSearch::kLinear, a.fn());
+  const IiSearchResult r = search_ii(pre, {1, 9}, IiSearch::kLinear, a.fn());
   EXPECT_EQ(r.end, IiSearchEnd::kNever);
-  EXPECT_EQ(r.never, pre.never);
+  EXPECT_EQ(r.precheck.never, pre.never);
   EXPECT_TRUE(a.asked.empty());
 }
 
@@ -422,7 +423,7 @@ TEST(IiDriver, TheDescentStartsNoAttemptAfterTheDeadline) {
 
 TEST(IiDriver, AnEmptyRangeAttemptsNothing) {
   Attempts a{1};
-  const IiSearchResult r = search_ii(two_ops(), {6, 5}, IiSearch::kLinear, a.fn());
+  const IiSearchResult r = search_ii({}, {6, 5}, IiSearch::kLinear, a.fn());
   EXPECT_EQ(r.end, IiSearchEnd::kCapReached);
   EXPECT_EQ(r.tried, 0);
   EXPECT_TRUE(a.asked.empty());
@@ -478,9 +479,7 @@ TEST(IiDriver, EveryHeuristicGivesUpWithTheSameLine) {
                           GeneratorKind::kIms, GeneratorKind::kSms}) {
     GenerateOptions o;
     o.generator = k;
-    o.cost_based.ii_cap = 3;
-    o.ims.ii_cap = 3;
-    o.sms.ii_cap = 3;
+    o.search.ii_cap = 3;  // one cap for whichever heuristic runs
     StatusOr<Schedule> s = generate_schedule(g, o);
     ASSERT_TRUE(s.ok()) << generator_name(k);
     EXPECT_FALSE(s->feasible) << generator_name(k);
@@ -526,16 +525,6 @@ TEST(IiDriver, TheStageCapBoundsEveryGeneratorsStages) {
       }
     }
   }
-}
-
-TEST(IiDriver, ForcedSerialIsTheSerialScheduleUnderTheGeneratorsName) {
-  const Schedule serial = generate_serial(two_ops());
-  const Schedule s = forced_serial(serial, "sms");
-  EXPECT_EQ(s.generator, "sms");
-  EXPECT_EQ(s.start, serial.start);
-  EXPECT_EQ(s.flags, (std::vector<std::string>{"force_serial"}));
-  EXPECT_EQ(s.diagnostics.back(),
-            "force_serial_execution is set: the sms generator keeps the serial schedule");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Generator time (Schedule::time_ns): nanoseconds on the steady clock; and
-// the calling thread's CPU time, which the exact oracle's time limit
-// compares with the clock (docs/EXACT.md, "Time limit").
+// Generator time (Schedule::time_ns): nanoseconds (or microseconds) on the
+// steady clock; and the calling thread's CPU time, which the exact oracle's
+// time limit compares with the clock (docs/EXACT.md, "Time limit").
 #pragma once
 
 #include <time.h>
@@ -13,6 +13,12 @@ namespace tilesched {
 inline int64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
                                                               since)
+      .count();
+}
+
+inline int64_t elapsed_us(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                               since)
       .count();
 }
 

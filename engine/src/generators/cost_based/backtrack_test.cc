@@ -81,9 +81,10 @@ TEST(PolicyFallback, KeepsBestCostFromGivingUpAnIiFirstSuccessPlaces) {
 }
 
 TEST(Backtracking, ASearchThatTriedEverySeatSaysSo) {
-  CostBasedOptions opts = AtFullEffort();
-  opts.ii_cap = 33;  // the optimum is 34; the II screen rejects 27 to 30
-  const CostBasedResult r = generate_cost_based(Example("attention_forward.loop.json"), opts);
+  IiSearchOptions search;
+  search.ii_cap = 33;  // the optimum is 34; the II screen rejects 27 to 30
+  const CostBasedResult r =
+      generate_cost_based(Example("attention_forward.loop.json"), AtFullEffort(), search);
   ASSERT_FALSE(r.schedule.feasible);
   bool said = false;
   for (const std::string& d : r.schedule.diagnostics) {

@@ -8,6 +8,7 @@
 
 #include "effort.h"
 #include "tilesched/cost_based.h"
+#include "tilesched/deadline.h"
 #include "tilesched/graph.h"
 #include "bounds/rrt.h"
 #include "tilesched/schedule.h"
@@ -59,6 +60,10 @@ struct Context {
     if (work != nullptr) work->add(units);
   }
   bool out_of_work() const { return work != nullptr && work->out(); }
+  // No rung, refinement iteration or stretch of rung steps or backtracking
+  // seats starts after it (IiSearchOptions::deadline, the generator's);
+  // none in unit tests that build a context alone.
+  Deadline deadline;
 
  private:
   // The constructor's steps, in the order it runs them.

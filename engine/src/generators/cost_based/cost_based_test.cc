@@ -227,9 +227,10 @@ TEST(CostBased, ForceSerialKeepsTheSerialSchedule) {
 
 TEST(CostBased, InfeasibleBelowTheCapIsReportedWithDiagnostics) {
   const Graph g = Example("attention_forward.loop.json");
-  CostBasedOptions opts = AtFullEffort();  // every II tried to its end
-  opts.ii_cap = 33;  // the optimum is 34
-  const CostBasedResult r = generate_cost_based(g, opts);
+  IiSearchOptions search;
+  search.ii_cap = 33;  // the optimum is 34
+  // At full effort: every II tried to its end.
+  const CostBasedResult r = generate_cost_based(g, AtFullEffort(), search);
   EXPECT_FALSE(r.schedule.feasible);
   EXPECT_EQ(r.schedule.failure, FailureReason::kIiCapReached);
   // IIs 27 to 30 the II screen rejects (qk and pv on one slot), each with

@@ -298,7 +298,7 @@ bool Backtracker::run() {
         return false;
       }
       if (ctx_.out_of_work()) return fail("the effort's work budget is spent");
-      if (seats % kSeatsPerDeadlinePoll == 0 && deadline_passed(ctx_.opts.deadline)) {
+      if (seats % kSeatsPerDeadlinePoll == 0 && deadline_passed(ctx_.deadline)) {
         return fail("stopped at the deadline");
       }
       if (p_.placed_count() == n_) {

@@ -90,7 +90,6 @@ EdgeWindows::EdgeWindows(const Graph& g, const Adjacency& adj, const Seats& seat
 }
 
 bool EdgeWindows::reset(int64_t ii) {
-  ii_ = ii;
   for (size_t e = 0; e < g_.edges.size(); ++e) {
     weight_[e] = g_.edges[e].latency - ii * g_.edges[e].distance;
   }

@@ -1,5 +1,5 @@
 // Dependence windows kept along the edges, without an all-pairs closure
-// (docs/COST_BASED.md, "Windows along the edges"). At one II every edge
+// (docs/COST_BASED.md, "Windows", "Along the edges"). At one II every edge
 // u -> v of latency λ and distance δ asks s_v - s_u >= λ - II·δ, its
 // weight. For each op the unit keeps two labels: the latest bound the placed
 // ops put on its start from above (the longest path from a placed op,
@@ -47,12 +47,10 @@ class EdgeWindows final : public Windows {
   // backtracking rung undo their seats cheaply; this empties it.
   void set_undo_trail(bool) override { trail_.clear(); }
 
-  int64_t ii() const { return ii_; }
   // max over placed u of s_u + D[u][v] (u = v included), or kNone.
   int64_t from_placed(OpId v) const { return up_[v]; }
   // min over placed w of s_w - D[v][w] (w = v included), or kOpen.
   int64_t to_placed(OpId v) const { return -neg_down_[v]; }
-  int64_t weight(int edge) const { return weight_[edge]; }
 
   // REQUIRES: v just added to the seats, t >= 0. Returns the labels it
   // changed (the work it counts). Outside a trial it then drops the trail
@@ -124,7 +122,6 @@ class EdgeWindows final : public Windows {
   const Adjacency& adj_;
   const Seats& seats_;
   const int n_;
-  int64_t ii_ = 0;
   std::vector<int64_t> weight_;  // by edge id
   std::vector<int64_t> up_;
   std::vector<int64_t> neg_down_;  // -(min over placed w of s_w - D[v][w]): a max, like up_

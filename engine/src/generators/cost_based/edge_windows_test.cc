@@ -5,6 +5,7 @@
 #include "cost_based_test_support.h"
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "bounds/distance.h"
@@ -175,19 +176,41 @@ struct TwoPlacements {
     EXPECT_TRUE(edges->reset(ii));
   }
   void place(OpId v, int64_t t) {
+    const std::vector<Window> was_c = AllWindows(*closure), was_e = AllWindows(*edges);
     closure->place(v, t);
     edges->place(v, t);
+    ExpectMovedCovers(*closure, v, was_c);
+    ExpectMovedCovers(*edges, v, was_e);
   }
   void unplace(OpId v) {
+    const std::vector<Window> was_c = AllWindows(*closure), was_e = AllWindows(*edges);
     closure->unplace(v);
     edges->unplace(v);
+    ExpectMovedCovers(*closure, v, was_c);
+    ExpectMovedCovers(*edges, v, was_e);
+  }
+  static std::vector<Window> AllWindows(const Placement& p) {
+    std::vector<Window> w;
+    for (OpId u = 0; u < p.ctx().g.op_count(); ++u) w.push_back(p.window(u));
+    return w;
+  }
+  // Every unplaced op whose window the latest seat or unseat of v moved is
+  // in moved(v) (what the backtracking rung recounts).
+  static void ExpectMovedCovers(Placement& p, OpId v, const std::vector<Window>& was) {
+    const std::span<const OpId> moved = p.moved(v);
+    for (OpId u = 0; u < p.ctx().g.op_count(); ++u) {
+      const Window now = p.window(u);
+      if (p.placed(u) || (now.lo == was[u].lo && now.hi == was[u].hi)) continue;
+      EXPECT_NE(std::find(moved.begin(), moved.end(), u), moved.end()) << "op " << u;
+    }
   }
 };
 
 // Along the edges, the window of every op (placed or not) has the
 // closure's ends, its "a predecessor is placed" and its latest and
 // earliest predecessor bounds; an unplaced op's conflicts at any start are
-// the closure's. Through seats inside windows, evictions in any
+// the closure's; each placement's moved() names the unplaced ops whose
+// windows a seat or unseat moved. Through seats inside windows, evictions in any
 // order, undone seats and trials.
 TEST(EdgeWindows, PlacementWindowsAndConflictsAreTheClosures) {
   SplitMix64 rng(23);

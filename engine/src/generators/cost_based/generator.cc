@@ -1,21 +1,19 @@
-// TileASGenerateSchedule's cost-based path, as a table of contents: the
-// serial schedule (the II cap and the last rung), the shared II search
-// (../ii_driver.h), one refinement loop per II (refinement.h) around the
-// strategy ladder (ladder.h) and the constraint builder (builder.h), then
-// the published schedule. docs/COST_BASED.md maps each seed phase to its
+// TileASGenerateSchedule's cost-based path, as a table of contents: in
+// the heuristics' frame (../frame.h: rule L7, the range, the search, the
+// published schedule), the serial schedule as the last rung, one
+// refinement loop per II (refinement.h) around the strategy ladder
+// (ladder.h) and the constraint builder (builder.h), the effort's
+// stand-in and the descent below the found II. docs/COST_BASED.md maps each seed phase to its
 // function.
 #include <algorithm>
 #include <chrono>
 #include <memory>
 
-#include "util/elapsed.h"
 #include "bounds/distance.h"
-#include "search/ii_driver.h"
-#include "search/ii_screen.h"
+#include "generators/frame.h"
 #include "refinement.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/ims.h"
-#include "tilesched/serial.h"
 
 namespace tilesched {
 
@@ -141,12 +139,13 @@ std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& 
 namespace cost_based {
 namespace {
 
-class Generator {
+class Generator : public GeneratorFrame {
  public:
-  // The serial schedule gives the II cap, the last rung's seats and the MII
-  // (generate_serial reports it), so the bounds are computed once.
-  Generator(const Graph& g, const CostBasedOptions& opts)
-      : serial_(generate_serial(g)),
+  // The frame's serial schedule gives the II cap, the last rung's seats and
+  // the MII (generate_serial reports it), so the bounds are computed once.
+  Generator(const Graph& g, const CostBasedOptions& opts, const IiSearchOptions& search)
+      : GeneratorFrame(g, search,
+                       {.name = "cost-based", .walk = opts.ii_search, .serial_fallback = false}),
         ctx_(g, opts, serial_.mii),
         budgets_(effort_budgets(opts.effort, g)),
         screen_(ctx_.g, ctx_.adj, opts.all_pairs_closure ? &closure_ : nullptr),
@@ -156,32 +155,44 @@ class Generator {
         ladder_(*placement_, driver_, stats_, serial_, notes_),
         refinement_(ctx_, *placement_, driver_, ladder_, builder_, stats_, notes_) {
     ctx_.work = &meter_;
+    ctx_.deadline = search.deadline;
   }
 
-  CostBasedResult run(std::chrono::steady_clock::time_point t0);
+  const CostBasedStats& stats() const { return stats_; }
+  uint8_t refinement_status() const { return refinement_.status(); }
 
  private:
+  int64_t group_span() override { return ctx_.group_span_bound; }
+  IiScreen& screen() override { return screen_; }
+  void begin(const IiRange&) override { meter_.start_phase(WorkMeter::kSearch, budgets_.walk); }
+  // The upward walk under the effort's budgets; kStop once the walk's is spent.
+  IiVerdict attempt(int64_t ii) override;
+  // The found II's seats (the walk's, IMS's stand-in's or the serial ones),
+  // then the descent below it.
+  void after_search(const IiRange& range, IiSearchResult& r) override;
+  const std::vector<int64_t>& starts() override { return seats_; }
+  std::vector<std::pair<std::string, std::string>> options() const override {
+    return {{"arm_policy", std::string(arm_policy_name(ctx_.opts.arm_policy))},
+            {"ii_search", std::string(ii_search_name(ctx_.opts.ii_search))},
+            {"effort", std::string(effort_name(ctx_.opts.effort))}};
+  }
+  // The flags (the ladder's serial fallback, a truncated refinement, the
+  // effort's stand-in), the notes and the statistics.
+  void finish(Schedule& s, const IiRange& range, const IiSearchResult& r) override;
+
   // Below the found II, the driver's descent (descend_ii) with
   // Refinement::descend as its attempt; the lowest II it places, or
   // `found`, whose seats (and whether they are the serial ones) it copies
   // out on each success.
-  int64_t descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
-                  bool& serial_fallback);
+  int64_t descend(int64_t found, int64_t lower);
   // The policy fallback for a whole attempt (docs/COST_BASED.md).
   bool first_success_attempt(int64_t ii);
-  Schedule publish(const IiSearchResult& r, const std::vector<int64_t>& seats,
-                   bool serial_fallback, const IiRange& range);
-
-  // The upward walk under the effort's budgets; kStop once the walk's is spent.
-  IiVerdict walk_attempt(int64_t ii);
   // The walk's budget ran out before an II placed: IMS's search over the
   // same range stands in (its own bounds), so the run ends with a
   // schedule no worse than IMS's; where IMS finds none, the serial seats
   // (when legal and in `range`). False when neither is.
-  bool after_spent_walk(const IiRange& range, IiSearchResult& r, std::vector<int64_t>& seats,
-                        bool& serial_fallback);
+  bool after_spent_walk(const IiRange& range, IiSearchResult& r);
 
-  Schedule serial_;
   Context ctx_;
   EffortBudgets budgets_;
   WorkMeter meter_;
@@ -194,6 +205,9 @@ class Generator {
     bool serial = false;
   };
   std::optional<Placed> last_placed_;
+  // The seats published, and whether they are the serial ones.
+  std::vector<int64_t> seats_;
+  bool serial_fallback_ = false;
   // With the seeds' closure (cost-based-seed): built by the screen at each
   // II, read by the placement. Otherwise unused: the screen closes only the
   // components it tests, the placement keeps its windows along the edges.
@@ -215,46 +229,25 @@ class Generator {
   Refinement refinement_;
 };
 
-CostBasedResult Generator::run(std::chrono::steady_clock::time_point t0) {
-  CostBasedResult result;
-  if (ctx_.g.attrs.force_serial_execution) {
-    result.schedule = forced_serial(serial_, "cost-based");
-    result.schedule.time_ns = elapsed_ns(t0);
-    result.refinement_status = kConverged;
-    return result;
-  }
-  const IiRange range =
-      heuristic_ii_range(ctx_.g, ctx_.mii.max(), ctx_.group_span_bound, ctx_.opts.ii_floor,
-                         ctx_.opts.ii_cap, serial_);
-  meter_.start_phase(WorkMeter::kSearch, budgets_.walk);
-  IiSearchResult r = search_ii(
-      ctx_.g, range, ctx_.opts.ii_search, [&](int64_t ii) { return walk_attempt(ii); },
-      &screen_, ctx_.opts.deadline);
+void Generator::after_search(const IiRange& range, IiSearchResult& r) {
   stats_.ii_screened = screen_.rejected();
-  std::vector<int64_t> seats;
-  bool serial_fallback = refinement_.serial_fallback();
+  serial_fallback_ = refinement_.serial_fallback();
   if (r.end == IiSearchEnd::kFound && last_placed_ && last_placed_->ii == r.ii) {
-    seats = last_placed_->seats;
-    serial_fallback = last_placed_->serial;
+    seats_ = last_placed_->seats;
+    serial_fallback_ = last_placed_->serial;
   } else if (r.end == IiSearchEnd::kFound) {
-    seats = placement_->starts();
+    seats_ = placement_->starts();
   }
-  const bool found =
-      r.end == IiSearchEnd::kFound || after_spent_walk(range, r, seats, serial_fallback);
+  const bool found = r.end == IiSearchEnd::kFound || after_spent_walk(range, r);
   if (found && ctx_.opts.descent_budget_ratio > 0) {
     meter_.start_phase(WorkMeter::kDescent, budgets_.descent);
-    r.ii = descend(r.ii, range.lower, seats, serial_fallback);
+    r.ii = descend(r.ii, range.lower);
   }
   stats_.work_search = meter_.spent(WorkMeter::kSearch);
   stats_.work_descent = meter_.spent(WorkMeter::kDescent);
-  result.schedule = publish(r, seats, serial_fallback, range);
-  result.schedule.time_ns = elapsed_ns(t0);
-  result.stats = stats_;
-  result.refinement_status = refinement_.status();
-  return result;
 }
 
-IiVerdict Generator::walk_attempt(int64_t ii) {
+IiVerdict Generator::attempt(int64_t ii) {
   // Under a budget, the galloping walks' replay of the found II takes the
   // seats it placed (a replay under a spent budget would fail).
   if (budgets_.walk > 0 && last_placed_ && last_placed_->ii == ii) return IiVerdict::kPlaced;
@@ -272,15 +265,10 @@ IiVerdict Generator::walk_attempt(int64_t ii) {
   return IiVerdict::kStop;
 }
 
-bool Generator::after_spent_walk(const IiRange& range, IiSearchResult& r,
-                                 std::vector<int64_t>& seats, bool& serial_fallback) {
+bool Generator::after_spent_walk(const IiRange& range, IiSearchResult& r) {
   if (r.end != IiSearchEnd::kStopped || !fallback_from_) return false;
   stats_.walk_out_of_work = 1;
-  ImsOptions o;
-  o.ii_floor = ctx_.opts.ii_floor;
-  o.ii_cap = ctx_.opts.ii_cap;
-  o.deadline = ctx_.opts.deadline;
-  Schedule ims = generate_ims(ctx_.g, o);
+  Schedule ims = generate_ims(ctx_.g, ImsOptions{}, search_);
   // Where IMS finds none, the serial seats at the serial II, as the
   // ladder's last rung gives them there.
   const bool serial = !ims.feasible && serial_.feasible && serial_.ii >= range.lower &&
@@ -297,9 +285,9 @@ bool Generator::after_spent_walk(const IiRange& range, IiSearchResult& r,
   if (!ims.feasible) return false;
   r.end = IiSearchEnd::kFound;
   r.ii = ims.ii;
-  seats = ims.start;
-  serial_fallback = std::find(ims.flags.begin(), ims.flags.end(), "serial_fallback") !=
-                    ims.flags.end();
+  seats_ = ims.start;
+  serial_fallback_ = std::find(ims.flags.begin(), ims.flags.end(), "serial_fallback") !=
+                     ims.flags.end();
   return true;
 }
 
@@ -319,8 +307,7 @@ bool Generator::first_success_attempt(int64_t ii) {
   return placed;
 }
 
-int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& seats,
-                           bool& serial_fallback) {
+int64_t Generator::descend(int64_t found, int64_t lower) {
   const IiDescentResult d = descend_ii(
       found, lower,
       [&](int64_t ii) {
@@ -333,46 +320,40 @@ int64_t Generator::descend(int64_t found, int64_t lower, std::vector<int64_t>& s
           return refinement_.descent_searched_all() ? DescentVerdict::kSearchedAll
                                                     : DescentVerdict::kOutOfBudget;
         }
-        seats = placement_->starts();
-        serial_fallback = false;
+        seats_ = placement_->starts();
+        serial_fallback_ = false;
         return DescentVerdict::kPlaced;
       },
-      &screen_, ctx_.opts.deadline);
+      &screen_, ctx_.deadline);
   stats_.ii_screened += d.screened;
   stats_.descent_successes += d.placed;
   return d.ii;
 }
 
-// The schedule: the table's seats at the found II, or why there is none;
-// diagnostics and statistics either way (time_ns is the caller's).
-Schedule Generator::publish(const IiSearchResult& r, const std::vector<int64_t>& seats,
-                            bool serial_fallback, const IiRange& range) {
-  Schedule s;
-  s.graph = ctx_.g.name;
-  s.generator = "cost-based";
-  s.options = {{"arm_policy", std::string(arm_policy_name(ctx_.opts.arm_policy))},
-               {"ii_search", std::string(ii_search_name(ctx_.opts.ii_search))},
-               {"effort", std::string(effort_name(ctx_.opts.effort))}};
-  s.mii = ctx_.mii;
-  // The serial fallback is the ladder's last rung here, not the driver's.
-  publish_search(ctx_.g, range, r, seats, nullptr, s);
-  if (s.feasible && serial_fallback) s.flags.push_back("serial_fallback");
+void Generator::finish(Schedule& s, const IiRange&, const IiSearchResult&) {
+  // The serial fallback is the ladder's last rung here, not the frame's.
+  if (s.feasible && serial_fallback_) s.flags.push_back("serial_fallback");
   if (refinement_.truncated()) s.flags.push_back("budget_truncated");
   if (stats_.walk_out_of_work > 0 && s.feasible) s.flags.push_back("effort_fallback");
-  for (std::string& n : screen_.lines()) s.diagnostics.push_back(std::move(n));
   for (std::string& n : notes_.lines()) s.diagnostics.push_back(std::move(n));
   s.stats = stats_fields(stats_);
   s.stats.emplace_back("refinement_status", refinement_.status());
-  return s;
 }
 
 }  // namespace
 }  // namespace cost_based
 
-CostBasedResult generate_cost_based(const Graph& g, const CostBasedOptions& opts) {
+CostBasedResult generate_cost_based(const Graph& g, const CostBasedOptions& opts,
+                                    const IiSearchOptions& search) {
   const auto t0 = std::chrono::steady_clock::now();  // time_ns covers the serial pass too
-  cost_based::Generator gen(g, opts);
-  return gen.run(t0);
+  cost_based::Generator gen(g, opts, search);
+  CostBasedResult result;
+  result.schedule = gen.run(t0);
+  result.stats = gen.stats();
+  // Under L7 no refinement ran: nothing left unconverged.
+  result.refinement_status =
+      g.attrs.force_serial_execution ? cost_based::kConverged : gen.refinement_status();
+  return result;
 }
 
 }  // namespace tilesched

@@ -38,13 +38,13 @@ bool Ladder::seed_rungs(ArmPolicy policy) {
                                     Rung::kInitialPlacement, Rung::kCostBasedPlacement};
   static constexpr Rung kAfterClear[] = {Rung::kInitialAfterClear, Rung::kCostBasedAfterClear};
   for (Rung r : kFirst) {
-    if (deadline_passed(driver_.ctx().opts.deadline) || driver_.ctx().out_of_work()) return false;
+    if (deadline_passed(driver_.ctx().deadline) || driver_.ctx().out_of_work()) return false;
     placement_.clear_seats();
     if (driver_.run(r, policy)) return (winner_ = r), true;
   }
   placement_.clear_intermediate();  // dead marks and surcharges; builder constraints stay
   for (Rung r : kAfterClear) {
-    if (deadline_passed(driver_.ctx().opts.deadline) || driver_.ctx().out_of_work()) return false;
+    if (deadline_passed(driver_.ctx().deadline) || driver_.ctx().out_of_work()) return false;
     placement_.clear_seats();
     if (driver_.run(r, policy)) return (winner_ = r), true;
   }

@@ -22,7 +22,7 @@ bool Refinement::attempt(int64_t ii) {
   if (!start(ii)) return false;
   State st;
   for (int iter = 0; iter < ctx_.opts.max_constraint_iterations; ++iter) {
-    if (deadline_passed(ctx_.opts.deadline)) return false;
+    if (deadline_passed(ctx_.deadline)) return false;
     // The effort's budget is spent: the best placement so far stands.
     if (ctx_.out_of_work()) return st.legal && keep_legal(st) == Next::kSucceeded;
     ++stats_.refinement_iterations;

@@ -132,7 +132,7 @@ bool Driver::run(Rung rung, ArmPolicy policy) {
       failure_.push_back("the effort's work budget is spent");
       return false;
     }
-    if (steps % kStepsPerDeadlinePoll == 0 && deadline_passed(ctx_.opts.deadline)) {
+    if (steps % kStepsPerDeadlinePoll == 0 && deadline_passed(ctx_.deadline)) {
       failure_.push_back("stopped at the deadline");
       return false;
     }

@@ -1,13 +1,13 @@
 // The dependence windows of one placement attempt (docs/COST_BASED.md,
-// "Windows along the edges"): what the placed ops allow each op's start,
-// from the dependences alone. One interface, two implementations, chosen
-// once where the Placement is made: the all-pairs distance closure of seed
-// 000 / Rau's MinDist (closure_windows.h), or labels kept along the edges
+// "Windows"): what the placed ops allow each op's start, from the
+// dependences alone. One interface, two implementations, chosen once where
+// the Placement is made: the all-pairs distance closure of seed 000 /
+// Rau's MinDist (closure_windows.h), or labels kept along the edges
 // without a closure (edge_windows.h). Both give the same windows; they
 // differ in memory (O(ops²) against O(ops + edges)) and in the cost of a
-// query. The seats themselves (Seats) are the placement's: the windows read
-// them. Calls are per op (a seat, an unseat, one op's bounds), never per
-// edge, so the virtual call stays off the inner loops.
+// query. The seats themselves (Seats) are the placement's: the windows
+// read them. Calls are per op (a seat, an unseat, one op's bounds), never
+// per edge, so the virtual call stays off the inner loops.
 #pragma once
 
 #include <algorithm>

@@ -1,8 +1,9 @@
 // The iterative modulo scheduler as a table of contents (Rau, MICRO 1994,
-// "ModuloSchedule"): the serial schedule (rule L7 and the II cap), the
-// per-graph facts (problem.h), then one Attempt per II from the lower
-// bound upward until one places every op and passes rule L4; the schedule
-// with its counters and one diagnostic per failed II. docs/BASELINES.md.
+// "ModuloSchedule"): in the heuristics' frame (../frame.h: rule L7, the
+// range, the search, the serial fallback), the per-graph facts
+// (problem.h), then one Attempt per II from the lower bound upward until
+// one places every op and passes rule L4; the counters and one diagnostic
+// per failed II. docs/BASELINES.md.
 #include "tilesched/ims.h"
 
 #include <algorithm>
@@ -10,13 +11,10 @@
 #include <chrono>
 #include <cmath>
 
-#include "util/elapsed.h"
-#include "search/ii_driver.h"
-#include "search/ii_screen.h"
+#include "generators/frame.h"
 #include "graph/storage.h"
 #include "attempt.h"
 #include "problem.h"
-#include "tilesched/serial.h"
 
 namespace tilesched {
 namespace ims {
@@ -30,8 +28,9 @@ struct Stats {
   int64_t budget_exhausted = 0;  // IIs whose budget ran out
   int64_t storage_failures = 0;  // IIs where L4 failed (after placement or by the floor)
   int64_t no_seat = 0;           // IIs where some op fits no row (or a positive cycle)
-  int64_t serial_fallback = 0;   // 1 when the serial schedule was published
 };
+
+// The counters in their order; the frame adds serial_fallback last.
 
 std::vector<std::pair<std::string, int64_t>> fields(const Stats& s) {
   return {{"ii_tried", s.ii_tried},
@@ -40,8 +39,7 @@ std::vector<std::pair<std::string, int64_t>> fields(const Stats& s) {
           {"evictions", s.evictions},
           {"budget_exhausted", s.budget_exhausted},
           {"storage_failures", s.storage_failures},
-          {"no_seat", s.no_seat},
-          {"serial_fallback", s.serial_fallback}};
+          {"no_seat", s.no_seat}};
 }
 
 std::string format_ratio(double r) {
@@ -57,70 +55,52 @@ int64_t step_budget(double ratio, int ops) {
   return steps > 1e15 ? int64_t{1000000000000000} : static_cast<int64_t>(steps);
 }
 
-class Generator {
+class Generator : public GeneratorFrame {
  public:
-  Generator(const Graph& g, const ImsOptions& opts)
-      : g_(g), opts_(opts), serial_(generate_serial(g)), problem_(g), attempt_(problem_),
-        budget_(step_budget(opts.budget_ratio, g.op_count())) {}
-
-  Schedule run(std::chrono::steady_clock::time_point t0);
+  Generator(const Graph& g, const ImsOptions& opts, const IiSearchOptions& search)
+      : GeneratorFrame(g, search, {.name = "ims"}), opts_(opts), problem_(g), attempt_(problem_),
+        budget_(step_budget(opts.budget_ratio, g.op_count())), screen_(g, problem_.adj) {}
 
  private:
+  int64_t group_span() override { return problem_.group_span_bound; }
+  IiScreen& screen() override { return screen_; }
   // The attempt at one II (ii_driver.h): the storage floor, the placement,
   // then L4 on the finished placement.
-  IiVerdict attempt(int64_t ii);
+  IiVerdict attempt(int64_t ii) override;
+  const std::vector<int64_t>& starts() override { return attempt_.starts(); }
+  std::vector<std::pair<std::string, std::string>> options() const override {
+    return {{"budget_ratio", format_ratio(opts_.budget_ratio)}};
+  }
+  void finish(Schedule& s, const IiRange& range, const IiSearchResult& r) override;
+  void finish_forced(Schedule& s) override;
   // One line for the run of IIs the storage floor ruled out, if any.
   void close_floor_run(int64_t last);
   // False (with a diagnostic) when L4 fails at `ii` for this placement.
   bool storage_holds(int64_t ii, const std::vector<int64_t>& start);
-  Schedule blank() const;
 
-  const Graph& g_;
   const ImsOptions& opts_;
-  Schedule serial_;
   Problem problem_;
   Attempt attempt_;
   int64_t budget_;
+  IiScreen screen_;
   Stats stats_;
   std::vector<std::string> diagnostics_;
   int64_t floor_from_ = 0;  // first II of a run of IIs the storage floor rules out
 };
 
-Schedule Generator::blank() const {
-  Schedule s;
-  s.graph = g_.name;
-  s.generator = "ims";
-  s.options = {{"budget_ratio", format_ratio(opts_.budget_ratio)}};
-  s.mii = serial_.mii;
-  return s;
+void Generator::finish(Schedule& s, const IiRange& range, const IiSearchResult& r) {
+  if (r.end != IiSearchEnd::kFound) close_floor_run(range.cap);
+  stats_.ii_tried = r.tried;
+  stats_.ii_screened = r.screened;
+  for (std::string& d : diagnostics_) s.diagnostics.push_back(std::move(d));
+  s.stats = fields(stats_);
 }
 
-Schedule Generator::run(std::chrono::steady_clock::time_point t0) {
-  Schedule s = blank();
-  if (g_.attrs.force_serial_execution) {
-    s = forced_serial(serial_, "ims");
-    s.options = blank().options;
-  } else {
-    const IiRange range = heuristic_ii_range(g_, serial_.mii.max(), problem_.group_span_bound,
-                                             opts_.ii_floor, opts_.ii_cap, serial_);
-    IiScreen screen(g_, problem_.adj);
-    const IiSearchResult r = search_ii(
-        g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen,
-        opts_.deadline);
-    if (r.end != IiSearchEnd::kFound) close_floor_run(range.cap);
-    stats_.ii_tried = r.tried;
-    stats_.ii_screened = r.screened;
-    // Up to the serial II nothing placed: the serial schedule is kept, as
-    // the cost-based generator's last rung does.
-    const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;
-    stats_.serial_fallback = fallback && serial_.feasible ? 1 : 0;
-    publish_search(g_, range, r, attempt_.starts(), fallback ? &serial_ : nullptr, s);
-    for (std::string& d : diagnostics_) s.diagnostics.push_back(std::move(d));
-    for (std::string& d : screen.lines()) s.diagnostics.push_back(std::move(d));
-  }
+// Under L7: the options and the (zero) counters as after a search.
+void Generator::finish_forced(Schedule& s) {
+  s.options = options();
   s.stats = fields(stats_);
-  s.time_ns = elapsed_ns(t0);
-  return s;
+  add_fallback_stat(s);
 }
 
 IiVerdict Generator::attempt(int64_t ii) {
@@ -177,9 +157,9 @@ bool Generator::storage_holds(int64_t ii, const std::vector<int64_t>& start) {
 }  // namespace
 }  // namespace ims
 
-Schedule generate_ims(const Graph& g, const ImsOptions& opts) {
+Schedule generate_ims(const Graph& g, const ImsOptions& opts, const IiSearchOptions& search) {
   const auto t0 = std::chrono::steady_clock::now();  // time_ns covers the serial pass too
-  ims::Generator gen(g, opts);
+  ims::Generator gen(g, opts, search);
   return gen.run(t0);
 }
 

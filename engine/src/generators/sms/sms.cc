@@ -1,10 +1,11 @@
 // Swing modulo scheduling as a table of contents (Llosa et al., PACT 1996;
-// docs/BASELINES.md): the serial schedule (L7 and the II cap), the node
-// sets (once per graph), then the attempt at each II the shared II search
-// (ii_driver.h) asks for, from the lower bound up: the timing at that II
-// (longest paths, no all-pairs closure), the swing order, one placement
-// without backtracking, and L4 on the finished placement; after a squeeze
-// (the same op without a seat at many IIs in a row) the search gallops.
+// docs/BASELINES.md): in the heuristics' frame (../frame.h: rule L7, the
+// range, the search, the serial fallback), the node sets (once per
+// graph), then the attempt at each II the shared II search asks for,
+// from the lower bound up: the timing at that II (longest paths, no
+// all-pairs closure), the swing order, one placement without
+// backtracking, and L4 on the finished placement; after a squeeze (the
+// same op without a seat at many IIs in a row) the search gallops.
 #include "tilesched/sms.h"
 
 #include <algorithm>
@@ -13,25 +14,21 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "bounds/distance.h"
-#include "util/elapsed.h"
-#include "graph/graph_algo.h"
 #include "bounds/rrt.h"
-#include "search/ii_driver.h"
-#include "search/ii_screen.h"
+#include "generators/frame.h"
+#include "graph/graph_algo.h"
 #include "graph/storage.h"
 #include "order.h"
 #include "paths.h"
 #include "placer.h"
-#include "tilesched/serial.h"
 
 namespace tilesched {
 
 namespace sms {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Diagnostics name at most this many ops of the order, and this many
 // failed IIs one by one.
@@ -49,22 +46,31 @@ std::string describe_order(const Graph& g, const std::vector<OpId>& order, int64
   return out;
 }
 
-class Generator {
+class Generator : public GeneratorFrame {
  public:
-  Generator(const Graph& g, const SmsOptions& opts)
-      : g_(g), opts_(opts), adj_(Adjacency::build(g)), serial_(generate_serial(g)),
-        groups_(find_leader_groups(g)), paths_(g, adj_) {
+  Generator(const Graph& g, const SmsOptions& opts, const IiSearchOptions& search)
+      : GeneratorFrame(g, search, {.name = "sms"}), opts_(opts), adj_(Adjacency::build(g)),
+        groups_(find_leader_groups(g)), paths_(g, adj_), screen_(g, adj_) {
     nodes_.reserve(static_cast<size_t>(g.op_count()));
     for (const Op& op : g.ops) nodes_.push_back(NodeRrt::lower(op, g.target));
   }
 
-  Schedule run(Clock::time_point t0);
-
  private:
+  int64_t group_span() override { return group_span_bound(g_, adj_, groups_.members); }
+  IiScreen& screen() override { return screen_; }  // no closure of SMS's own to share
+  // The node sets, the placer and the timing's range.
+  void begin(const IiRange& range) override;
   // The attempt at one II (ii_driver.h): the timing, the swing order, one
   // placement and L4; kPlaced leaves placer_.starts(), kSqueezed has the
   // driver gallop over the rest of the range (search_ii).
-  IiVerdict attempt(int64_t ii);
+  IiVerdict attempt(int64_t ii) override;
+  const std::vector<int64_t>& starts() override { return placer_->starts(); }
+  std::vector<std::pair<std::string, std::string>> options() const override {
+    if (search_.ii_cap == 0) return {};
+    return {{"ii_cap", std::to_string(search_.ii_cap)}};
+  }
+  // The order, the notes and the counters.
+  void finish(Schedule& s, const IiRange& range, const IiSearchResult& r) override;
   // Counts a failed II and says whether the linear search should gallop
   // from the next II (SmsOptions::gallop_after), once: the run of IIs at
   // which the same op found no seat in as many cycles. Notes why.
@@ -80,13 +86,12 @@ class Generator {
   bool fresh_timing(int64_t ii);
   void fail(int64_t ii, Failure f, const std::string& why);
 
-  const Graph& g_;
   const SmsOptions& opts_;
   Adjacency adj_;
-  Schedule serial_;
   Groups groups_;
   std::vector<NodeRrt> nodes_;
   PathGraph paths_;
+  IiScreen screen_;
   NodeSets sets_;
   IiLines timing_lines_;           // asap then height, 2n values
   std::vector<int64_t> timing_values_, ordered_for_;  // scratch; the order's timing
@@ -201,35 +206,16 @@ bool Generator::time_and_order(int64_t ii) {
   return true;
 }
 
-Schedule Generator::run(Clock::time_point t0) {
-  if (g_.attrs.force_serial_execution) {
-    Schedule s = forced_serial(serial_, "sms");
-    s.time_ns = elapsed_ns(t0);
-    return s;
-  }
-  Schedule s;
-  s.graph = g_.name;
-  s.generator = "sms";
-  if (opts_.ii_cap != 0) s.options.emplace_back("ii_cap", std::to_string(opts_.ii_cap));
-  s.mii = serial_.mii;
+void Generator::begin(const IiRange& range) {
   sets_ = find_node_sets(g_, adj_);
-  const IiRange range =
-      heuristic_ii_range(g_, s.mii.max(), group_span_bound(g_, adj_, groups_.members),
-                         opts_.ii_floor, opts_.ii_cap, serial_);
   placer_.emplace(g_, adj_, paths_, nodes_, groups_);
   timing_lines_.set_range(range.lower, range.cap);
-  IiScreen screen(g_, adj_);  // no closure of SMS's own to share
   cap_ = range.cap;
-  const IiSearchResult r = search_ii(
-      g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); }, &screen,
-      opts_.deadline);
-  // The serial schedule is legal at the cap (its own II): published rather
-  // than nothing, flagged, so a caller can tell it apart.
-  const bool fallback = opts_.ii_cap == 0 && r.end != IiSearchEnd::kFound;
-  publish_search(g_, range, r, placer_->starts(), fallback ? &serial_ : nullptr, s);
+}
+
+void Generator::finish(Schedule& s, const IiRange&, const IiSearchResult& r) {
   if (r.end == IiSearchEnd::kFound) s.diagnostics.push_back(describe_order(g_, order_, r.ii));
   for (std::string& n : notes_) s.diagnostics.push_back(std::move(n));
-  for (std::string& n : screen.lines()) s.diagnostics.push_back(std::move(n));
   if (failed_ > kFailuresShown) {
     s.diagnostics.push_back("... and " + std::to_string(failed_ - kFailuresShown) +
                             " more failed IIs");
@@ -242,17 +228,14 @@ Schedule Generator::run(Clock::time_point t0) {
     s.stats.emplace_back("ii_failed." + std::string(failure_name(static_cast<Failure>(f))),
                          failures_[f]);
   }
-  s.stats.emplace_back("serial_fallback", fallback && serial_.feasible && !r.stores_over ? 1 : 0);
-  s.time_ns = elapsed_ns(t0);
-  return s;
 }
 
 }  // namespace
 }  // namespace sms
 
-Schedule generate_sms(const Graph& g, const SmsOptions& opts) {
+Schedule generate_sms(const Graph& g, const SmsOptions& opts, const IiSearchOptions& search) {
   const auto t0 = std::chrono::steady_clock::now();  // time_ns covers the serial pass too
-  sms::Generator gen(g, opts);
+  sms::Generator gen(g, opts, search);
   return gen.run(t0);
 }
 

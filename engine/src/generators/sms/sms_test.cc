@@ -33,8 +33,8 @@ int64_t Stat(const Schedule& s, const std::string& name) {
 }
 
 // Schedules g, checks that the verifier accepts a feasible result.
-Schedule Sms(const Graph& g, SmsOptions opts = {}) {
-  const Schedule s = generate_sms(g, opts);
+Schedule Sms(const Graph& g, SmsOptions opts = {}, const IiSearchOptions& search = {}) {
+  const Schedule s = generate_sms(g, opts, search);
   EXPECT_EQ(s.generator, "sms");
   if (s.feasible) {
     EXPECT_GE(s.ii, s.mii.max()) << g.name;
@@ -284,9 +284,9 @@ TEST(Sms, DiagnosticsNameTheOrderAndTruncateIt) {
 
 TEST(Sms, IiCapIsHonoured) {
   const Textbook t = MakeTextbook();
-  SmsOptions opts;
-  opts.ii_cap = 3;  // below RecMII: nothing is tried
-  const Schedule s = Sms(t.g, opts);
+  IiSearchOptions search;
+  search.ii_cap = 3;  // below RecMII: nothing is tried
+  const Schedule s = Sms(t.g, {}, search);
   EXPECT_FALSE(s.feasible);
   EXPECT_EQ(s.failure, FailureReason::kIiCapReached);
   EXPECT_EQ(Stat(s, "ii_tried"), 0);

@@ -13,10 +13,6 @@
 
 namespace tilesched::exact_internal {
 
-inline int64_t elapsed_us(Clock::time_point since) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since).count();
-}
-
 // The wall-clock budget and its split between checks. Work stops 1/32 of
 // the limit early: verifying the answer and tearing down the Z3 context
 // after the last check must fit in the 5 % the limit allows beyond itself.

@@ -20,9 +20,9 @@ namespace tilesched::exact_internal {
 // The strongly connected components (over every edge, any distance) worth
 // an infeasibility proof of their own (docs/EXACT.md, "Components first"):
 // each as the subgraph its ops induce (same target and attributes, the
-// edges between them), for those of at least test_seams::min_component_ops ops, at
-// most three quarters of the graph, and holding some slot or pool. Largest
-// first.
+// edges between them), for those of at least test_seams::min_component_ops
+// ops, at most three quarters of the graph, and holding some slot or pool.
+// Largest first.
 std::vector<Graph> component_subgraphs(const Graph& g);
 
 // What one proof may spend: `until` bounds each component's build and
@@ -33,8 +33,8 @@ struct ComponentBudget {
   int64_t units = 0;
 };
 
-// How the proof runs a check and releases a model. The defaults call the model
-// alone; the oracle's keep its clock budget's reserve (oracle.h).
+// How the proof runs a check and releases a model. The defaults call the
+// model alone; the oracle's keep its clock budget's reserve (oracle.h).
 class ComponentChecks {
  public:
   virtual ~ComponentChecks() = default;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "util/elapsed.h"
 #include "graph/storage.h"
@@ -64,7 +65,8 @@ ExactResult Oracle::run() {
   record_options();
   s.mii = compute_mii(g_);
   const int64_t lower = s.mii.max();
-  if (const std::optional<int64_t> stores = precheck_ii(g_).stores_over) {
+  IiPrecheck precheck = precheck_ii(g_);  // once: the search below starts from it
+  if (const std::optional<int64_t> stores = precheck.stores_over) {
     // No II can be legal (the driver's pre-check): the search would prove
     // every II up to its cap (no heuristic schedule) infeasible, one solver
     // check each, to the same bound.
@@ -89,8 +91,8 @@ ExactResult Oracle::run() {
   const IiRange range = search_range(lower, heuristic ? std::optional<int64_t>(heuristic->ii)
                                                      : std::nullopt);
   proven_below_ = range.lower;
-  const IiSearchResult r =
-      search_ii(g_, range, IiSearch::kLinear, [&](int64_t ii) { return attempt(ii); });
+  const IiSearchResult r = search_ii(std::move(precheck), range, IiSearch::kLinear,
+                                     [&](int64_t ii) { return attempt(ii); });
   const std::optional<int64_t> found =
       r.end == IiSearchEnd::kFound ? std::optional<int64_t>(r.ii) : std::nullopt;
   const int64_t reached = found ? *found : heuristic ? heuristic->ii : 0;

@@ -17,10 +17,10 @@
 
 namespace tilesched::exact_internal {
 
-exact_internal::Backend& Oracle::backend() {
+Backend& Oracle::backend() {
   if (!backend_) {
-    backend_ = opts_.backend == ExactBackend::kSmt ? exact_internal::make_smt_backend(opts_.random_seed)
-                                                   : exact_internal::make_sat_backend(opts_.sat_encoding);
+    backend_ = opts_.backend == ExactBackend::kSmt ? make_smt_backend(opts_.random_seed)
+                                                   : make_sat_backend(opts_.sat_encoding);
   }
   return *backend_;
 }
@@ -59,8 +59,9 @@ Answer Oracle::check(IiProblem& problem, int64_t stages, Clock::time_point until
 }
 
 Answer Oracle::run_check(IiProblem& problem, int64_t stages, int64_t limit_ms, int64_t units) {
-  return check(problem, stages, Clock::now() + std::chrono::milliseconds(std::max<int64_t>(1, limit_ms)),
-               units);
+  const Clock::time_point until =
+      Clock::now() + std::chrono::milliseconds(std::max<int64_t>(1, limit_ms));
+  return check(problem, stages, until, units);
 }
 
 void Oracle::release(std::unique_ptr<IiProblem>& problem) {
@@ -76,11 +77,11 @@ bool Oracle::build(int64_t ii, int64_t k, const std::vector<int64_t>& asap) {
   if (model_ && model_ii_ == ii && model_->limits_stages() && model_k_ >= k) return true;
   release(model_);
   budget_.sample();
-  const exact_internal::ModelSpec spec =
-      *exact_internal::model_spec(g_, ii, k, budget_.deadline(), asap);
+  const ModelSpec spec =
+      *model_spec(g_, ii, k, budget_.deadline(), asap);
   try {
     model_ = backend().build(g_, spec);
-  } catch (const exact_internal::ModelDeadline&) {
+  } catch (const ModelDeadline&) {
     model_.reset();
     build_cut_ii_ = ii;
     return false;
@@ -98,13 +99,13 @@ bool Oracle::build(int64_t ii, int64_t k, const std::vector<int64_t>& asap) {
 IiOutcome Oracle::decide(int64_t ii) {
   const int64_t limit = budget_.next_check_ms();
   if (limit <= 0) return IiOutcome::kSkipped;
-  const std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g_, ii, false);
+  const std::optional<std::vector<int64_t>> asap = longest_paths(g_, ii, false);
   if (!asap) return IiOutcome::kInfeasible;  // II below a recurrence: no model needed
-  const int64_t k = exact_internal::stage_bound(g_, ii);
+  const int64_t k = stage_bound(g_, ii);
   // The resources' stage floor (stage_floor.cc): none at K proves the II
   // infeasible without a model.
-  const std::optional<int64_t> stage_floor = exact_internal::resource_stage_floor(
-      g_, ii, *asap, *exact_internal::longest_paths(g_, ii, true), max_stage(*asap, ii), k);
+  const std::optional<int64_t> stage_floor = resource_stage_floor(
+      g_, ii, *asap, *longest_paths(g_, ii, true), max_stage(*asap, ii), k);
   if (!stage_floor) return IiOutcome::kInfeasible;
   const Clock::time_point t = Clock::now();
   if (component_infeasible(ii)) {

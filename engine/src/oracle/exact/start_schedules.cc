@@ -41,9 +41,11 @@ std::vector<Schedule> heuristic_schedules(const Graph& g, const ExactOptions& op
       skipped.push_back(name);
       return;
     }
-    const Deadline deadline = Clock::now() + std::chrono::milliseconds(left_ms / share);
-    Schedule s = generate(deadline);
-    if (!s.feasible && deadline_passed(deadline)) {
+    IiSearchOptions search;  // capped at the best II so far, under its share of the time
+    search.ii_cap = best_ii;
+    search.deadline = Clock::now() + std::chrono::milliseconds(left_ms / share);
+    Schedule s = generate(search);
+    if (!s.feasible && deadline_passed(search.deadline)) {
       skipped.push_back(name);
       return;
     }
@@ -54,29 +56,17 @@ std::vector<Schedule> heuristic_schedules(const Graph& g, const ExactOptions& op
   if (out.back().feasible) best_ii = out.back().ii;
   for (ArmPolicy policy : {ArmPolicy::kFirstSuccess, ArmPolicy::kBestCost}) {
     const std::string name = "cost-based (" + std::string(arm_policy_name(policy)) + ")";
-    run(name, policy == ArmPolicy::kFirstSuccess ? 1 : 2, [&](const Deadline& d) {
+    run(name, policy == ArmPolicy::kFirstSuccess ? 1 : 2, [&](const IiSearchOptions& search) {
       CostBasedOptions o = opts.start;
       o.arm_policy = policy;
-      o.ii_cap = best_ii;
-      o.deadline = d;
-      Schedule s = generate_cost_based(g, o).schedule;
+      Schedule s = generate_cost_based(g, o, search).schedule;
       s.generator = name;
       return s;
     });
   }
   // The baseline modulo schedulers (docs/BASELINES.md).
-  run("ims", 2, [&](const Deadline& d) {
-    ImsOptions o;
-    o.ii_cap = best_ii;
-    o.deadline = d;
-    return generate_ims(g, o);
-  });
-  run("sms", 2, [&](const Deadline& d) {
-    SmsOptions o;
-    o.ii_cap = best_ii;
-    o.deadline = d;
-    return generate_sms(g, o);
-  });
+  run("ims", 2, [&](const IiSearchOptions& search) { return generate_ims(g, {}, search); });
+  run("sms", 2, [&](const IiSearchOptions& search) { return generate_sms(g, {}, search); });
   return out;
 }
 

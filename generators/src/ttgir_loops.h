@@ -1,7 +1,7 @@
-// The TTGIR reader's loops (internal): finding the scf.for and scf.while
-// operations of a document, reading a loop's carried values and body,
-// describing loops for --list, and turning one into a loop graph
-// (ttgir_body.cc). tilesched/graphgen/ttgir.h is the public face.
+// The TTGIR reader's loops (internal; ttgir_loops.cc): finding the scf.for
+// and scf.while operations of a document, reading a loop's carried values
+// and body, and describing loops for --list. ttgir_body.h turns one into a
+// loop graph; tilesched/graphgen/ttgir_import.h is the public face.
 #pragma once
 
 #include <set>
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tilesched/graphgen/ttgir.h"
+#include "tilesched/graphgen/ttgir_loop.h"
 #include "ttgir_syntax.h"
 
 namespace tilesched::graphgen::ttgir {
@@ -68,10 +68,5 @@ std::set<std::string, std::less<>> values_visible_in(const Document& doc, const 
 // in scf.if branches included, less the folded ones and the terminators.
 // Nested loops count nothing (an outer loop is not imported).
 int imported_op_count(const Operation& loop);
-
-// The loop as a graph on hopper_target(), named `graph_name`.
-StatusOr<TtgirImport> build_loop_graph(const Document& doc, const LoopRef& loop,
-                                       std::string_view source, bool strict,
-                                       std::string graph_name);
 
 }  // namespace tilesched::graphgen::ttgir

@@ -1,7 +1,9 @@
-// Importer for Triton's TTGIR: the MLIR text Triton prints for a kernel
-// (Triton 3.6; `*.ttgir` dumps such as ../shared/kernels/triton-h200/),
-// one loop of it (`scf.for` or `scf.while`) as a loop graph on the
-// `hopper` target.
+// Importer for Triton's TTGIR, its entry points: the MLIR text Triton
+// prints for a kernel (Triton 3.6; `*.ttgir` dumps such as
+// ../shared/kernels/triton-h200/), one loop of it (`scf.for` or
+// `scf.while`) as a loop graph on the `hopper` target. The loop listing,
+// the options and the import's result are in
+// tilesched/graphgen/ttgir_loop.h.
 // docs/TTGIR.md is the reference: what is read, the loop shapes, which
 // ops are folded and why, the kind each op maps to, the Triton schedule
 // attributes kept, the buffers counted, the limits and the messages.
@@ -32,7 +34,8 @@
 //   has at most the stages whose multi-buffered copies of the buffers
 //   Triton can allocate (hopper::predicted_smem_bytes within the 227 KiB a
 //   CTA may take), unless `smem_stage_bound` is off;
-// - Triton's lowering rules as constraints (add_triton_rules), unless
+// - Triton's lowering rules as constraints (add_triton_rules,
+//   tilesched/graphgen/ttgir_rules.h), unless
 //   `triton_rules` is off: every schedule of the graph exports;
 // - an op the importer does not know becomes a `generic` op (latency one
 //   unit, no resources) and is named in `unknown_ops`; with `strict` it
@@ -47,65 +50,16 @@
 #include <vector>
 
 #include "tilesched/graph.h"
+#include "tilesched/graphgen/ttgir_loop.h"
 #include "tilesched/status.h"
 
 namespace tilesched::graphgen {
 
-// One `scf.for` or `scf.while` of a module, numbered in file order from 0.
-struct TtgirLoop {
-  int index = 0;
-  int line = 0;            // the line of its `scf.for` / `scf.while`
-  std::string op;          // "scf.for" or "scf.while"
-  std::string function;    // the function holding it ("@matmul"), "-" when none
-  int op_count = 0;        // graph ops an import makes (folded ops and terminators left out)
-  bool has_dot = false;    // a tt.dot or ttng.warp_group_dot anywhere inside
-  bool has_load = false;   // a global, cp.async or TMA load anywhere inside
-  bool innermost = false;  // no loop inside it (only innermost loops are imported)
-  bool triton_schedule = false;  // an op of its body carries loop.stage
-};
-
-struct TtgirOptions {
-  std::optional<int> loop;  // which loop (TtgirLoop::index); none: the default
-  bool strict = false;      // refuse ops the importer does not know
-  // Bound every op's depth by the stages whose buffers fit shared memory
-  // (ttgir_stage_bound below).
-  bool smem_stage_bound = true;
-  // Add Triton's lowering rules as constraints (add_triton_rules below).
-  bool triton_rules = true;
-};
-
-// Triton's lowering rules (what `export --to triton` refuses, docs/TTGIR.md)
-// as constraints of an imported graph, so that every legal schedule of it
-// exports: one leader_gid group (rule L5, one stage) per set of ops joined
-// by a ttg.local_alloc and the ops reading its buffer (distance-0 data
-// edges) or by one body position (an scf.if's ops); and, for a position
-// of several ops, an order edge of latency 0 from every op outside it that
-// one of them reads in the same iteration to each of them, so that the
-// position's earliest op starts after what it reads. REQUIRES: the graph
-// as the importer makes it (no leader_gid). InvalidInput "WHERE: problem"
-// for a buffer read in a later iteration (no group keeps such a reader
-// in the writer's stage) or more edges than the format allows.
-Status add_triton_rules(Graph& g, std::string_view where);
-
-// The stage count Triton's shared memory allows a loop graph: the largest
-// S (at most kMaxBoundedStages - 1) whose num_stages S buffers
-// (hopper::predicted_smem_bytes) fit the 227 KiB a CTA may take, and the
-// bytes at S + 1. None when even one stage does not fit (no bound helps)
-// or when kMaxBoundedStages - 1 stages still fit (no bound is needed).
-struct TtgirStageBound {
-  int64_t stages = 0;        // the largest S that fits
-  int64_t next_bytes = 0;    // predicted_smem_bytes at stages + 1
-};
-inline constexpr int64_t kMaxBoundedStages = 64;
+// The stage count Triton's shared memory allows a loop graph
+// (TtgirStageBound). None when even one stage does not fit (no bound
+// helps) or when kMaxBoundedStages - 1 stages still fit (no bound is
+// needed).
 std::optional<TtgirStageBound> ttgir_stage_bound(const Graph& g);
-
-struct TtgirImport {
-  Graph graph;
-  int loop = 0;                          // the index of the imported loop
-  std::vector<std::string> unknown_ops;  // distinct unknown op names, in body order
-  // The bound applied to every op's max_depth (stages - 1), when any.
-  std::optional<TtgirStageBound> stage_bound;
-};
 
 // Every loop (scf.for, scf.while) of the text, in file order.
 StatusOr<std::vector<TtgirLoop>> list_ttgir_loops(std::string_view text, std::string_view source);
