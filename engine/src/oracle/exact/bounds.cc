@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <tuple>
 
 #include "model/arith.h"
+#include "op_pairs.h"
 #include "tilesched/limits.h"
 
 namespace tilesched::exact_internal {
@@ -95,15 +95,9 @@ int64_t stage_bound(const Graph& g, int64_t ii) {
     }
   }
   // L5: a group's members share a stage (weight 0 both ways).
-  std::vector<std::pair<int64_t, OpId>> members;
-  for (OpId v = 0; v < n; ++v) {
-    if (g.ops[v].leader_gid) members.push_back({*g.ops[v].leader_gid, v});
-  }
-  std::sort(members.begin(), members.end());
-  for (size_t i = 1; i < members.size(); ++i) {
-    if (members[i].first != members[i - 1].first) continue;
-    edges.push_back({members[i - 1].second, members[i].second, 0});
-    edges.push_back({members[i].second, members[i - 1].second, 0});
+  for (const auto& [u, v] : leader_group_pairs(g)) {
+    edges.push_back({u, v, 0});
+    edges.push_back({v, u, 0});
   }
   // A longest simple path visits each component in one stretch, taking at
   // most one edge out of each op: inside a component at most the sum over
