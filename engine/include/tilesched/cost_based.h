@@ -40,6 +40,8 @@ std::optional<Effort> parse_effort(std::string_view name);
 struct CostBasedOptions {
   ArmPolicy arm_policy = ArmPolicy::kFirstSuccess;
   Effort effort = Effort::kDefault;
+  // How the II search walks its range (its range and deadline:
+  // IiSearchOptions, generate_cost_based's third argument).
   IiSearch ii_search = IiSearch::kLinear;
   int permute_budget = 24;        // exhaustive permutations up to this count
   int permute_samples = 8;        // seeded samples beyond it
