@@ -224,28 +224,34 @@ Status validate_op(const Target& t, const Op& op, int v) {
   return validate_source_fields(op, path);
 }
 
-}  // namespace
-
-Status validate_graph(const Graph& g) {
-  if (Status s = validate_target(g.target); !s.ok()) return s;
-  if (Status s = validate_optional("$.attrs", "triton_num_stages", g.attrs.triton_num_stages,
+// The graph's attrs, each within its range (docs/FORMATS.md).
+Status validate_attrs(const GraphAttrs& a) {
+  if (Status s = validate_optional("$.attrs", "triton_num_stages", a.triton_num_stages,
                                    limits::kMaxMaxDepth);
       !s.ok()) {
     return s;
   }
-  if (Status s = validate_optional("$.attrs", "resident_smem_bytes", g.attrs.resident_smem_bytes,
+  if (Status s = validate_optional("$.attrs", "resident_smem_bytes", a.resident_smem_bytes,
                                    limits::kMaxPoolCapacity);
       !s.ok()) {
     return s;
   }
-  if (g.attrs.num_warps && (*g.attrs.num_warps < 1 || *g.attrs.num_warps > limits::kMaxWarps)) {
-    return range_error("$.attrs.num_warps", "num_warps", *g.attrs.num_warps, 1, limits::kMaxWarps);
+  if (a.num_warps && (*a.num_warps < 1 || *a.num_warps > limits::kMaxWarps)) {
+    return range_error("$.attrs.num_warps", "num_warps", *a.num_warps, 1, limits::kMaxWarps);
   }
-  if (g.attrs.mma_element_bits &&
-      (*g.attrs.mma_element_bits < 1 || *g.attrs.mma_element_bits > limits::kMaxElementBits)) {
-    return range_error("$.attrs.mma_element_bits", "mma_element_bits", *g.attrs.mma_element_bits,
-                       1, limits::kMaxElementBits);
+  if (a.mma_element_bits &&
+      (*a.mma_element_bits < 1 || *a.mma_element_bits > limits::kMaxElementBits)) {
+    return range_error("$.attrs.mma_element_bits", "mma_element_bits", *a.mma_element_bits, 1,
+                       limits::kMaxElementBits);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status validate_graph(const Graph& g) {
+  if (Status s = validate_target(g.target); !s.ok()) return s;
+  if (Status s = validate_attrs(g.attrs); !s.ok()) return s;
   if (g.ops.empty() || g.op_count() > limits::kMaxOps) {
     return Status::InvalidInput("$.ops: a graph needs 1.." + std::to_string(limits::kMaxOps) +
                                 " ops, got " + std::to_string(g.ops.size()));
