@@ -63,6 +63,13 @@ struct CostBasedOptions {
   // the II screen; false: windows kept along the edges, no closure
   // (docs/COST_BASED.md).
   bool all_pairs_closure = false;
+  // Start from a schedule that exists (docs/COST_BASED.md "The IMS
+  // start"): IMS's schedule (or the caller's `start`) is computed first and
+  // is the upper bound and the fallback, so the walk only tries IIs below
+  // it, and at most max_failed_attempts of them fail before it stops.
+  // false: the seeds' walk from the lower bound up to the cap.
+  bool ims_start = true;
+  int max_failed_attempts = 8;
   uint64_t seed = 1;              // seeds permutation sampling
 };
 
@@ -126,7 +133,11 @@ struct CostBasedStats {
   // scanned, seats taken) per phase, and how often each budget ran out.
   int64_t work_search = 0;    // the upward II walk's attempts
   int64_t work_descent = 0;   // the descent below the found II
-  int64_t work_fallback = 0;  // the fallback run when the walk's budget ran out
+  int64_t work_start = 0;     // the starting schedule: IMS's search, or none given
+  int64_t work_graph = 0;     // the graph's facts (reachability), built once
+  int64_t work_total = 0;     // every unit of the call, earlier effort levels' included
+  int64_t start_ii = 0;       // the starting schedule's II (0: none)
+  int64_t start_kept = 0;     // 1: no II below the start's placed, its schedule is published
   int64_t attempts_out_of_work = 0;  // II attempts stopped at their budget
   int64_t walk_out_of_work = 0;      // 1: the upward walk's budget ran out
   int64_t descent_out_of_work = 0;   // 1: the descent's budget ran out
@@ -144,7 +155,11 @@ struct CostBasedResult {
 
 // `search`: the II range and the deadline (tilesched/ii_search.h).
 // REQUIRES: g passed validate_graph.
+// `start`: a feasible schedule of g to beat (a cheaper effort level's),
+// in place of IMS's when opts.ims_start; its stat "work.total" is carried
+// into this call's.
 CostBasedResult generate_cost_based(const Graph& g, const CostBasedOptions& opts,
-                                    const IiSearchOptions& search = {});
+                                    const IiSearchOptions& search = {},
+                                    const Schedule* start = nullptr);
 
 }  // namespace tilesched

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <utility>
 
@@ -29,8 +30,40 @@ struct GeneratorEntry {
 StatusOr<Schedule> run_serial(const Graph& g, const GenerateOptions&) {
   return generate_serial(g);
 }
+// One effort level's run and, unless it is off, the packing repair after
+// it. More effort is never worse (docs/COST_BASED.md "Effort"): a level
+// above fast starts from the cheaper level's whole run (its search, its
+// repair) as the schedule to beat, so its II is at most that one's.
+Schedule cost_based_at(Effort effort, const Graph& g, const GenerateOptions& opts) {
+  CostBasedOptions o = opts.cost_based;
+  o.effort = effort;
+  const bool repairs = opts.packing_repair != PackingRepair::kOff;
+  if (effort == Effort::kFast || !o.ims_start) {
+    Schedule s = generate_cost_based(g, o, opts.search).schedule;
+    if (repairs) repair_packing(g, opts.search.ii_floor, packing_repair_options(effort), s);
+    return s;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const Effort cheaper = effort == Effort::kFull ? Effort::kDefault : Effort::kFast;
+  const Schedule before = cost_based_at(cheaper, g, opts);
+  Schedule s =
+      generate_cost_based(g, o, opts.search, before.feasible ? &before : nullptr).schedule;
+  // Kept the cheaper level's schedule: its repair already ran where this
+  // level's would run the same (default and full repair alike).
+  const bool kept = s.feasible && before.feasible && s.ii == before.ii &&
+                    s.start == before.start;
+  if (kept && same_repair(packing_repair_options(effort), packing_repair_options(cheaper))) {
+    s.flags = before.flags;  // the cheaper level's schedule as it was published
+  } else if (repairs) {
+    repair_packing(g, opts.search.ii_floor, packing_repair_options(effort), s);
+  }
+  s.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
 StatusOr<Schedule> run_cost_based(const Graph& g, const GenerateOptions& opts) {
-  return generate_cost_based(g, opts.cost_based, opts.search).schedule;
+  return cost_based_at(opts.cost_based.effort, g, opts);
 }
 StatusOr<Schedule> run_cost_based_seed(const Graph& g, const GenerateOptions& opts) {
   Schedule s =
@@ -167,9 +200,8 @@ GenerateOptions for_run(const GenerateOptions& opts, const StageCapRun& r) {
 StatusOr<Schedule> run_once(GeneratorKind k, const Graph& g, const GenerateOptions& opts) {
   StatusOr<Schedule> s = entry(k).run(g, opts);
   const bool baseline = k == GeneratorKind::kIms || k == GeneratorKind::kSms;
-  const bool repairs =
-      (k == GeneratorKind::kCostBased && opts.packing_repair != PackingRepair::kOff) ||
-      (baseline && opts.packing_repair == PackingRepair::kAll);
+  // Cost-based repairs inside its run (cost_based_at), after each level.
+  const bool repairs = baseline && opts.packing_repair == PackingRepair::kAll;
   if (s.ok() && repairs) {
     repair_packing(g, opts.search.ii_floor, packing_repair_options(opts.cost_based.effort), *s);
   }

@@ -159,8 +159,7 @@ bool Arms::can_fuse(OpId a, OpId b) const {
       }
     }
   }
-  // Last: the cheapest test of a pair along the edges is a search.
-  return !p_.has_path(a, b) && !p_.has_path(b, a);  // dependence
+  return !ctx_.reaches(a, b) && !ctx_.reaches(b, a);  // dependence
 }
 
 std::optional<Proposal> Arms::try_fuse(const std::vector<OpId>& ready) {

@@ -34,7 +34,6 @@ class ClosureWindows final : public Windows {
   // would grow to O(ops * related).
   void set_undo_trail(bool on) override;
 
-  bool has_path(OpId a, OpId b) const override { return dist_.has_path(a, b); }
   int64_t longest_path(OpId a, OpId b) const override {
     return dist_.has_path(a, b) ? dist_.at(a, b) : DistanceMatrix::kNoPath;
   }

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "effort.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/deadline.h"
+#include "graph/reachability.h"
 #include "tilesched/graph.h"
 #include "bounds/rrt.h"
 #include "tilesched/schedule.h"
@@ -60,12 +62,23 @@ struct Context {
     if (work != nullptr) work->add(units);
   }
   bool out_of_work() const { return work != nullptr && work->out(); }
+  // A path of one or more edges leads from a to b: the graph's
+  // reachability rows, built at the first question, their cost counted.
+  bool reaches(OpId a, OpId b) const {
+    if (!reach_) {
+      reach_ = std::make_unique<Reachability>(g, adj);
+      if (work != nullptr) work->add_to(WorkMeter::kGraph, reach_->build_work() / kReachWordsPerUnit);
+    }
+    return reach_->reaches(a, b);
+  }
   // No rung, refinement iteration or stretch of rung steps or backtracking
   // seats starts after it (IiSearchOptions::deadline, the generator's);
   // none in unit tests that build a context alone.
   Deadline deadline;
 
  private:
+  static constexpr int64_t kReachWordsPerUnit = 8;
+  mutable std::unique_ptr<Reachability> reach_;
   // The constructor's steps, in the order it runs them.
   void lower_footprints();
   void rank_topologically();

@@ -39,54 +39,125 @@ std::vector<OpId> priority_order(const Context& ctx) {
   }
   return order;
 }
-// The claims of one singleton slot: (op, cycles held).
-using SlotClaims = std::vector<std::pair<OpId, int64_t>>;
+// The assignments one room check's bin packing may try (slot_can_hold).
+constexpr int64_t kPackSteps = 4096;
+// Rows a room check scans (or packing steps it takes) per work unit.
+constexpr int64_t kRoomRowsPerUnit = 16;
 
-// Per singleton slot (by slot id), the ops that claim it for less than II
-// cycles (a longer claim collides with itself, which the probe reports).
-std::vector<SlotClaims> singleton_claims(const Context& ctx, int64_t ii) {
+// The exclusive claims on one slot: holds of more than half its capacity
+// (of a singleton slot, every hold), no two of which share a row.
+struct Claim {
+  OpId op = 0;
+  int64_t cycles = 0;
+  int64_t units = 0;
+};
+using SlotClaims = std::vector<Claim>;
+
+// Per slot (by slot id), its exclusive claims of less than II cycles (a
+// longer claim collides with itself, which the probe reports). A slot with
+// fewer than two has none listed: there is nothing to keep apart.
+std::vector<SlotClaims> exclusive_claims(const Context& ctx, int64_t ii) {
   std::vector<SlotClaims> claims(ctx.g.target.slots.size() + 1);
   for (OpId v = 0; v < ctx.g.op_count(); ++v) {
     for (const Triple& t : ctx.g.ops[v].resources) {
-      if (ctx.g.target.slot(t.slot).capacity == 1 && t.duration > 0 && t.duration <= ii) {
-        claims[t.slot].push_back({v, t.duration});
+      const int64_t capacity = ctx.g.target.slot(t.slot).capacity;
+      if (2 * t.occupancy > capacity && t.duration > 0 && t.duration <= ii) {
+        claims[t.slot].push_back({v, t.duration, t.occupancy});
       }
     }
+  }
+  for (SlotClaims& c : claims) {
+    if (c.size() < 2) c.clear();
   }
   return claims;
 }
 
-// True when the free rows of `slot` can still hold its unplaced claimants:
-// their cycles fit in the free rows, and as many claims of the shortest
-// length fit in the free runs (cyclic) as there are claimants.
-bool slot_can_hold(const Placement& p, int slot, const SlotClaims& claims) {
-  int64_t need = 0, cycles = 0, shortest = INT64_MAX;
-  for (const auto& [v, d] : claims) {
-    if (p.placed(v)) continue;
-    ++need;
-    cycles += d;
-    shortest = std::min(shortest, d);
+// Per op: it holds a slot whose holders together fill at least 7/8 of its
+// units over the II. The search seats such ops first: their packing is
+// what decides the II, and seated among the others a dead end found late
+// undoes every seat taken since.
+std::vector<char> packing_ops(const Context& ctx, int64_t ii) {
+  const int slots = static_cast<int>(ctx.g.target.slots.size());
+  std::vector<int64_t> demand(slots + 1, 0);
+  for (const Op& op : ctx.g.ops) {
+    for (const Triple& t : op.resources) demand[t.slot] += t.occupancy * t.duration;
   }
-  if (need == 0) return true;
+  std::vector<char> first(ctx.g.op_count(), 0);
+  for (OpId v = 0; v < ctx.g.op_count(); ++v) {
+    for (const Triple& t : ctx.g.ops[v].resources) {
+      const int64_t capacity = ctx.g.target.slot(t.slot).capacity;
+      if (capacity > 1 && 8 * demand[t.slot] >= 7 * capacity * ii) first[v] = 1;
+    }
+  }
+  return first;
+}
+
+// Whether the holds `items` (cycles, longest first) fit side by side in
+// the runs `room` (free rows each): a depth-first assignment, each item to
+// a run with room for it, runs of equal room tried once; past `steps`
+// assignments it answers true (no proof either way).
+bool packs(const std::vector<int64_t>& items, size_t i, std::vector<int64_t>& room,
+           int64_t& steps) {
+  if (i == items.size()) return true;
+  if (--steps < 0) return true;
+  for (size_t b = 0; b < room.size(); ++b) {
+    if (room[b] < items[i]) continue;
+    bool tried = false;
+    for (size_t a = 0; a < b && !tried; ++a) tried = room[a] == room[b];
+    if (tried) continue;
+    room[b] -= items[i];
+    const bool ok = packs(items, i + 1, room, steps);
+    room[b] += items[i];
+    if (ok) return true;
+  }
+  return false;
+}
+
+// True when the rows of `slot` can still hold its unplaced exclusive
+// claims. A row is closed to all of them when what it holds leaves less
+// than the fewest units any of them takes; the open rows form runs
+// (cyclic), each claim needs rows of its own inside one run, so the
+// claims' cycles must pack into the runs' lengths (a bin packing, packs()).
+bool slot_can_hold(const Placement& p, int slot, const SlotClaims& claims, int64_t& work) {
+  std::vector<int64_t> items;
+  int64_t cycles = 0, fewest_units = INT64_MAX;
+  for (const Claim& c : claims) {
+    if (p.placed(c.op)) continue;
+    items.push_back(c.cycles);
+    cycles += c.cycles;
+    fewest_units = std::min(fewest_units, c.units);
+  }
+  if (items.empty()) return true;
   const int64_t ii = p.ii();
-  const uint64_t bit = slot_bit(slot);
-  int64_t first_busy = -1;
-  for (int64_t r = 0; r < ii && first_busy < 0; ++r) {
-    if (p.rrt().row(r) & bit) first_busy = r;
+  work += ii;
+  const int64_t open_if = p.ctx().g.target.slot(slot).capacity - fewest_units;
+  auto closed = [&](int64_t r) { return p.rrt().slot_usage(slot, r) > open_if; };
+  int64_t first_closed = -1;
+  for (int64_t r = 0; r < ii && first_closed < 0; ++r) {
+    if (closed(r)) first_closed = r;
   }
-  if (first_busy < 0) return ii / shortest >= need && ii >= cycles;
-  int64_t free = 0, fits = 0, run = 0;
-  for (int64_t k = 1; k <= ii; ++k) {  // one lap from the first busy row
-    const int64_t r = (first_busy + k) % ii;
-    if (p.rrt().row(r) & bit) {
-      fits += run / shortest;
-      free += run;
+  if (first_closed < 0) return ii >= cycles;  // one cyclic run
+  std::vector<int64_t> runs;
+  int64_t run = 0, usable = 0;
+  const int64_t shortest = *std::min_element(items.begin(), items.end());
+  for (int64_t k = 1; k <= ii; ++k) {  // one lap from the first closed row
+    const int64_t r = (first_closed + k) % ii;
+    if (closed(r)) {
+      if (run >= shortest) {
+        runs.push_back(run);
+        usable += run;
+      }
       run = 0;
     } else {
       ++run;
     }
   }
-  return fits >= need && free >= cycles;
+  if (usable < cycles) return false;
+  std::sort(items.rbegin(), items.rend());
+  int64_t steps = kPackSteps;
+  const bool fits = packs(items, 0, runs, steps);
+  work += kPackSteps - std::max<int64_t>(steps, 0);
+  return fits;
 }
 // SearchFacts::share: the ops whose seats a seat of v can change (besides those
 // it has a path to or from): a common slot, pool or leader group.
@@ -148,6 +219,7 @@ class Backtracker {
   // the top of its stages).
   bool bounded_above(OpId v, const Window& w) const;
   std::optional<int64_t> next_seat(Frame& f);  // through the gates
+
   // Fail first: the unplaced op with the fewest seats (up to kEnough),
   // ties by priority; ops held by G1 wait for their anchor. An op with no
   // seat at all comes back with an empty range (the branch is dead).
@@ -174,6 +246,7 @@ class Backtracker {
   std::vector<int> count_;
   std::vector<char> stale_;
   std::vector<SlotClaims> claims_;
+  std::vector<char> packing_first_;  // packing_ops(): seated before the others
 };
 
 Backtracker::Backtracker(const Context& ctx, Placement& p, Gates& gates,
@@ -191,7 +264,8 @@ Backtracker::Backtracker(const Context& ctx, Placement& p, Gates& gates,
       range_(n_),
       count_(n_, 0),
       stale_(n_, 1),
-      claims_(singleton_claims(ctx, p.ii())) {
+      claims_(exclusive_claims(ctx, p.ii())),
+      packing_first_(packing_ops(ctx, p.ii())) {
   for (int i = 0; i < n_; ++i) rank_[order[i]] = i;
 }
 
@@ -203,6 +277,7 @@ bool Backtracker::bounded_above(OpId v, const Window& w) const {
 Backtracker::Frame Backtracker::range_of(OpId v) const {
   const Window w = p_.window(v);
   Frame f{v, w.lo, w.lo, std::min(w.hi, w.lo + ii_ - 1), false};
+
   if (std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v])) {
     f.next = std::max(w.lo, *stage * ii_);  // L5: only the group's stage
     f.end = std::min(w.hi, *stage * ii_ + ii_ - 1);
@@ -247,6 +322,13 @@ std::optional<Backtracker::Frame> Backtracker::choose() {
       stale_[v] = 0;
     }
     if (count_[v] == 0) return Frame{v, 0, 0, -1};
+    if (best && packing_first_[best->op] != packing_first_[v]) {
+      if (packing_first_[v]) {
+        best = range_[v];
+        best_count = count_[v];
+      }
+      continue;
+    }
     if (count_[v] < best_count || (count_[v] == best_count && rank_[v] < rank_[best->op])) {
       best = range_[v];
       best_count = count_[v];
@@ -265,7 +347,11 @@ void Backtracker::touched(OpId u) {
 
 bool Backtracker::room_left(OpId v) const {
   for (const Triple& t : ctx_.g.ops[v].resources) {
-    if (!claims_[t.slot].empty() && !slot_can_hold(p_, t.slot, claims_[t.slot])) return false;
+    if (claims_[t.slot].empty()) continue;
+    int64_t work = 0;
+    const bool holds = slot_can_hold(p_, t.slot, claims_[t.slot], work);
+    ctx_.count(work / kRoomRowsPerUnit);
+    if (!holds) return false;
   }
   return true;
 }
@@ -292,6 +378,13 @@ bool Backtracker::run() {
     if (frames.size() == 1 && shift_invariant && f.next > f.earliest) f.next = f.end + 1;
     if (std::optional<int64_t> seat = next_seat(f)) {
       p_.place(f.op, *seat);
+      // A seat whose slot has no room left for the claims still to come
+      // is taken back before it counts (its check is counted as work).
+      if (p_.placed_count() < n_ && !room_left(f.op)) {
+        p_.unplace(f.op);
+        if (ctx_.out_of_work()) return fail("the effort's work budget is spent");
+        continue;
+      }
       ++out_.seats;
       if (++seats > budget_) {
         out_.failures.push_back(spent_line(ii_, budget_));
@@ -304,10 +397,6 @@ bool Backtracker::run() {
       if (p_.placed_count() == n_) {
         if (storage_holds(ctx_, p_)) return true;
         p_.unplace(f.op);  // L4 fails: this leaf is no schedule
-        continue;
-      }
-      if (!room_left(f.op)) {
-        p_.unplace(f.op);
         continue;
       }
       touched(f.op);

@@ -305,36 +305,6 @@ void EdgeWindows::broken_by(OpId v, int64_t t, std::vector<OpId>& out) const {
   }
 }
 
-bool EdgeWindows::has_path(OpId a, OpId b) const {
-  // Breadth-first over out-edges; search_queued_ marks the ops seen.
-  search_queue_.clear();
-  for (int p = adj_.out_begin[a]; p < adj_.out_begin[a + 1]; ++p) {
-    const OpId y = g_.edges[adj_.out_edges[p]].to;
-    if (!search_queued_[y]) {
-      search_queued_[y] = 1;
-      search_queue_.push_back(y);
-    }
-  }
-  bool found = false;
-  for (size_t head = 0; head < search_queue_.size() && !found; ++head) {
-    const OpId x = search_queue_[head];
-    if (x == b) {
-      found = true;
-      break;
-    }
-    for (int p = adj_.out_begin[x]; p < adj_.out_begin[x + 1]; ++p) {
-      const OpId y = g_.edges[adj_.out_edges[p]].to;
-      if (!search_queued_[y]) {
-        search_queued_[y] = 1;
-        search_queue_.push_back(y);
-      }
-    }
-  }
-  for (OpId x : search_queue_) search_queued_[x] = 0;
-  search_queue_.clear();
-  return found;
-}
-
 std::span<const OpId> EdgeWindows::moved(OpId v) {
   if (changed_.size() == static_cast<size_t>(n_)) return changed_;
   moved_.assign(changed_.begin(), changed_.end());

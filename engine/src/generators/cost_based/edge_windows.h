@@ -90,8 +90,6 @@ class EdgeWindows final : public Windows {
   // Two searches that expand only the ops through which a dependence can
   // be broken: none when t lies within v's labels. REQUIRES: v not placed.
   void broken_by(OpId v, int64_t t, std::vector<OpId>& out) const override;
-  // A path of one or more edges from a to b (whatever the II).
-  bool has_path(OpId a, OpId b) const override;
   // min over placed u != v with a path to v of s_u + D[u][v] (nullopt when
   // none), by a search back from v over every op with a path to it; nullopt
   // too when that search would visit more than `max_visits` edges (the

@@ -79,9 +79,6 @@ TEST(EdgeWindows, PositiveCyclesAndAsapAreTheClosures) {
           const int64_t duv = u == v ? 0 : (d.has_path(u, v) ? d.at(u, v) : EdgeWindows::kNone);
           ASSERT_EQ(from[u], dvu) << "round " << round << " D[" << v << "][" << u << "]";
           ASSERT_EQ(to[u], duv) << "round " << round << " D[" << u << "][" << v << "]";
-          if (u != v) {
-            ASSERT_EQ(w.has_path(v, u), d.has_path(v, u));
-          }
         }
       }
     }
@@ -241,7 +238,6 @@ TEST(EdgeWindows, PlacementWindowsAndConflictsAreTheClosures) {
         ASSERT_EQ(e.conflicts(v, t), c.conflicts(v, t)) << "round " << round << " op " << v;
         for (OpId u = 0; u < n; ++u) {
           if (u == v) continue;
-          ASSERT_EQ(e.has_path(u, v), c.has_path(u, v));
           ASSERT_EQ(e.longest_path(u, v), c.longest_path(u, v));
         }
       }

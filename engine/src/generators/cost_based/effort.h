@@ -28,12 +28,19 @@ EffortBudgets effort_budgets(Effort effort, const Graph& g);
 
 class WorkMeter {
  public:
-  enum Phase { kSearch, kDescent, kFallback, kPhaseCount };
+  // The graph's facts (built once, when first asked), the starting
+  // schedule (IMS's search), the upward walk, the descent.
+  enum Phase { kGraph, kStart, kSearch, kDescent, kPhaseCount };
 
   // Counts `units` to the current phase.
   void add(int64_t units) {
     total_ += units;
     spent_[phase_] += units;
+  }
+  // Counts `units` to `phase`, outside the current phase's budget.
+  void add_to(Phase phase, int64_t units) {
+    total_ += units;
+    spent_[phase] += units;
   }
   // Enters `phase` under `limit` for the whole phase (0: none); the attempt
   // budget is off until start_attempt.
@@ -44,10 +51,12 @@ class WorkMeter {
   }
   // One attempt within the phase, under `limit` (0: none).
   void start_attempt(int64_t limit) {
-    attempt_start_ = total_;
+    attempt_start_ = spent_[phase_];
     attempt_limit_ = limit;
   }
-  bool attempt_out() const { return attempt_limit_ > 0 && total_ - attempt_start_ > attempt_limit_; }
+  bool attempt_out() const {
+    return attempt_limit_ > 0 && spent_[phase_] - attempt_start_ > attempt_limit_;
+  }
   bool phase_out() const { return phase_limit_ > 0 && spent_[phase_] > phase_limit_; }
   bool out() const { return attempt_out() || phase_out(); }
   int64_t spent(Phase p) const { return spent_[p]; }

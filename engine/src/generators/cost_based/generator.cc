@@ -66,6 +66,7 @@ CostBasedOptions as_the_seeds_write_it(CostBasedOptions opts) {
   opts.descent_budget_ratio = 0;
   opts.policy_fallback = false;
   opts.all_pairs_closure = true;
+  opts.ims_start = false;
   opts.effort = Effort::kFull;  // the seeds' bounds alone
   return opts;
 }
@@ -111,6 +112,11 @@ void each_stat(const CostBasedStats& s, Add&& add) {
   add("", "spill_surcharges", s.spill_surcharges);
   add("work.", "search", s.work_search);
   add("work.", "descent", s.work_descent);
+  add("work.", "start", s.work_start);
+  add("work.", "graph", s.work_graph);
+  add("work.", "total", s.work_total);
+  add("", "start_ii", s.start_ii);
+  add("", "start_kept", s.start_kept);
   add("work_budget_out.", "attempts", s.attempts_out_of_work);
   add("work_budget_out.", "walk", s.walk_out_of_work);
   add("work_budget_out.", "descent", s.descent_out_of_work);
@@ -143,7 +149,8 @@ class Generator : public GeneratorFrame {
  public:
   // The frame's serial schedule gives the II cap, the last rung's seats and
   // the MII (generate_serial reports it), so the bounds are computed once.
-  Generator(const Graph& g, const CostBasedOptions& opts, const IiSearchOptions& search)
+  Generator(const Graph& g, const CostBasedOptions& opts, const IiSearchOptions& search,
+            const Schedule* start)
       : GeneratorFrame(g, search,
                        {.name = "cost-based", .walk = opts.ii_search, .serial_fallback = false}),
         ctx_(g, opts, serial_.mii),
@@ -156,6 +163,12 @@ class Generator : public GeneratorFrame {
         refinement_(ctx_, *placement_, driver_, ladder_, builder_, stats_, notes_) {
     ctx_.work = &meter_;
     ctx_.deadline = search.deadline;
+    if (start != nullptr && start->feasible) {
+      given_start_ = start;
+      for (const auto& [key, value] : start->stats) {
+        if (key == "work.total") work_before_ = value;
+      }
+    }
   }
 
   const CostBasedStats& stats() const { return stats_; }
@@ -164,7 +177,8 @@ class Generator : public GeneratorFrame {
  private:
   int64_t group_span() override { return ctx_.group_span_bound; }
   IiScreen& screen() override { return screen_; }
-  void begin(const IiRange&) override { meter_.start_phase(WorkMeter::kSearch, budgets_.walk); }
+  // The starting schedule (opts.ims_start), then the walk's budget.
+  void begin(const IiRange& range) override;
   // The upward walk under the effort's budgets; kStop once the walk's is spent.
   IiVerdict attempt(int64_t ii) override;
   // The found II's seats (the walk's, IMS's stand-in's or the serial ones),
@@ -192,11 +206,24 @@ class Generator : public GeneratorFrame {
   // schedule no worse than IMS's; where IMS finds none, the serial seats
   // (when legal and in `range`). False when neither is.
   bool after_spent_walk(const IiRange& range, IiSearchResult& r);
+  // IMS's search over the range (the frame's options), its work counted
+  // to the start phase; the serial seats where IMS finds none (when legal
+  // and in `range`), flagged serial_fallback.
+  Schedule run_ims(const IiRange& range);
+  // The walk placed nothing below the starting schedule's II: its seats
+  // are published at its II. False when there is none.
+  bool keep_start(IiSearchResult& r);
 
   Context ctx_;
   EffortBudgets budgets_;
   WorkMeter meter_;
   std::optional<int64_t> fallback_from_;  // the II the walk's budget ran out at
+  // The schedule the walk must beat (opts.ims_start): the caller's, or IMS's.
+  const Schedule* given_start_ = nullptr;
+  std::optional<Schedule> ims_;
+  const Schedule* start_ = nullptr;
+  int64_t work_before_ = 0;  // an earlier effort level's work.total
+  int failed_attempts_ = 0;
   // Under a budget: the walk's latest placement, its II and whether its
   // seats are the serial ones.
   struct Placed {
@@ -229,6 +256,43 @@ class Generator : public GeneratorFrame {
   Refinement refinement_;
 };
 
+void Generator::begin(const IiRange& range) {
+  if (ctx_.opts.ims_start) {
+    if (given_start_ != nullptr) {
+      start_ = given_start_;
+    } else {
+      ims_ = run_ims(range);
+      if (ims_->feasible) start_ = &*ims_;
+    }
+    if (start_ != nullptr) stats_.start_ii = start_->ii;
+  }
+  meter_.start_phase(WorkMeter::kSearch, budgets_.walk);
+}
+
+Schedule Generator::run_ims(const IiRange& range) {
+  Schedule ims = generate_ims(ctx_.g, ImsOptions{}, search_);
+  // IMS's own counts: each placement step scans a window and the op's
+  // edges; each II tried sets up its table and windows over the graph.
+  int64_t steps = 0, tried = 0;
+  for (const auto& [key, value] : ims.stats) {
+    if (key == "placement_steps") steps = value;
+    if (key == "ii_tried") tried = value;
+  }
+  const int64_t size = ctx_.g.op_count() + static_cast<int64_t>(ctx_.g.edges.size());
+  meter_.add_to(WorkMeter::kStart, steps + tried * size);
+  // Where IMS finds none, the serial seats at the serial II, as the
+  // ladder's last rung gives them there.
+  if (!ims.feasible && serial_.feasible && serial_.ii >= range.lower && serial_.ii <= range.cap) {
+    ims = serial_;
+    ims.flags.push_back("serial_fallback");
+  }
+  return ims;
+}
+
+bool has_flag(const Schedule& s, std::string_view flag) {
+  return std::find(s.flags.begin(), s.flags.end(), flag) != s.flags.end();
+}
+
 void Generator::after_search(const IiRange& range, IiSearchResult& r) {
   stats_.ii_screened = screen_.rejected();
   serial_fallback_ = refinement_.serial_fallback();
@@ -238,19 +302,28 @@ void Generator::after_search(const IiRange& range, IiSearchResult& r) {
   } else if (r.end == IiSearchEnd::kFound) {
     seats_ = placement_->starts();
   }
-  const bool found = r.end == IiSearchEnd::kFound || after_spent_walk(range, r);
+  const bool found =
+      r.end == IiSearchEnd::kFound || keep_start(r) || after_spent_walk(range, r);
   if (found && ctx_.opts.descent_budget_ratio > 0) {
     meter_.start_phase(WorkMeter::kDescent, budgets_.descent);
     r.ii = descend(r.ii, range.lower);
   }
+  stats_.work_start = meter_.spent(WorkMeter::kStart);
+  stats_.work_graph = meter_.spent(WorkMeter::kGraph);
   stats_.work_search = meter_.spent(WorkMeter::kSearch);
   stats_.work_descent = meter_.spent(WorkMeter::kDescent);
+  stats_.work_total = work_before_ + meter_.total();
 }
 
 IiVerdict Generator::attempt(int64_t ii) {
   // Under a budget, the galloping walks' replay of the found II takes the
   // seats it placed (a replay under a spent budget would fail).
   if (budgets_.walk > 0 && last_placed_ && last_placed_->ii == ii) return IiVerdict::kPlaced;
+  // Below the starting schedule only, and a bounded number of failures.
+  if (start_ != nullptr &&
+      (ii >= start_->ii || failed_attempts_ >= ctx_.opts.max_failed_attempts)) {
+    return IiVerdict::kStop;
+  }
   if (meter_.phase_out()) return IiVerdict::kStop;
   meter_.start_attempt(budgets_.attempt);
   if (refinement_.attempt(ii) || first_success_attempt(ii)) {
@@ -259,24 +332,36 @@ IiVerdict Generator::attempt(int64_t ii) {
     }
     return IiVerdict::kPlaced;
   }
+  ++failed_attempts_;
   if (meter_.attempt_out()) ++stats_.attempts_out_of_work;
   if (!meter_.phase_out()) return IiVerdict::kNotPlaced;
   fallback_from_ = ii;
   return IiVerdict::kStop;
 }
 
+bool Generator::keep_start(IiSearchResult& r) {
+  if (start_ == nullptr) return false;
+  stats_.start_kept = 1;
+  if (fallback_from_) stats_.walk_out_of_work = 1;
+  notes_.add("no II below the starting schedule's (" +
+             std::string(given_start_ != nullptr ? "a cheaper effort level's" : "IMS's") +
+             ", II " + std::to_string(start_->ii) + ") placed" +
+             (fallback_from_ ? ": the effort's budget for the II walk (" +
+                                   std::to_string(budgets_.walk) + " work units) is spent"
+                             : std::string()) +
+             "; its schedule is kept");
+  r.end = IiSearchEnd::kFound;
+  r.ii = start_->ii;
+  seats_ = start_->start;
+  serial_fallback_ = has_flag(*start_, "serial_fallback");
+  return true;
+}
+
 bool Generator::after_spent_walk(const IiRange& range, IiSearchResult& r) {
   if (r.end != IiSearchEnd::kStopped || !fallback_from_) return false;
   stats_.walk_out_of_work = 1;
-  Schedule ims = generate_ims(ctx_.g, ImsOptions{}, search_);
-  // Where IMS finds none, the serial seats at the serial II, as the
-  // ladder's last rung gives them there.
-  const bool serial = !ims.feasible && serial_.feasible && serial_.ii >= range.lower &&
-                      serial_.ii <= range.cap;
-  if (serial) {
-    ims = serial_;
-    ims.flags.push_back("serial_fallback");
-  }
+  Schedule ims = run_ims(range);
+  const bool serial = has_flag(ims, "serial_fallback");
   notes_.add("II " + std::to_string(*fallback_from_) + ": the effort's budget for the II walk (" +
              std::to_string(budgets_.walk) + " work units) is spent; " +
              (!ims.feasible ? std::string("IMS found no schedule either")
@@ -286,8 +371,7 @@ bool Generator::after_spent_walk(const IiRange& range, IiSearchResult& r) {
   r.end = IiSearchEnd::kFound;
   r.ii = ims.ii;
   seats_ = ims.start;
-  serial_fallback_ = std::find(ims.flags.begin(), ims.flags.end(), "serial_fallback") !=
-                     ims.flags.end();
+  serial_fallback_ = serial;
   return true;
 }
 
@@ -344,9 +428,9 @@ void Generator::finish(Schedule& s, const IiRange&, const IiSearchResult&) {
 }  // namespace cost_based
 
 CostBasedResult generate_cost_based(const Graph& g, const CostBasedOptions& opts,
-                                    const IiSearchOptions& search) {
+                                    const IiSearchOptions& search, const Schedule* start) {
   const auto t0 = std::chrono::steady_clock::now();  // time_ns covers the serial pass too
-  cost_based::Generator gen(g, opts, search);
+  cost_based::Generator gen(g, opts, search, start);
   CostBasedResult result;
   result.schedule = gen.run(t0);
   result.stats = gen.stats();

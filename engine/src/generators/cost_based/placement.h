@@ -56,8 +56,6 @@ class Placement {
   int64_t ii() const { return ii_; }
   // Earliest start from the dependences alone (every start is >= 0).
   int64_t asap(OpId v) const { return windows_->asap(v); }
-  // A path of dependence edges from a to b, a != b.
-  bool has_path(OpId a, OpId b) const { return windows_->has_path(a, b); }
   // The longest path weight from a to b at the II (Rau's MinDist), or
   // DistanceMatrix::kNoPath. REQUIRES: a successful reset().
   int64_t longest_path(OpId a, OpId b) const { return windows_->longest_path(a, b); }

@@ -149,8 +149,6 @@ class Windows {
 
   // Earliest start from the dependences alone (every start is >= 0).
   int64_t asap(OpId v) const { return asap_[v]; }
-  // A path of dependence edges from a to b, a != b.
-  virtual bool has_path(OpId a, OpId b) const = 0;
   // The longest path weight from a to b at the II (Rau's MinDist), or
   // DistanceMatrix::kNoPath.
   virtual int64_t longest_path(OpId a, OpId b) const = 0;

@@ -114,6 +114,12 @@ std::optional<std::vector<int64_t>> try_ii(const Graph& g, int64_t ii, int64_t s
 
 }  // namespace
 
+bool same_repair(const PackingRepairOptions& a, const PackingRepairOptions& b) {
+  return a.max_ops == b.max_ops && a.units_per_ii == b.units_per_ii &&
+         a.units_total == b.units_total && a.units_screen == b.units_screen &&
+         a.units_second == b.units_second;
+}
+
 PackingRepairOptions packing_repair_options(Effort effort) {
   PackingRepairOptions o;
   // At kFast, no graph: building the SAT model of one II alone costs more

@@ -41,6 +41,9 @@ struct PackingRepairOptions {
   int64_t units_second = 5'000;
 };
 
+// The same budgets and limits.
+bool same_repair(const PackingRepairOptions& a, const PackingRepairOptions& b);
+
 // The repair at an effort level (tilesched/cost_based.h): the defaults
 // above; at kFast max_ops 0, no repair (docs/EXACT.md "The packing
 // repair").
