@@ -5,6 +5,7 @@
 #include <string>
 
 #include "graph/storage.h"
+#include "packing.h"
 
 namespace tilesched::cost_based {
 
@@ -90,6 +91,41 @@ std::vector<char> packing_ops(const Context& ctx, int64_t ii) {
     }
   }
   return first;
+}
+
+// Per packing op, the packing ops before it: a distance-0 path leads from
+// them to it (outside its own distance-0 cycle). The search seats a
+// packing op once those are seated, so its earliest seats are its
+// earliest stage's, as a ready list gives them. Flat lists by op.
+void packing_order(const Context& ctx, const std::vector<char>& packing,
+                   std::vector<int>& begin, std::vector<OpId>& before) {
+  const int n = ctx.g.op_count();
+  begin.assign(static_cast<size_t>(n) + 1, 0);
+  before.clear();
+  std::vector<std::vector<OpId>> preds(n);
+  std::vector<char> seen(n, 0);
+  std::vector<OpId> queue;
+  for (OpId u = 0; u < n; ++u) {
+    if (!packing[u]) continue;
+    queue.assign(1, u);
+    seen.assign(n, 0);
+    seen[u] = 1;
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const OpId x = queue[head];
+      for (int q = ctx.adj.out_begin[x]; q < ctx.adj.out_begin[x + 1]; ++q) {
+        const Edge& e = ctx.g.edges[ctx.adj.out_edges[q]];
+        if (e.distance != 0 || seen[e.to]) continue;
+        seen[e.to] = 1;
+        queue.push_back(e.to);
+        if (packing[e.to] && ctx.zero_scc[e.to] != ctx.zero_scc[u]) preds[e.to].push_back(u);
+      }
+    }
+    ctx.count(static_cast<int64_t>(queue.size()));
+  }
+  for (OpId v = 0; v < n; ++v) {
+    before.insert(before.end(), preds[v].begin(), preds[v].end());
+    begin[v + 1] = static_cast<int>(before.size());
+  }
 }
 
 // Whether the holds `items` (cycles, longest first) fit side by side in
@@ -194,6 +230,9 @@ class Backtracker {
   bool run();
 
  private:
+  // The depth-first search over the unplaced ops; `alone`: nothing was
+  // placed before it (a packing's holders were, otherwise).
+  bool search(bool alone);
   // The op chosen at a depth, its earliest start (G2 is judged there) and
   // the seats still to try. An op with placed successors and no placed
   // predecessor is tried from its latest seat down (as close to its
@@ -247,6 +286,16 @@ class Backtracker {
   std::vector<char> stale_;
   std::vector<SlotClaims> claims_;
   std::vector<char> packing_first_;  // packing_ops(): seated before the others
+  int64_t seats_ = 0;                // seats taken, every packing's search together
+  // packing_order(): a packing op waits for these.
+  std::vector<int> packing_before_begin_;
+  std::vector<OpId> packing_before_;
+  bool packing_ready(OpId v) const {
+    for (int i = packing_before_begin_[v]; i < packing_before_begin_[v + 1]; ++i) {
+      if (!p_.placed(packing_before_[i])) return false;
+    }
+    return true;
+  }
 };
 
 Backtracker::Backtracker(const Context& ctx, Placement& p, Gates& gates,
@@ -266,6 +315,7 @@ Backtracker::Backtracker(const Context& ctx, Placement& p, Gates& gates,
       stale_(n_, 1),
       claims_(exclusive_claims(ctx, p.ii())),
       packing_first_(packing_ops(ctx, p.ii())) {
+  packing_order(ctx, packing_first_, packing_before_begin_, packing_before_);
   for (int i = 0; i < n_; ++i) rank_[order[i]] = i;
 }
 
@@ -314,6 +364,7 @@ std::optional<Backtracker::Frame> Backtracker::choose() {
   int best_count = kEnough + 1;
   for (OpId v = 0; v < n_; ++v) {
     if (p_.placed(v) || gates_.pending(v)) continue;
+    if (packing_first_[v] && !packing_ready(v)) continue;
     if (stale_[v]) {
       range_[v] = range_of(v);
       Frame probe = range_[v];
@@ -362,17 +413,50 @@ bool Backtracker::fail(std::string why) {
 }
 
 bool Backtracker::run() {
+  const std::optional<PackingPlan> plan =
+      p_.constraints().empty() ? packing_plan(ctx_, ii_) : std::nullopt;
+  if (!plan) return search(true);
+  // The plan's holders seated as one packing, then the other ops around
+  // them; a dead end (or a spent share of the seats) there asks for the
+  // next packing. No verdict "tried every seat": the packings fix each
+  // holder's stage at its least.
+  Packer packer(ctx_, p_, *plan);
+  bool placed = false;
+  packer.each(
+      [&](const Packer::Seats& seats) {
+        for (const auto& [v, t] : seats) p_.place(v, t);
+        seats_ += static_cast<int64_t>(seats.size());
+        out_.seats += static_cast<int64_t>(seats.size());
+        stale_.assign(n_, 1);
+        placed = p_.placed_count() == n_ ? storage_holds(ctx_, p_) : search(false);
+        if (placed) return false;
+        for (auto it = seats.rbegin(); it != seats.rend(); ++it) p_.unplace(it->first);
+        stale_.assign(n_, 1);
+        out_.searched_all = false;
+        out_.stuck.reset();
+        return seats_ <= budget_ && !ctx_.out_of_work();
+      },
+      budget_);
+  if (placed) return true;
+  out_.searched_all = false;
+  if (seats_ > budget_ && (out_.failures.empty() || out_.failures.back() != spent_line(ii_, budget_))) {
+    out_.failures.push_back(spent_line(ii_, budget_));
+  }
+  return false;
+}
+
+bool Backtracker::search(bool alone) {
   // Without stage rules (leader groups, max depths, builder constraints)
   // a placement shifted by a constant is a placement, so the first op's
-  // first seat stands for all of its seats.
-  bool shift_invariant = ctx_.group_members.empty() && p_.constraints().empty();
+  // first seat stands for all of its seats (not among placed ops).
+  bool shift_invariant = alone && ctx_.group_members.empty() && p_.constraints().empty();
   for (const Op& op : ctx_.g.ops) shift_invariant = shift_invariant && !op.max_depth;
   std::vector<Frame> frames;
   frames.reserve(n_);
   std::optional<Frame> first = choose();
   if (!first) return fail("found no op ready");  // anchors are never held: unreachable
   frames.push_back(*first);
-  int64_t seats = 0;
+  int64_t& seats = seats_;
   while (true) {
     Frame& f = frames.back();
     if (frames.size() == 1 && shift_invariant && f.next > f.earliest) f.next = f.end + 1;
