@@ -138,6 +138,7 @@ struct CostBasedStats {
   int64_t work_total = 0;     // every unit of the call, earlier effort levels' included
   int64_t start_ii = 0;       // the starting schedule's II (0: none)
   int64_t start_kept = 0;     // 1: no II below the start's placed, its schedule is published
+  int64_t packed_first = 0;   // IIs of the walk placed by the packing-first backtracking rung
   int64_t attempts_out_of_work = 0;  // II attempts stopped at their budget
   int64_t walk_out_of_work = 0;      // 1: the upward walk's budget ran out
   int64_t descent_out_of_work = 0;   // 1: the descent's budget ran out

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "packing.h"
 #include "tilesched/rng.h"
 
 namespace tilesched::cost_based {
@@ -166,6 +167,13 @@ BacktrackResult Backtracking::run(Placement& p, Gates& gates, const Budgets& b, 
   p.set_undo_trail(true);  // the search's seats are LIFO
   std::vector<Known> local;
   Runs runs(ctx_, p, gates, facts(), known(p, local), winner_, out);
+  // A packing (packing.h) is searched afresh by every run: one run in the
+  // priority order with the whole budget, no short ones.
+  if (p.constraints().empty() && packing_plan(ctx_, p.ii())) {
+    runs.attempt(0, std::max(b.seats, b.probe), true);
+    p.set_undo_trail(false);
+    return out;
+  }
   const bool probes = b.probe >= kProbeMinSeatsPerOp * ctx_.g.op_count();
   if (probes) {
     runs.short_runs(b.probe);

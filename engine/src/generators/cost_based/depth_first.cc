@@ -42,6 +42,9 @@ std::vector<OpId> priority_order(const Context& ctx) {
 }
 // The assignments one room check's bin packing may try (slot_can_hold).
 constexpr int64_t kPackSteps = 4096;
+// The packer's assignments per modulo row at least (beyond the run's
+// seats): every residue of the first holder gets a few.
+constexpr int64_t kPackStepsPerRow = 64;
 // Rows a room check scans (or packing steps it takes) per work unit.
 constexpr int64_t kRoomRowsPerUnit = 16;
 
@@ -436,7 +439,7 @@ bool Backtracker::run() {
         out_.stuck.reset();
         return seats_ <= budget_ && !ctx_.out_of_work();
       },
-      budget_);
+      std::max(budget_, kPackStepsPerRow * ii_));
   if (placed) return true;
   out_.searched_all = false;
   if (seats_ > budget_ && (out_.failures.empty() || out_.failures.back() != spent_line(ii_, budget_))) {

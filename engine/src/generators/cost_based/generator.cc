@@ -11,6 +11,7 @@
 
 #include "bounds/distance.h"
 #include "generators/frame.h"
+#include "packing.h"
 #include "refinement.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/ims.h"
@@ -117,6 +118,7 @@ void each_stat(const CostBasedStats& s, Add&& add) {
   add("work.", "total", s.work_total);
   add("", "start_ii", s.start_ii);
   add("", "start_kept", s.start_kept);
+  add("", "packed_first", s.packed_first);
   add("work_budget_out.", "attempts", s.attempts_out_of_work);
   add("work_budget_out.", "walk", s.walk_out_of_work);
   add("work_budget_out.", "descent", s.descent_out_of_work);
@@ -224,6 +226,7 @@ class Generator : public GeneratorFrame {
   const Schedule* start_ = nullptr;
   int64_t work_before_ = 0;  // an earlier effort level's work.total
   int failed_attempts_ = 0;
+  bool last_attempt_serial_ = false;  // the walk's last placement took the serial seats
   // Under a budget: the walk's latest placement, its II and whether its
   // seats are the serial ones.
   struct Placed {
@@ -295,7 +298,7 @@ bool has_flag(const Schedule& s, std::string_view flag) {
 
 void Generator::after_search(const IiRange& range, IiSearchResult& r) {
   stats_.ii_screened = screen_.rejected();
-  serial_fallback_ = refinement_.serial_fallback();
+  serial_fallback_ = last_attempt_serial_;
   if (r.end == IiSearchEnd::kFound && last_placed_ && last_placed_->ii == r.ii) {
     seats_ = last_placed_->seats;
     serial_fallback_ = last_placed_->serial;
@@ -326,7 +329,18 @@ IiVerdict Generator::attempt(int64_t ii) {
   }
   if (meter_.phase_out()) return IiVerdict::kStop;
   meter_.start_attempt(budgets_.attempt);
+  // Packing in the placement: where one slot is saturated, the
+  // backtracking rung (which packs its holders first, packing.h) before the
+  // seed's ladder.
+  if (ctx_.opts.backtrack_budget_ratio > 0 && packing_plan(ctx_, ii) &&
+      refinement_.descend(ii, ctx_.opts.backtrack_budget_ratio)) {
+    ++stats_.packed_first;
+    last_attempt_serial_ = false;
+    if (budgets_.walk > 0) last_placed_ = Placed{ii, placement_->starts(), false};
+    return IiVerdict::kPlaced;
+  }
   if (refinement_.attempt(ii) || first_success_attempt(ii)) {
+    last_attempt_serial_ = refinement_.serial_fallback();
     if (budgets_.walk > 0) {
       last_placed_ = Placed{ii, placement_->starts(), refinement_.serial_fallback()};
     }

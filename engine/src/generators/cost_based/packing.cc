@@ -9,6 +9,8 @@ namespace tilesched::cost_based {
 namespace {
 
 constexpr int64_t kNone = INT64_MIN / 4;
+// Slack rows up to which every gap is tried (chain_from).
+constexpr int64_t kEveryGap = 1;
 // Table rows checked or path relaxations per work unit.
 constexpr int64_t kStepsPerUnit = 16;
 
@@ -232,6 +234,9 @@ bool Packer::each_unplaced_fits(int64_t pos, int64_t end) {
 // The chain holders after the first, each at most `slack` rows after the
 // end `pos` of the one before, in chain order tried first; each one
 // placed leaves a seat in the rows still free for every one not placed.
+// With more than kEveryGap rows of slack only the first residue where a
+// holder fits (the rows and the stages) is tried: the gaps then go where
+// a holder needs them, and the branching is over the order alone.
 bool Packer::chain_from(int64_t pos, int64_t slack, int placed) {
   if (placed == chain_size_) return shared_from(0);
   if (!each_unplaced_fits(pos, first_ + ii_)) return false;
@@ -243,6 +248,7 @@ bool Packer::chain_from(int64_t pos, int64_t slack, int placed) {
       const bool done = chain_from(pos + gap + cycles_[i], slack - gap, placed + 1);
       unassign(i);
       if (done) return true;
+      if (slack > kEveryGap) break;
     }
   }
   return stop_;
@@ -275,10 +281,17 @@ bool Packer::each(const std::function<bool(const Seats&)>& visit, int64_t steps)
   int64_t chained = 0;
   for (int i = 0; i < chain_size_; ++i) chained += cycles_[i];
   if (chained > ii_) return false;
-  // The first holder's residue from its earliest start's on, once round.
+  // The first holder's residue: every one once, from its earliest start's
+  // on, coarse first (a stride of the shortest chain hold, then the rows
+  // between): the residue matters through the stages (where the rows wrap
+  // among the holders), and a shift shorter than any hold seldom changes
+  // that, so neighbouring residues tend to fail together.
   const int64_t first = lo_[0] % ii_;
+  int64_t stride = ii_;
+  for (int i = 0; i < chain_size_; ++i) stride = std::min(stride, cycles_[i]);
   for (int64_t k = 0; k < ii_ && !stop_; ++k) {
-    const int64_t r = (first + k) % ii_;
+    const int64_t per = (ii_ + stride - 1) / stride;  // residues in one pass
+    const int64_t r = (first + (k % per) * stride + k / per) % ii_;
     if (!spend()) break;
     if (!assign(0, r)) continue;
     first_ = r;
