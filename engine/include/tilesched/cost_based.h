@@ -66,10 +66,12 @@ struct CostBasedOptions {
   // Start from a schedule that exists (docs/COST_BASED.md "The IMS
   // start"): IMS's schedule (or the caller's `start`) is computed first and
   // is the upper bound and the fallback, so the walk only tries IIs below
-  // it, and at most max_failed_attempts of them fail before it stops.
-  // false: the seeds' walk from the lower bound up to the cap.
+  // it, and at most max_failed_attempts of them fail before it stops (0:
+  // the effort's, 2 at fast, 4 at default, 8 at full); the descent then
+  // works down from the II kept. false: the seeds' walk from the lower
+  // bound up to the cap.
   bool ims_start = true;
-  int max_failed_attempts = 8;
+  int max_failed_attempts = 0;
   uint64_t seed = 1;              // seeds permutation sampling
 };
 
@@ -138,6 +140,7 @@ struct CostBasedStats {
   int64_t work_total = 0;     // every unit of the call, earlier effort levels' included
   int64_t start_ii = 0;       // the starting schedule's II (0: none)
   int64_t start_kept = 0;     // 1: no II below the start's placed, its schedule is published
+  int64_t bisect_probes = 0;  // IIs probed between the walk's failures and the descent's
   int64_t packed_first = 0;   // IIs of the walk placed by the packing-first backtracking rung
   int64_t attempts_out_of_work = 0;  // II attempts stopped at their budget
   int64_t walk_out_of_work = 0;      // 1: the upward walk's budget ran out

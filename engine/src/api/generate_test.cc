@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tilesched/json_io.h"
 #include "tilesched/mii.h"
 #include "tilesched/verify.h"
 
@@ -251,6 +252,31 @@ TEST(Generate, ZeroLatencyCycleOnOneSingletonSlotIsInfeasibleForEveryGenerator) 
       named |= d.find("ops a and b start in the same cycle") != std::string::npos;
     }
     EXPECT_TRUE(named) << generator_name(k);
+  }
+}
+
+// More effort is never worse (docs/COST_BASED.md "Effort"): each level
+// starts from the cheaper one's whole run, the packing repair included.
+TEST(Generate, MoreEffortIsNeverWorse) {
+  for (const char* name : {"resource_saturated_32_s2", "fa3_forward_25_s3", "warp_specialized_9",
+                           "attention_s3", "attention_tma_s3"}) {
+    StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_TESTDATA_DIR) + "/cost_based/" +
+                                        name + ".loop.json");
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    for (PackingRepair repair : {PackingRepair::kCostBased, PackingRepair::kOff}) {
+      int64_t worse = INT64_MAX;
+      for (Effort e : {Effort::kFast, Effort::kDefault, Effort::kFull}) {
+        GenerateOptions opts;
+        opts.generator = GeneratorKind::kCostBased;
+        opts.packing_repair = repair;
+        opts.cost_based.effort = e;
+        StatusOr<Schedule> s = generate_schedule(*g, opts);
+        ASSERT_TRUE(s.ok() && s->feasible) << name;
+        EXPECT_LE(s->ii, worse) << name << " at " << effort_name(e);
+        EXPECT_TRUE(verify_schedule(*g, *s).legal()) << name;
+        worse = s->ii;
+      }
+    }
   }
 }
 

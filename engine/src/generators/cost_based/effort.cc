@@ -20,11 +20,11 @@ constexpr int64_t kLeastSize = 80;
 }  // namespace
 
 EffortBudgets effort_budgets(Effort effort, const Graph& g) {
-  if (effort == Effort::kFull) return {};
+  if (effort == Effort::kFull) return {0, 0, 0, 8};
   const Rates& r = effort == Effort::kFast ? kFast : kDefault;
   const int64_t size =
       std::max(kLeastSize, g.op_count() + static_cast<int64_t>(g.edges.size()));
-  return {r.attempt * size, r.walk * size, r.descent * size};
+  return {r.attempt * size, r.walk * size, r.descent * size, effort == Effort::kFast ? 2 : 4};
 }
 
 }  // namespace tilesched::cost_based

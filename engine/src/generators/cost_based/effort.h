@@ -20,6 +20,7 @@ struct EffortBudgets {
   int64_t attempt = 0;  // one II attempt of the upward walk
   int64_t walk = 0;     // the upward walk's attempts together
   int64_t descent = 0;  // the descent's attempts together
+  int failed_attempts = 0;  // the walk's failing II attempts below its start
 };
 
 // kFull: none. Otherwise so many units per op or edge, a graph of fewer

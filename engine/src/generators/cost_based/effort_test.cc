@@ -81,18 +81,22 @@ TEST(Effort, EveryPhaseStopsAtItsBudget) {
     EXPECT_GT(full.stats.work_descent, 2 * b.descent);
     EXPECT_EQ(full.stats.attempts_out_of_work + full.stats.walk_out_of_work +
                   full.stats.descent_out_of_work, 0);
-    // Each attempt stops at its budget, the walk and the descent at theirs.
+    // Each attempt stops at its budget, the walk and the descent at theirs
+    // (the walk also at its failing attempts' bound, whichever comes first).
     EXPECT_GE(def.stats.attempts_out_of_work, 1);
     EXPECT_LE(def.stats.work_search, def.stats.ii_tried * WithSlack(b.attempt));
-    EXPECT_EQ(def.stats.walk_out_of_work, 1);
     EXPECT_LE(def.stats.work_search, WithSlack(b.walk));
     EXPECT_EQ(def.stats.descent_out_of_work, 1);
     EXPECT_LE(def.stats.work_descent, WithSlack(b.descent));
-    // The walk's budget ran out: IMS's schedule stood in, and the run is
-    // never above it.
+    // Where the walk's budget ran out the flag says so; the run is never
+    // above IMS's schedule, its start.
     const auto& flags = def.schedule.flags;
-    EXPECT_NE(std::find(flags.begin(), flags.end(), "effort_fallback"), flags.end());
-    EXPECT_LE(def.schedule.ii, generate_ims(g, ImsOptions{}).ii);
+    EXPECT_EQ(def.stats.walk_out_of_work == 1,
+              std::find(flags.begin(), flags.end(), "effort_fallback") != flags.end());
+    EXPECT_EQ(def.stats.start_ii, generate_ims(g, ImsOptions{}).ii);
+    EXPECT_LE(def.schedule.ii, def.stats.start_ii);
+    EXPECT_EQ(def.stats.work_total, def.stats.work_graph + def.stats.work_start +
+                                        def.stats.work_search + def.stats.work_descent);
   }
 }
 
@@ -109,6 +113,50 @@ TEST(Effort, TheScheduleRecordsTheEffortAndTheWork) {
   bool work = false;
   for (const auto& [k, v] : s.stats) work = work || (k == "work.search" && v > 0);
   EXPECT_TRUE(work);
+}
+
+// The IMS start (docs/COST_BASED.md "The IMS start"): IMS's schedule is
+// the walk's upper bound and the fallback, so cost-based is never above it.
+TEST(Start, NeverAboveIms) {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Graph g = RandomLoop(seed, 6 + static_cast<int>(seed % 30));
+    const Schedule ims = generate_ims(g, ImsOptions{});
+    for (Effort e : {Effort::kFast, Effort::kDefault}) {
+      CostBasedOptions opts;
+      opts.effort = e;
+      const CostBasedResult r = generate_cost_based(g, opts);
+      ASSERT_EQ(r.schedule.feasible, ims.feasible || r.schedule.feasible) << seed;
+      if (!ims.feasible) continue;
+      ASSERT_TRUE(r.schedule.feasible) << seed;
+      EXPECT_LE(r.schedule.ii, ims.ii) << "seed " << seed << " at " << effort_name(e);
+      EXPECT_EQ(r.stats.start_ii, ims.ii) << seed;
+      EXPECT_TRUE(verify_schedule(g, r.schedule).legal()) << seed;
+    }
+  }
+}
+
+TEST(Start, AGivenStartIsTheBoundAndItsWorkIsCarried) {
+  const Graph g = Saturated();
+  CostBasedOptions fast;
+  fast.effort = Effort::kFast;
+  const CostBasedResult first = generate_cost_based(g, fast);
+  ASSERT_TRUE(first.schedule.feasible);
+  CostBasedOptions def;
+  const CostBasedResult next = generate_cost_based(g, def, {}, &first.schedule);
+  ASSERT_TRUE(next.schedule.feasible);
+  EXPECT_LE(next.schedule.ii, first.schedule.ii);
+  EXPECT_EQ(next.stats.start_ii, first.schedule.ii);
+  EXPECT_EQ(next.stats.work_start, 0);  // no IMS run: the start was given
+  EXPECT_GT(next.stats.work_total, first.stats.work_total);
+  EXPECT_TRUE(verify_schedule(g, next.schedule).legal());
+}
+
+TEST(Start, TheSeedsGeneratorHasNone) {
+  const Graph g = Saturated();
+  const CostBasedResult r = generate_cost_based(g, as_the_seeds_write_it(CostBasedOptions{}));
+  EXPECT_EQ(r.stats.start_ii, 0);
+  EXPECT_EQ(r.stats.work_start, 0);
+  EXPECT_EQ(r.stats.packed_first, 0);
 }
 
 TEST(Effort, TheSeedsGeneratorRunsWithoutBudgets) {

@@ -119,6 +119,7 @@ void each_stat(const CostBasedStats& s, Add&& add) {
   add("", "start_ii", s.start_ii);
   add("", "start_kept", s.start_kept);
   add("", "packed_first", s.packed_first);
+  add("", "bisect_probes", s.bisect_probes);
   add("work_budget_out.", "attempts", s.attempts_out_of_work);
   add("work_budget_out.", "walk", s.walk_out_of_work);
   add("work_budget_out.", "descent", s.descent_out_of_work);
@@ -201,6 +202,14 @@ class Generator : public GeneratorFrame {
   // `found`, whose seats (and whether they are the serial ones) it copies
   // out on each success.
   int64_t descend(int64_t found, int64_t lower);
+  // Before the descent: between the walk's highest failed II (`failed`)
+  // and the least placed (`found`), the middle, lower when it places,
+  // higher when not; at most kBisectProbes probes, under the descent's
+  // budget. Placement is not monotone in the II, so this reaches IIs the
+  // walk up and the descent down both stop short of. Returns the least
+  // placed.
+  int64_t bisect(int64_t found, int64_t failed);
+  static constexpr int kBisectProbes = 6;
   // The policy fallback for a whole attempt (docs/COST_BASED.md).
   bool first_success_attempt(int64_t ii);
   // The walk's budget ran out before an II placed: IMS's search over the
@@ -226,7 +235,12 @@ class Generator : public GeneratorFrame {
   const Schedule* start_ = nullptr;
   int64_t work_before_ = 0;  // an earlier effort level's work.total
   int failed_attempts_ = 0;
+  int64_t walk_failed_top_ = 0;  // the walk's highest failed II
   bool last_attempt_serial_ = false;  // the walk's last placement took the serial seats
+  int max_failed_attempts() const {
+    return ctx_.opts.max_failed_attempts > 0 ? ctx_.opts.max_failed_attempts
+                                             : budgets_.failed_attempts;
+  }
   // Under a budget: the walk's latest placement, its II and whether its
   // seats are the serial ones.
   struct Placed {
@@ -309,6 +323,7 @@ void Generator::after_search(const IiRange& range, IiSearchResult& r) {
       r.end == IiSearchEnd::kFound || keep_start(r) || after_spent_walk(range, r);
   if (found && ctx_.opts.descent_budget_ratio > 0) {
     meter_.start_phase(WorkMeter::kDescent, budgets_.descent);
+    if (start_ != nullptr) r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
     r.ii = descend(r.ii, range.lower);
   }
   stats_.work_start = meter_.spent(WorkMeter::kStart);
@@ -324,7 +339,7 @@ IiVerdict Generator::attempt(int64_t ii) {
   if (budgets_.walk > 0 && last_placed_ && last_placed_->ii == ii) return IiVerdict::kPlaced;
   // Below the starting schedule only, and a bounded number of failures.
   if (start_ != nullptr &&
-      (ii >= start_->ii || failed_attempts_ >= ctx_.opts.max_failed_attempts)) {
+      (ii >= start_->ii || failed_attempts_ >= max_failed_attempts())) {
     return IiVerdict::kStop;
   }
   if (meter_.phase_out()) return IiVerdict::kStop;
@@ -347,6 +362,7 @@ IiVerdict Generator::attempt(int64_t ii) {
     return IiVerdict::kPlaced;
   }
   ++failed_attempts_;
+  walk_failed_top_ = std::max(walk_failed_top_, ii);
   if (meter_.attempt_out()) ++stats_.attempts_out_of_work;
   if (!meter_.phase_out()) return IiVerdict::kNotPlaced;
   fallback_from_ = ii;
@@ -403,6 +419,29 @@ bool Generator::first_success_attempt(int64_t ii) {
   const bool placed = refinement_.attempt(ii);
   ladder_.set_policy(ArmPolicy::kBestCost);
   return placed;
+}
+
+int64_t Generator::bisect(int64_t found, int64_t failed) {
+  int64_t lo = failed, hi = found;
+  for (int probe = 0; probe < kBisectProbes && hi - lo > 1; ++probe) {
+    if (meter_.phase_out() || deadline_passed(ctx_.deadline)) break;
+    const int64_t mid = lo + (hi - lo) / 2;
+    ++stats_.bisect_probes;
+    if (screen_.check(mid) != IiScreen::Verdict::kAdmit) {
+      ++stats_.ii_screened;
+      lo = mid;
+      continue;
+    }
+    if (refinement_.descend(mid, ctx_.opts.descent_budget_ratio)) {
+      hi = mid;
+      seats_ = placement_->starts();
+      serial_fallback_ = false;
+      ++stats_.descent_successes;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
 }
 
 int64_t Generator::descend(int64_t found, int64_t lower) {

@@ -174,19 +174,31 @@ bool Packer::stages() {
   return false;  // still rising: a positive cycle among the holders
 }
 
+// Calls f(row) for the modulo rows [r, r + d) at ii, without a division
+// per row. REQUIRES: 0 <= r < ii, d <= ii.
+template <class F>
+bool each_row(int64_t r, int64_t d, int64_t ii, F&& f) {
+  const int64_t first = std::min(d, ii - r);
+  for (int64_t c = 0; c < first; ++c) {
+    if (!f(r + c)) return false;
+  }
+  for (int64_t c = 0; c < d - first; ++c) {
+    if (!f(c)) return false;
+  }
+  return true;
+}
+
 bool Packer::assign(int i, int64_t r) {
-  const Op& op = ctx_.g.ops[holders_[i]];
-  for (const Triple& t : op.resources) {
-    const int64_t capacity = ctx_.g.target.slot(t.slot).capacity;
-    const int64_t* row = &usage_[static_cast<size_t>(t.slot) * ii_];
-    for (int64_t c = 0; c < t.duration; ++c) {
-      if (row[(r + c) % ii_] + t.occupancy > capacity) return false;
-    }
+  int64_t work = 0;
+  if (!fits(i, r, work)) {
+    ctx_.count(work / kStepsPerUnit);
+    return false;
   }
-  for (const Triple& t : op.resources) {
+  for (const Triple& t : ctx_.g.ops[holders_[i]].resources) {
     int64_t* row = &usage_[static_cast<size_t>(t.slot) * ii_];
-    for (int64_t c = 0; c < t.duration; ++c) row[(r + c) % ii_] += t.occupancy;
+    each_row(r, t.duration, ii_, [&](int64_t x) { return (row[x] += t.occupancy, true); });
   }
+  ctx_.count(2 * work / kStepsPerUnit);
   residue_[i] = r;
   if (stages()) return true;
   unassign(i);
@@ -197,7 +209,7 @@ void Packer::unassign(int i) {
   const int64_t r = residue_[i];
   for (const Triple& t : ctx_.g.ops[holders_[i]].resources) {
     int64_t* row = &usage_[static_cast<size_t>(t.slot) * ii_];
-    for (int64_t c = 0; c < t.duration; ++c) row[(r + c) % ii_] -= t.occupancy;
+    each_row(r, t.duration, ii_, [&](int64_t x) { return (row[x] -= t.occupancy, true); });
   }
   residue_[i] = -1;
 }
@@ -209,12 +221,10 @@ bool Packer::spend() {
 
 bool Packer::fits(int i, int64_t r, int64_t& work) const {
   for (const Triple& t : ctx_.g.ops[holders_[i]].resources) {
-    const int64_t capacity = ctx_.g.target.slot(t.slot).capacity;
+    const int64_t room = ctx_.g.target.slot(t.slot).capacity - t.occupancy;
     const int64_t* row = &usage_[static_cast<size_t>(t.slot) * ii_];
-    for (int64_t c = 0; c < t.duration; ++c) {
-      ++work;
-      if (row[(r + c) % ii_] + t.occupancy > capacity) return false;
-    }
+    work += t.duration;
+    if (!each_row(r, t.duration, ii_, [&](int64_t x) { return row[x] <= room; })) return false;
   }
   return true;
 }
@@ -226,6 +236,7 @@ bool Packer::each_unplaced_fits(int64_t pos, int64_t end) {
     if (residue_[i] >= 0) continue;
     ok = false;
     for (int64_t p = pos; p + cycles_[i] <= end && !ok; ++p) ok = fits(i, p % ii_, work);
+    work += 1;
   }
   ctx_.count(work / kStepsPerUnit);
   return ok;
