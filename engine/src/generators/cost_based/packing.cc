@@ -178,6 +178,12 @@ bool Packer::stages() {
 // per row. REQUIRES: 0 <= r < ii, d <= ii.
 template <class F>
 bool each_row(int64_t r, int64_t d, int64_t ii, F&& f) {
+  if (d > ii) {  // a hold longer than the II laps its own rows
+    for (int64_t c = 0; c < d; ++c) {
+      if (!f((r + c) % ii)) return false;
+    }
+    return true;
+  }
   const int64_t first = std::min(d, ii - r);
   for (int64_t c = 0; c < first; ++c) {
     if (!f(r + c)) return false;
@@ -189,16 +195,12 @@ bool each_row(int64_t r, int64_t d, int64_t ii, F&& f) {
 }
 
 bool Packer::assign(int i, int64_t r) {
-  int64_t work = 0;
-  if (!fits(i, r, work)) {
-    ctx_.count(work / kStepsPerUnit);
-    return false;
-  }
+  int64_t work = 0;  // counted with the stages' (one assignment, one step)
+  if (!fits(i, r, work)) return false;
   for (const Triple& t : ctx_.g.ops[holders_[i]].resources) {
     int64_t* row = &usage_[static_cast<size_t>(t.slot) * ii_];
     each_row(r, t.duration, ii_, [&](int64_t x) { return (row[x] += t.occupancy, true); });
   }
-  ctx_.count(2 * work / kStepsPerUnit);
   residue_[i] = r;
   if (stages()) return true;
   unassign(i);
@@ -223,8 +225,9 @@ bool Packer::fits(int i, int64_t r, int64_t& work) const {
   for (const Triple& t : ctx_.g.ops[holders_[i]].resources) {
     const int64_t room = ctx_.g.target.slot(t.slot).capacity - t.occupancy;
     const int64_t* row = &usage_[static_cast<size_t>(t.slot) * ii_];
-    work += t.duration;
-    if (!each_row(r, t.duration, ii_, [&](int64_t x) { return row[x] <= room; })) return false;
+    if (!each_row(r, t.duration, ii_, [&](int64_t x) { return (++work, row[x] <= room); })) {
+      return false;
+    }
   }
   return true;
 }
@@ -236,7 +239,6 @@ bool Packer::each_unplaced_fits(int64_t pos, int64_t end) {
     if (residue_[i] >= 0) continue;
     ok = false;
     for (int64_t p = pos; p + cycles_[i] <= end && !ok; ++p) ok = fits(i, p % ii_, work);
-    work += 1;
   }
   ctx_.count(work / kStepsPerUnit);
   return ok;
