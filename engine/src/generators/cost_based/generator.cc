@@ -113,6 +113,9 @@ void each_stat(const CostBasedStats& s, Add&& add) {
   add("", "spill_surcharges", s.spill_surcharges);
   add("work.", "search", s.work_search);
   add("work.", "descent", s.work_descent);
+  add("work_budget_out.", "attempts", s.attempts_out_of_work);
+  add("work_budget_out.", "walk", s.walk_out_of_work);
+  add("work_budget_out.", "descent", s.descent_out_of_work);
   add("work.", "start", s.work_start);
   add("work.", "graph", s.work_graph);
   add("work.", "total", s.work_total);
@@ -120,9 +123,6 @@ void each_stat(const CostBasedStats& s, Add&& add) {
   add("", "start_kept", s.start_kept);
   add("", "packed_first", s.packed_first);
   add("", "bisect_probes", s.bisect_probes);
-  add("work_budget_out.", "attempts", s.attempts_out_of_work);
-  add("work_budget_out.", "walk", s.walk_out_of_work);
-  add("work_budget_out.", "descent", s.descent_out_of_work);
 }
 
 }  // namespace
@@ -224,6 +224,15 @@ class Generator : public GeneratorFrame {
   // The walk placed nothing below the starting schedule's II: its seats
   // are published at its II. False when there is none.
   bool keep_start(IiSearchResult& r);
+  // One attempt of the generator's own at `ii` (the packing-first rung
+  // where a slot is saturated, then the refinement loop over the ladder,
+  // best-cost's fallback), under a fresh attempt budget.
+  bool place_at(int64_t ii);
+  // Nothing below the start placed: the generator's own placement at the
+  // start's II, preferred to the start's seats (its costs ranked the
+  // seats); false where it does not place there or the walk's budget is
+  // spent.
+  bool place_at_start(IiSearchResult& r);
 
   Context ctx_;
   EffortBudgets budgets_;
@@ -319,8 +328,8 @@ void Generator::after_search(const IiRange& range, IiSearchResult& r) {
   } else if (r.end == IiSearchEnd::kFound) {
     seats_ = placement_->starts();
   }
-  const bool found =
-      r.end == IiSearchEnd::kFound || keep_start(r) || after_spent_walk(range, r);
+  const bool found = r.end == IiSearchEnd::kFound || place_at_start(r) || keep_start(r) ||
+                     after_spent_walk(range, r);
   if (found && ctx_.opts.descent_budget_ratio > 0) {
     meter_.start_phase(WorkMeter::kDescent, budgets_.descent);
     if (start_ != nullptr) r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
@@ -343,6 +352,16 @@ IiVerdict Generator::attempt(int64_t ii) {
     return IiVerdict::kStop;
   }
   if (meter_.phase_out()) return IiVerdict::kStop;
+  if (place_at(ii)) return IiVerdict::kPlaced;
+  ++failed_attempts_;
+  walk_failed_top_ = std::max(walk_failed_top_, ii);
+  if (meter_.attempt_out()) ++stats_.attempts_out_of_work;
+  if (!meter_.phase_out()) return IiVerdict::kNotPlaced;
+  fallback_from_ = ii;
+  return IiVerdict::kStop;
+}
+
+bool Generator::place_at(int64_t ii) {
   meter_.start_attempt(budgets_.attempt);
   // Packing in the placement: where one slot is saturated, the
   // backtracking rung (which packs its holders first, packing.h) before the
@@ -352,21 +371,26 @@ IiVerdict Generator::attempt(int64_t ii) {
     ++stats_.packed_first;
     last_attempt_serial_ = false;
     if (budgets_.walk > 0) last_placed_ = Placed{ii, placement_->starts(), false};
-    return IiVerdict::kPlaced;
+    return true;
   }
   if (refinement_.attempt(ii) || first_success_attempt(ii)) {
     last_attempt_serial_ = refinement_.serial_fallback();
     if (budgets_.walk > 0) {
       last_placed_ = Placed{ii, placement_->starts(), refinement_.serial_fallback()};
     }
-    return IiVerdict::kPlaced;
+    return true;
   }
-  ++failed_attempts_;
-  walk_failed_top_ = std::max(walk_failed_top_, ii);
-  if (meter_.attempt_out()) ++stats_.attempts_out_of_work;
-  if (!meter_.phase_out()) return IiVerdict::kNotPlaced;
-  fallback_from_ = ii;
-  return IiVerdict::kStop;
+  return false;
+}
+
+bool Generator::place_at_start(IiSearchResult& r) {
+  if (start_ == nullptr || meter_.phase_out() || deadline_passed(ctx_.deadline)) return false;
+  if (!place_at(start_->ii)) return false;
+  r.end = IiSearchEnd::kFound;
+  r.ii = start_->ii;
+  seats_ = placement_->starts();
+  serial_fallback_ = last_attempt_serial_;
+  return true;
 }
 
 bool Generator::keep_start(IiSearchResult& r) {

@@ -55,10 +55,20 @@ std::optional<PackingPlan> packing_plan(const Context& ctx, int64_t ii) {
   for (const Op& op : ctx.g.ops) {
     for (const Triple& t : op.resources) demand[t.slot] += t.occupancy * t.duration;
   }
+  if (ii <= 1) return std::nullopt;
+  // A slot is saturated when its holds fill 7/8 of its units, or its
+  // exclusive holds (more than half its units: no two share a row) 7/8 of
+  // its rows; the fullest by units is packed.
+  std::vector<int64_t> exclusive_rows(slots + 1, 0);
+  for (const Op& op : ctx.g.ops) {
+    for (const Triple& t : op.resources) {
+      if (2 * t.occupancy > target.slot(t.slot).capacity) exclusive_rows[t.slot] += t.duration;
+    }
+  }
   int best = 0;
   for (int s = 1; s <= slots; ++s) {
     const int64_t units = target.slot(s).capacity * ii;
-    if (8 * demand[s] >= 7 * units &&
+    if ((8 * demand[s] >= 7 * units || 8 * exclusive_rows[s] >= 7 * ii) &&
         (best == 0 || demand[s] * target.slot(best).capacity * ii > demand[best] * units)) {
       best = s;
     }
@@ -74,6 +84,7 @@ std::optional<PackingPlan> packing_plan(const Context& ctx, int64_t ii) {
   for (OpId v = 0; v < ctx.g.op_count(); ++v) {
     int64_t here = -1, elsewhere = 0;
     for (const Triple& t : ctx.g.ops[v].resources) {
+      if (t.duration <= 0) continue;
       if (t.slot != best) {
         elsewhere += t.occupancy * t.duration * capacity / target.slot(t.slot).capacity;
         continue;
@@ -302,6 +313,7 @@ bool Packer::each(const std::function<bool(const Seats&)>& visit, int64_t steps)
   const int64_t first = lo_[0] % ii_;
   int64_t stride = ii_;
   for (int i = 0; i < chain_size_; ++i) stride = std::min(stride, cycles_[i]);
+  stride = std::max<int64_t>(stride, 1);
   for (int64_t k = 0; k < ii_ && !stop_; ++k) {
     const int64_t per = (ii_ + stride - 1) / stride;  // residues in one pass
     const int64_t r = (first + (k % per) * stride + k / per) % ii_;
