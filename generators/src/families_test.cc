@@ -323,6 +323,7 @@ TEST(Families, BestCostFallsBackToFirstSuccessWhereItsSeatsMissTheSmemBudget) {
   opts.cost_based.arm_policy = ArmPolicy::kBestCost;
   opts.search.ii_cap = 1020;
   opts.cost_based.effort = Effort::kFull;  // the fallback's mechanism, without the work budgets
+  opts.cost_based.ims_start = false;        // and without IMS's schedule to fall back on
   StatusOr<Schedule> s = generate_schedule(g, opts);
   ASSERT_TRUE(s.ok()) << s.status().message();
   ASSERT_TRUE(s->feasible) << failure_reason_name(s->failure);

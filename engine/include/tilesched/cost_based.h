@@ -72,6 +72,11 @@ struct CostBasedOptions {
   // bound up to the cap.
   bool ims_start = true;
   int max_failed_attempts = 0;
+  // After the search: every op (but leader-group members), in
+  // topological order, moved to the earliest seat at or before its own
+  // that the other ops' seats and the table allow (docs/COST_BASED.md
+  // "Stage compaction"); false: the seats as placed.
+  bool compact_stages = true;
   uint64_t seed = 1;              // seeds permutation sampling
 };
 

@@ -71,9 +71,11 @@ TEST(PolicyFallback, KeepsBestCostFromGivingUpAnIiFirstSuccessPlaces) {
   const Schedule fallback = Schedule_(g, best);
   EXPECT_EQ(first.ii, 32);  // the proven optimum
   EXPECT_EQ(fallback.ii, 32);
-  // The fallback alone (no backtracking rung, no descent) reaches it...
+  // The fallback alone (no backtracking rung, no descent, no IMS start)
+  // reaches it...
   best.backtrack_budget_ratio = 0;
   best.descent_budget_ratio = 0;
+  best.ims_start = false;
   EXPECT_EQ(Schedule_(g, best).ii, 32);
   // ... where seed 001's policy alone stops at 41.
   best.policy_fallback = false;

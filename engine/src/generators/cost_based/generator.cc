@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "bounds/distance.h"
+#include "graph/storage.h"
 #include "generators/frame.h"
 #include "packing.h"
 #include "refinement.h"
@@ -68,6 +69,7 @@ CostBasedOptions as_the_seeds_write_it(CostBasedOptions opts) {
   opts.policy_fallback = false;
   opts.all_pairs_closure = true;
   opts.ims_start = false;
+  opts.compact_stages = false;
   opts.effort = Effort::kFull;  // the seeds' bounds alone
   return opts;
 }
@@ -209,6 +211,8 @@ class Generator : public GeneratorFrame {
   // walk up and the descent down both stop short of. Returns the least
   // placed.
   int64_t bisect(int64_t found, int64_t failed);
+  // Stage compaction (CostBasedOptions::compact_stages) of seats_ at `ii`.
+  void compact(int64_t ii);
   static constexpr int kBisectProbes = 6;
   // The policy fallback for a whole attempt (docs/COST_BASED.md).
   bool first_success_attempt(int64_t ii);
@@ -228,6 +232,7 @@ class Generator : public GeneratorFrame {
   // where a slot is saturated, then the refinement loop over the ladder,
   // best-cost's fallback), under a fresh attempt budget.
   bool place_at(int64_t ii);
+  static constexpr int64_t kLadderShare = 4;
   // Nothing below the start placed: the generator's own placement at the
   // start's II, preferred to the start's seats (its costs ranked the
   // seats); false where it does not place there or the walk's budget is
@@ -306,9 +311,10 @@ Schedule Generator::run_ims(const IiRange& range) {
   }
   const int64_t size = ctx_.g.op_count() + static_cast<int64_t>(ctx_.g.edges.size());
   meter_.add_to(WorkMeter::kStart, steps + tried * size);
-  // Where IMS finds none, the serial seats at the serial II, as the
-  // ladder's last rung gives them there.
-  if (!ims.feasible && serial_.feasible && serial_.ii >= range.lower && serial_.ii <= range.cap) {
+  // Where IMS finds none (and the deadline did not cut it short), the
+  // serial seats at the serial II, as the ladder's last rung gives them.
+  if (!ims.feasible && !deadline_passed(search_.deadline) && serial_.feasible &&
+      serial_.ii >= range.lower && serial_.ii <= range.cap) {
     ims = serial_;
     ims.flags.push_back("serial_fallback");
   }
@@ -335,6 +341,7 @@ void Generator::after_search(const IiRange& range, IiSearchResult& r) {
     if (start_ != nullptr) r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
     r.ii = descend(r.ii, range.lower);
   }
+  if (found && ctx_.opts.compact_stages && !serial_fallback_) compact(r.ii);
   stats_.work_start = meter_.spent(WorkMeter::kStart);
   stats_.work_graph = meter_.spent(WorkMeter::kGraph);
   stats_.work_search = meter_.spent(WorkMeter::kSearch);
@@ -362,12 +369,20 @@ IiVerdict Generator::attempt(int64_t ii) {
 }
 
 bool Generator::place_at(int64_t ii) {
-  meter_.start_attempt(budgets_.attempt);
-  // Packing in the placement: where one slot is saturated, the
-  // backtracking rung (which packs its holders first, packing.h) before the
-  // seed's ladder.
-  if (ctx_.opts.backtrack_budget_ratio > 0 && packing_plan(ctx_, ii) &&
-      refinement_.descend(ii, ctx_.opts.backtrack_budget_ratio)) {
+  // Packing in the placement: where one slot is saturated, the seeds'
+  // ladder under a quarter of the attempt's budget (where it places, its
+  // cost vector's seats), then the backtracking rung, which packs the
+  // slot's holders first (packing.h), under a fresh one.
+  const bool packs = ctx_.opts.backtrack_budget_ratio > 0 && packing_plan(ctx_, ii);
+  meter_.start_attempt(packs ? budgets_.attempt / kLadderShare : budgets_.attempt);
+  if (packs) {
+    if (refinement_.attempt(ii) || first_success_attempt(ii)) {
+      last_attempt_serial_ = refinement_.serial_fallback();
+      if (budgets_.walk > 0) last_placed_ = Placed{ii, placement_->starts(), last_attempt_serial_};
+      return true;
+    }
+    meter_.start_attempt(budgets_.attempt);
+    if (!refinement_.descend(ii, ctx_.opts.backtrack_budget_ratio)) return false;
     ++stats_.packed_first;
     last_attempt_serial_ = false;
     if (budgets_.walk > 0) last_placed_ = Placed{ii, placement_->starts(), false};
@@ -443,6 +458,41 @@ bool Generator::first_success_attempt(int64_t ii) {
   const bool placed = refinement_.attempt(ii);
   ladder_.set_policy(ArmPolicy::kBestCost);
   return placed;
+}
+
+void Generator::compact(int64_t ii) {
+  Placement& p = *placement_;
+  p.constraints().clear();
+  if (!p.reset(ii) || !p.seat_all(seats_)) return;
+  // Each op in topological order of the distance-0 edges (so each sees
+  // its predecessors' new seats) to the earliest seat at or before its own
+  // that its window (every other op's seat) and the table allow. Leader
+  // groups' members stay (their shared stage is the gates' to keep).
+  std::vector<OpId> order(ctx_.g.op_count());
+  for (OpId v = 0; v < ctx_.g.op_count(); ++v) order[v] = v;
+  std::sort(order.begin(), order.end(),
+            [&](OpId a, OpId b) { return ctx_.topo_rank[a] < ctx_.topo_rank[b]; });
+  int64_t work = 0;
+  for (OpId v : order) {
+    if (ctx_.group_of[v] != kNoGroup) continue;
+    const int64_t t = p.start(v);
+    p.unplace(v);
+    const Window w = p.window(v);
+    const int64_t lo = std::max<int64_t>(w.lo, 0);
+    int64_t seat = lo <= t ? p.first_fit(v, lo, t) : -1;
+    if (seat < 0 || seat > t) seat = t;
+    p.place(v, seat);
+    work += 1 + (t - seat);
+  }
+  ctx_.count(work);
+  std::vector<int64_t> s = p.starts();
+  if (s == seats_) return;
+  // Rule L4 with the moved seats (a buffer's copies follow its lifetime).
+  if (ctx_.max_storage > 0 && storage_bytes_needed(ctx_.g, ctx_.adj, s, ii, ctx_.max_storage) >
+                                  ctx_.max_storage) {
+    return;
+  }
+  seats_ = std::move(s);
 }
 
 int64_t Generator::bisect(int64_t found, int64_t failed) {

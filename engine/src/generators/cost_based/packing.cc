@@ -77,10 +77,11 @@ std::optional<PackingPlan> packing_plan(const Context& ctx, int64_t ii) {
   PackingPlan plan;
   plan.slot = best;
   const int64_t capacity = target.slot(best).capacity;
-  // The chain's order: the holds that also load other slots most first
-  // (laid first, they leave the others' rows where the rest can go), then
-  // the longest, then by id.
-  std::vector<std::tuple<int64_t, int64_t, OpId>> chain;
+  // The chain's order: by depth (the longest latency path from a source),
+  // so the ring of rows follows the dataflow and the stages stay few; then
+  // the holds that also load other slots most (laid first, they leave the
+  // others' rows where the rest can go), the longest, the id.
+  std::vector<std::tuple<int64_t, int64_t, int64_t, OpId>> chain;
   for (OpId v = 0; v < ctx.g.op_count(); ++v) {
     int64_t here = -1, elsewhere = 0;
     for (const Triple& t : ctx.g.ops[v].resources) {
@@ -92,11 +93,11 @@ std::optional<PackingPlan> packing_plan(const Context& ctx, int64_t ii) {
       if (t.duration >= ii) return std::nullopt;
       here = 2 * t.occupancy > capacity ? t.duration : 0;
     }
-    if (here > 0) chain.push_back({-elsewhere, -here, v});
+    if (here > 0) chain.push_back({ctx.depth[v], -elsewhere, -here, v});
     if (here == 0) plan.shared.push_back(v);
   }
   std::sort(chain.begin(), chain.end());
-  for (const auto& [e, d, v] : chain) plan.chain.push_back(v);
+  for (const auto& [depth, e, d, v] : chain) plan.chain.push_back(v);
   const size_t holders = plan.chain.size() + plan.shared.size();
   if (plan.chain.size() < 2 || plan.chain.size() > kMaxChain || holders > kMaxHolders) {
     return std::nullopt;
