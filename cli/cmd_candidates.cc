@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "commands.h"
+#include "hopper_options.h"
+#include "option_rules.h"
 #include "tilesched/graphgen/triton_candidates.h"
 #include "tilesched/hopper_registers.h"
 
@@ -29,6 +31,7 @@ constexpr int64_t kDefaultWarps = 4;  // Triton's num_warps when the graph does 
 struct CandidateFlags {
   std::string graph_path, dir;
   std::string generators = "serial,cost-based,cost-based-seed,ims,sms,exact";
+  std::string effort = "default";
   int64_t max_cap = 0;
   double time_limit_s = 5.0;
 };
@@ -47,6 +50,8 @@ po::options_description candidate_options(CandidateFlags& f) {
       ("registers", po::value<int64_t>(),
        "registers per thread (default: estimated from the graph)")
       ("warps", po::value<int64_t>(), "warps per CTA (default: the graph's num_warps, else 4)")
+      ("effort", po::value(&f.effort)->default_value(f.effort),
+       "cost-based: fast | default | full, its work budget (tilesched schedule --effort)")
       ("time-limit", po::value(&f.time_limit_s)->default_value(5.0),
        "exact: wall-clock budget per cap in seconds");
   add_quiet_option(visible);
@@ -72,9 +77,12 @@ StatusOr<std::vector<GeneratorKind>> parse_generators(const std::string& list) {
 }
 
 Status check_flags(const CandidateFlags& f, const po::variables_map& vm) {
-  if (StatusOr<std::vector<GeneratorKind>> g = parse_generators(f.generators); !g.ok()) {
-    return g.status();
+  StatusOr<std::vector<GeneratorKind>> g = parse_generators(f.generators);
+  if (!g.ok()) return g.status();
+  if (!parse_effort(f.effort)) {
+    return Status::InvalidInput("--effort: unknown level '" + f.effort + "' (fast, default, full)");
   }
+  if (Status s = check_option_rules("candidates", vm, *g); !s.ok()) return s;
   if (f.max_cap < 0 || f.max_cap > kMaxCapAsked) {
     return Status::InvalidInput("--max-cap must be between 0 and " + std::to_string(kMaxCapAsked));
   }
@@ -100,6 +108,7 @@ graphgen::CandidateOptions options_for(const Graph& g, const CandidateFlags& f,
   graphgen::CandidateOptions o;
   o.generators = *parse_generators(f.generators);  // checked by check_flags
   o.max_cap = f.max_cap;
+  o.effort = *parse_effort(f.effort);  // checked by check_flags
   o.exact_time_limit_ms = static_cast<int64_t>(f.time_limit_s * 1000.0 + 0.5);
   int64_t warps = kDefaultWarps;
   if (vm.count("warps")) {
@@ -164,6 +173,10 @@ int run_candidates(const Args& args) {
                                                    ": $.target: the graph is on '" +
                                                    graph->target.name +
                                                    "'; the price needs the hopper target"));
+  }
+  if (Status s = require_unpipelined_loop(*graph, f.graph_path, "a stage assignment");
+      !s.ok()) {
+    return fail("candidates", s);
   }
   StatusOr<std::vector<graphgen::Candidate>> list =
       graphgen::triton_candidates(*graph, options_for(*graph, f, vm));

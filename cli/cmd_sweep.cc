@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "option_rules.h"
 #include "sweep/context.h"
 #include "sweep/estimate.h"
 #include "sweep/runner.h"
@@ -222,6 +223,7 @@ int run_sweep(const Args& args) {
                                            hidden, positional, vm)) {
     return *done;
   }
+  if (Status s = check_option_rules("sweep", vm); !s.ok()) return fail("sweep", s);
   if (vm.count("estimate")) return run_estimate(vm, f);
   StatusOr<sweep::SweepOptions> options = sweep_options_of(vm, f, progress_seconds);
   if (!options.ok()) return fail("sweep", options.status());

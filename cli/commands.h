@@ -73,5 +73,14 @@ inline constexpr std::string_view kStdio = "-";
 std::string input_name(const std::string& path);
 StatusOr<Graph> read_graph_input(const std::string& path);
 StatusOr<Schedule> read_schedule_input(const std::string& path, const Graph& g);
+// The same for the commands that read a schedule as a stage assignment
+// (predict, export --to triton): refused (InvalidInput naming the file,
+// the rule and the first violation) when a feasible schedule breaks a rule
+// its stages decide: its shape, L5 (a group in one stage) or L6 (each op
+// within its max_depth). The rules on start cycles inside a stage (L1-L4,
+// L7) are left to `tilesched verify`: these commands do not read them, and
+// a hand-written assignment (start = stage x II) need not keep them. An
+// infeasible schedule is returned as read.
+StatusOr<Schedule> read_stage_assignment_input(const std::string& path, const Graph& g);
 
 }  // namespace tilesched::cli

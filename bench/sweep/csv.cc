@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <tuple>
@@ -290,6 +291,11 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
 }
 
 StatusOr<std::string> slurp(const std::string& path) {
+  std::error_code ec;
+  // A directory opens as a stream and reads as nothing ("empty file").
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::IoError(path + ": is a directory, not a file");
+  }
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -135,6 +135,7 @@ void print_line(const ProgressFigures& p) {
 Status check_output(const std::string& out) {
   if (fs::is_directory(out)) return Status::InvalidInput(out + ": is a directory");
   if (const fs::path dir = fs::path(out).parent_path(); !dir.empty() && !fs::is_directory(dir)) {
+    if (fs::exists(dir)) return Status::IoError(out + ": " + dir.string() + " is not a directory");
     return Status::IoError(out + ": directory " + dir.string() + " does not exist");
   }
   return Status::Ok();

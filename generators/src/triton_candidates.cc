@@ -67,6 +67,7 @@ StatusOr<std::vector<Found>> find_all(const Graph& g, const CandidateOptions& op
     GenerateOptions gen;
     gen.generator = kind;
     gen.exact.time_limit_ms = opts.exact_time_limit_ms;
+    gen.cost_based.effort = opts.effort;
     StatusOr<std::vector<Schedule>> per_cap = generate_schedules_per_stage_cap(loaded, gen, caps);
     if (!per_cap.ok()) return per_cap.status();
     for (int64_t cap = 1; cap <= caps; ++cap) {

@@ -29,6 +29,7 @@ struct CandidateOptions {
                                            GeneratorKind::kCostBasedSeed, GeneratorKind::kIms,
                                            GeneratorKind::kSms, GeneratorKind::kExact};
   int64_t exact_time_limit_ms = 5000;  // the oracle's budget per cap
+  Effort effort = Effort::kDefault;    // the cost-based generator's (CostBasedOptions::effort)
   hopper::CtaFootprint cta;            // registers and threads (smem_bytes is ignored)
   hopper::FittedConstants fit;
 };
