@@ -10,7 +10,7 @@
 # says nothing reads is refused, and --help prints that table.
 # usage: third_day_test.sh TILESCHED TTGIR_TESTDATA_DIR
 set -u
-bin=$1 testdata=$2
+bin=$(realpath "$1") testdata=$2
 # shellcheck source=cli/test_lib.sh
 source "$(dirname "$0")/test_lib.sh"
 
@@ -122,5 +122,48 @@ expect 0 "$bin" schedule --help
 grep -q '^  --effort: read by --generator auto, cost-based only$' "$work/out" || fail "schedule --help: --effort's readers"
 expect 0 "$bin" import --help
 grep -q '^  --loop: not with --list$' "$work/out" || fail "import --help: --loop"
+
+# --- candidates -o DIR writes one whole set: an earlier run's files go with
+# it, a directory holding anything else, a file and - are refused.
+expect 0 "$bin" candidates "$work/mm.json" -g serial -q -o "$work/cands"
+touch "$work/cands/09.stale.json"
+expect 0 "$bin" candidates "$work/mm.json" -g ims --max-cap 2 -q -o "$work/cands"
+[[ -e $work/cands/09.stale.json ]] && fail "candidates: an earlier run's file is left beside the new set"
+grep -q 'ims/cap2' "$work/cands/candidates.tsv" || fail "candidates: the new set is not in place"
+[[ $(ls -A "$work" | grep -c '^\.cands') == 0 ]] || fail "candidates: a temporary directory is left: $(ls -A "$work")"
+echo notes >"$work/cands/notes.txt"
+expect 2 "$bin" candidates "$work/mm.json" -g serial -o "$work/cands"
+one_line "candidates into a directory of other files"
+grep -q "cands: holds 'notes.txt', which candidates did not write" "$work/err" || fail "candidates: $(cat "$work/err")"
+grep -q 'ims/cap2' "$work/cands/candidates.tsv" || fail "candidates: a refused run changed the directory"
+in_work() { (cd "$work" && "$@"); }  # so that a directory named - lands in $work
+expect 2 in_work "$bin" candidates "$work/mm.json" -g serial -o -
+refused "candidates -o -" "^tilesched candidates: -o -: candidates writes a directory"
+[[ -e $work/- ]] && fail "candidates -o -: a directory named - was made"
+expect 2 "$bin" candidates "$work/mm.json" -g serial -o "$work/mm.json"
+refused "candidates -o FILE" "mm.json: exists and is not a directory"
+
+# --- Messages that name the problem: a file where a directory should be,
+# a directory that takes no new files, a directory given as a sweep's CSV.
+expect 2 "$bin" schedule "$work/mm.json" -g serial -o "$work/mm.json/x"
+refused "-o FILE/x" "^tilesched schedule: .*mm.json/x: .*mm.json is not a directory$"
+if [[ -f /proc/version ]]; then
+  expect 2 "$bin" schedule "$work/mm.json" -g serial -o /proc/version
+  refused "-o /proc/version" "^tilesched schedule: /proc/version: directory /proc takes no new files"
+fi
+expect 2 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial --estimate "$work/cands"
+refused "sweep --estimate DIR" "^tilesched sweep: .*cands: is a directory, not a file$"
+expect 2 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial -o "$work/mm.json/t.csv"
+refused "sweep -o FILE/x" "mm.json/t.csv: .*mm.json is not a directory$"
+
+# --- The checkout: what scripts/run writes is ignored, and the scripts
+# docs/TTGIR.md runs directly are executable.
+src=$(dirname "$0")/..
+[[ -x $src/scripts/triton_schedule.py ]] || fail "scripts/triton_schedule.py is not executable"
+if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+  for f in results/exact.csv results/exact.csv.json results/exact.csv.partial results/sweep.csv; do
+    git -C "$src" check-ignore -q "$f" || fail ".gitignore: $f (written by scripts/run) is not ignored"
+  done
+fi
 
 finish third_day_test

@@ -209,8 +209,8 @@ Status replace_file(const OutputPlan& plan, std::string_view contents, const std
           return Status::IoError(shown + ": " + text::one_line(dir) + " is not a directory");
         }
         return Status::IoError(shown + ": directory " + text::one_line(dir) +
-                               " takes no new file, so the file cannot be replaced atomically (" +
-                               errno_text(err) + ")");
+                               " takes no new files, and a file is replaced through a new one "
+                               "beside it");
       }
       return Status::IoError(shown + ": directory " + text::one_line(dir) + " does not exist");
     }
