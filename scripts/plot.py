@@ -22,7 +22,10 @@ Writes, as PNG and SVG each:
                     scatter: cost-based per arm policy, ims, ...; hollow
                     markers, one shape per series, so coinciding points
                     show every series)
-  stage_count       mean stage count against op count, per generator
+  stage_count       mean stage count against op count, per generator; sms
+                    rows past LLVM's stage bound (more than 4 stages, the
+                    flag over_llvm_stage_bound) on an axis of their own,
+                    out of sms's mean
   time_vs_ops       generator CPU time (cpu_ns; time_ns in files before
                     version 5) against op count (log-log), with the
                     fitted slope of log(time) on log(ops) per generator:
@@ -68,6 +71,10 @@ COLOURS = {
 # every run), the next free one where two such names meet in one plot.
 SPARE_COLOURS = ["#e6ab02", "#000080", "#66a61e", "#a6761d", "#e7298a", "#1b9e77",
                  "#7570b3", "#d95f02", "#666666", "#00ced1", "#8b0000", "#ff1493"]
+# LLVM's MachinePipeliner emits at most this many stages
+# (pipeliner-max-stages 3, counted from 0); an sms schedule past it is
+# flagged over_llvm_stage_bound (tilesched/sms.h) and drawn apart.
+LLVM_STAGE_BOUND = 4
 # A capped series (max_stages=S) is its generator's colour, lightened or
 # darkened by the cap: the caps of one generator stay related and apart.
 CAP_SHADES = [-0.45, 0.45, -0.25, 0.65, -0.6, 0.25, -0.1, 0.8]
@@ -386,10 +393,16 @@ def main():
     save(fig, args.out, "serial_vs_cost", written)
     plt.close(fig)
 
-    # 3. Stage counts against op count.
-    fig, ax = plt.subplots(figsize=(7, 4))
+    # 3. Stage counts against op count. SMS rows past LLVM's stage bound
+    # (a schedule LLVM's pipeliner would not emit) are drawn apart, on an
+    # axis of their own, and left out of SMS's mean.
+    over = (ok["generator"] == "sms") & (ok["stage_count"] > LLVM_STAGE_BOUND)
+    if over.any():
+        fig, (ax, apart) = plt.subplots(1, 2, figsize=(9.5, 4), gridspec_kw={"width_ratios": [3, 1]})
+    else:
+        fig, ax = plt.subplots(figsize=(7, 4))
     for i, l in enumerate(labels):  # hollow markers, one shape each: coinciding series show
-        part = ok[ok["label"] == l].groupby("ops")["stage_count"].mean()
+        part = ok[(ok["label"] == l) & ~over].groupby("ops")["stage_count"].mean()
         ax.plot(part.index, part.values, marker=marker[l], mfc="none",
                 ms=max(4, 9 - i), label=l, color=colour[l])
     ax.set_xscale("log", base=2)
@@ -397,7 +410,24 @@ def main():
     ax.set_xlabel("ops")
     ax.set_ylabel("mean stage count")
     ax.set_title("Stage count per generator")
-    if labels:
+    if over.any():
+        rows = ok[over]
+        for l in sorted(rows["label"].unique()):
+            part = rows[rows["label"] == l]
+            apart.scatter(part["ops"], part["stage_count"], marker=marker[l], facecolors="none",
+                          edgecolors=colour[l], label=f"{l} ({len(part)} rows)")
+        apart.set_yscale("log")
+        apart.set_xscale("log", base=2)
+        power_of_two_ticks(apart.xaxis, matplotlib.ticker)
+        readable_log_ticks(apart.yaxis, matplotlib.ticker)
+        apart.set_xlabel("ops")
+        apart.set_ylabel("stage count")
+        apart.set_title(f"sms over LLVM's stage bound\n(> {LLVM_STAGE_BOUND} stages; not in its mean)",
+                        fontsize=8)
+        apart.legend(fontsize=7, loc="lower right")
+    if labels and over.any():  # right of both panels
+        outside_legend(ax, bbox_transform=apart.transAxes)
+    elif labels:
         outside_legend(ax)
     save(fig, args.out, "stage_count", written)
     plt.close(fig)

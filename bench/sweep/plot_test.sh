@@ -82,6 +82,16 @@ print("ok")
 PY
 grep -q 'slope k: the fitted exponent of time ~ ops^k' "$work/plots/time_vs_ops.svg" ||
   { echo "FAIL: time_vs_ops.svg: the slope is not explained"; failures=$((failures + 1)); }
+# An sms row past LLVM's stage bound (805 stages, as on origami/e_detect) is
+# drawn apart, not averaged into sms's line.
+awk -F, 'BEGIN{OFS=","} {print} NR > 2 && $6 == "cost-based" && $7 == "first-success" && !done {
+  $6 = "sms"; $7 = ""; $15 = 805; print; done = 1 }' "$fixture" >"$work/deep.csv"
+"$py" "$plot" "$work/deep.csv" --out "$work/pdeep" >"$work/out" 2>"$work/err" ||
+  { echo "FAIL: plot.py with a deep sms row exited $?: $(cat "$work/err")"; failures=$((failures + 1)); }
+grep -q "sms over LLVM's stage bound" "$work/pdeep/stage_count.svg" ||
+  { echo "FAIL: stage_count.svg: the sms row past LLVM's bound is not drawn apart"; failures=$((failures + 1)); }
+grep -q "over LLVM" "$work/plots/stage_count.svg" &&
+  { echo "FAIL: stage_count.svg: a panel for rows past LLVM's bound without any"; failures=$((failures + 1)); }
 # The version 3 layout (no version line: the header first) plots alike.
 tail -n +2 "$fixture" >"$work/v3.csv"
 "$py" "$plot" "$work/v3.csv" --out "$work/plots3" >"$work/out" 2>"$work/err" ||
