@@ -55,6 +55,7 @@ const std::vector<OptionRule>& rules() {
       {{"import"}, "strict", {}, "", "list"},
       {{"import"}, "no-smem-bound", {}, "", "list"},
       {{"import"}, "no-triton-rules", {}, "", "list"},
+      {{"explain"}, "generator", {}, "", "schedule"},
       {{"sweep"}, "resume", {}, "", "estimate"},
       {{"sweep"}, "output", {}, "", "estimate"},
   };
@@ -68,6 +69,12 @@ bool applies(const OptionRule& r, std::string_view command) {
 bool given(const po::variables_map& vm, std::string_view name) {
   const std::string key(name);
   return vm.count(key) > 0 && !vm[key].defaulted();
+}
+
+// "--list", or for a positional argument its name: "SCHEDULE".
+std::string flag_name(std::string_view option) {
+  if (option == "schedule") return "a SCHEDULE";
+  return "--" + std::string(option);
 }
 
 std::string reader_names(const OptionRule& r) {
@@ -95,7 +102,7 @@ std::string option_rules_help(std::string_view command) {
     out += "  --" + std::string(r.option) + ": ";
     if (!r.readers.empty()) out += "read by --generator " + reader_names(r) + " only";
     if (!r.needs.empty()) out += "only with --" + std::string(r.needs);
-    if (!r.not_with.empty()) out += "not with --" + std::string(r.not_with);
+    if (!r.not_with.empty()) out += "not with " + flag_name(r.not_with);
     out += "\n";
   }
   if (out.empty()) return out;
@@ -121,7 +128,7 @@ Status check_option_rules(std::string_view command, const po::variables_map& vm,
                                   ": without it nothing reads " + flag);
     }
     if (!r.not_with.empty() && given(vm, r.not_with)) {
-      return Status::InvalidInput(flag + " does nothing with --" + std::string(r.not_with) +
+      return Status::InvalidInput(flag + " does nothing with " + flag_name(r.not_with) +
                                   ": give one or the other");
     }
   }

@@ -108,13 +108,15 @@ expect 2 "$bin" candidates "$work/mm.json" -g cost-based --time-limit 3 -o "$wor
 refused "candidates -g cost-based --time-limit" "^tilesched candidates: --time-limit applies to --generator exact only, not cost-based$"
 expect 2 "$bin" candidates "$work/mm.json" -g ims,sms --effort fast -o "$work/never"
 refused "candidates -g ims,sms --effort" "--effort applies to --generator auto, cost-based only, not ims,sms"
+expect 2 "$bin" explain "$work/mm.json" "$work/ims3_rules.json" -g ims -o "$work/never"
+refused "explain SCHEDULE -g" "^tilesched explain: --generator does nothing with a SCHEDULE"
 # stages and candidates take --effort (the cost-based generator reads it).
 expect 0 "$bin" stages "$work/mm.json" --max 2 --effort fast
 expect 2 "$bin" stages "$work/mm.json" --effort quick
 refused "stages --effort quick" "^tilesched stages: --effort: unknown level 'quick'"
 expect 0 "$bin" candidates "$work/mm.json" -g serial,cost-based --effort full --max-cap 2 -q -o "$work/cand"
 # --help prints the same table the refusals read.
-for c in schedule stages candidates predict export import sweep; do
+for c in schedule stages candidates predict export import sweep explain; do
   expect 0 "$bin" $c --help
   grep -q '^which options are read when (any other use is refused):$' "$work/out" || fail "$c --help: no table"
 done
@@ -155,6 +157,61 @@ expect 2 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial --
 refused "sweep --estimate DIR" "^tilesched sweep: .*cands: is a directory, not a file$"
 expect 2 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial -o "$work/mm.json/t.csv"
 refused "sweep -o FILE/x" "mm.json/t.csv: .*mm.json is not a directory$"
+
+# --- A sweep row's cpu_ns is the generator call, not the materialization
+# after it: serial's is its time_ns and its MII bounds (a few us at 16 ops),
+# not ten times more (it was 41 us against 3 us).
+expect 0 "$bin" sweep --families random_layered --ops 16 --seeds 1-40 --generators serial,ims --jobs 1 -q \
+  -o "$work/cpu.csv"
+/usr/bin/python3 - "$work/cpu.csv" <<'PY' || fail "sweep: cpu_ns times more than the generator call"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for g, most in (("serial", 5.0), ("ims", 2.0)):
+    mine = [r for r in rows if r["generator"] == g]
+    cpu, own = sum(int(r["cpu_ns"]) for r in mine), sum(int(r["time_ns"]) for r in mine)
+    assert mine and cpu <= most * own, (g, cpu, own, cpu / own)
+PY
+
+# --- sweep --estimate: a small sweep's CPU time is not "0.00" hours, and a
+# capped sweep is estimated from the uncapped timings, marked so.
+expect 0 "$bin" sweep --families random_layered --ops 16 --seeds 1-40 --generators serial,ims --jobs 2 \
+  --estimate "$work/cpu.csv"
+grep -qE '^  serial +40 +[0-9]+\.[0-9]{2} s +0$' "$work/out" || fail "sweep --estimate: small CPU time: $(cat "$work/out")"
+expect 0 "$bin" sweep --families random_layered --ops 16 --seeds 1-40 --generators serial,ims --jobs 2 \
+  --max-stages 0,3 --estimate "$work/cpu.csv"
+grep -qE '^  ims max_stages=3 \* +40 ' "$work/out" && grep -q "^  \* no timed row at its cap: its uncapped rows' times x (1 + cap)" "$work/out" ||
+  fail "sweep --estimate --max-stages: $(cat "$work/out" "$work/err")"
+
+# --- Triton's own schedule has one price: candidates' triton row is the
+# stages row at its num_stages (attention, S = 3).
+attention=$testdata/attention_STAGES3_BM128_BN64_HEAD128_W8.triton-scheduled.ttgir
+expect 0 "$bin" import --from ttgir "$attention" -q -o "$work/att.json"
+expect 0 "$bin" stages "$work/att.json" --max 3 -g serial --json -o "$work/att_stages.json"
+expect 0 "$bin" candidates "$work/att.json" -g serial --max-cap 1 -q -o "$work/att_cands"
+/usr/bin/python3 - "$work/att_stages.json" "$work/att_cands/candidates.json" <<'PY' || fail "candidates and stages price Triton's own differently"
+import json, sys
+stages, cands = (json.load(open(p)) for p in sys.argv[1:])
+own = [c for c in cands["candidates"] if c["found_by"][0] == "triton"]
+assert own, "no Triton's own"
+row = stages["stages"][own[0]["stages"] - 1]
+assert own[0]["sm_cycles"] == row["sm_cycles"], (own[0]["sm_cycles"], row["sm_cycles"])
+PY
+
+# --- Every II printed says its unit: units of 16 SM cycles and the SM
+# cycles on the hopper target, cycles elsewhere; a slot's hold is
+# occupancy-cycles, not "unit-cycles".
+expect 0 "$bin" predict "$work/mm.json" "$work/ims3_rules.json"
+grep -qE '^ttgir/.*: ims, II ([0-9]+) units \(([0-9]+) SM cycles\), 3 stages$' "$work/out" ||
+  fail "predict: the II's unit: $(head -1 "$work/out")"
+expect 0 "$bin" explain "$work/mm.json" "$work/ims3_rules.json" --time-limit 1
+grep -qE '^ttgir/.*: II [0-9]+ units \([0-9]+ SM cycles\), the schedule ' "$work/out" &&
+  grep -qE '^MII [0-9]+ units \([0-9]+ SM cycles\): ' "$work/out" || fail "explain on hopper: units: $(head -2 "$work/out")"
+examples=$(dirname "$0")/../engine/examples
+expect 0 "$bin" explain "$examples/gemm_mainloop.loop.json" --time-limit 1
+grep -qE '^.*: II [0-9]+ cycles, the cost-based schedule$' "$work/out" || fail "explain: cycles: $(head -1 "$work/out")"
+grep -q 'unit-cycles' "$work/out" && fail "explain: 'unit-cycles' has no unit a reader knows: $(cat "$work/out")"
+head -1 "$work/att_cands/candidates.tsv" | grep -q $'\tii_units\tii_sm_cycles\t' ||
+  fail "candidates.tsv: the II's units: $(head -1 "$work/att_cands/candidates.tsv")"
 
 # --- The checkout: what scripts/run writes is ignored, and the scripts
 # docs/TTGIR.md runs directly are executable.

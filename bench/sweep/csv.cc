@@ -64,10 +64,13 @@ std::string csv_line(const std::vector<std::string>& fields) {
 
 std::string_view column_name(Col c) { return kColumnNames[static_cast<size_t>(c)]; }
 
-std::vector<std::string> stat_keys() {
-  std::vector<std::string> keys;
-  for (const auto& [key, value] : stats_fields(CostBasedStats{})) keys.push_back(key);
-  keys.emplace_back("refinement_status");  // appended by the cost-based generator
+const std::vector<std::string>& stat_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : stats_fields(CostBasedStats{})) out.push_back(key);
+    out.emplace_back("refinement_status");  // appended by the cost-based generator
+    return out;
+  }();
   return keys;
 }
 
