@@ -13,7 +13,6 @@
 #include "tilesched/explain.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
-#include "tilesched/hopper.h"
 #include "tilesched/verify.h"
 
 namespace po = boost::program_options;
@@ -29,19 +28,10 @@ std::string edge_text(const Graph& g, int i) {
          std::to_string(e.latency) + ", distance " + std::to_string(e.distance) + ")";
 }
 
-// An II or bound with its unit: cycles of the target's clock, or on the
-// hopper target units of 16 SM cycles (tilesched/hopper.h), with the SM
-// cycles beside them: "97 cycles", "58 units (928 SM cycles)".
-std::string with_unit(const Graph& g, int64_t v) {
-  if (g.target.name != "hopper") return std::to_string(v) + " cycles";
-  return std::to_string(v) + " units (" + std::to_string(v * hopper::kCyclesPerUnit) +
-         " SM cycles)";
-}
-
 std::string text_explanation(const Graph& g, const Explanation& e, const std::string& source) {
   const MiiBounds& m = e.mii;
-  std::string out = g.name + ": II " + with_unit(g, e.ii) + ", " + source + "\n";
-  out += "MII " + with_unit(g, m.max()) + ": resource " + std::to_string(m.resource) +
+  std::string out = g.name + ": II " + ii_with_unit(g, e.ii) + ", " + source + "\n";
+  out += "MII " + ii_with_unit(g, m.max()) + ": resource " + std::to_string(m.resource) +
          ", recurrence " + std::to_string(m.recurrence) + ", fine-density " +
          std::to_string(m.fine_density) + ", dependency " + std::to_string(m.dependency) + "\n";
   out += std::string(explain_verdict_name(e.verdict)) + ": " + e.summary + "\n";

@@ -197,9 +197,7 @@ std::string as_text(const Graph& g, const PredictFlags& f, const HopperSetup& se
                     const Priced& r) {
   char line[512];
   std::string out = g.name + ": " + r.source +
-                    (r.ii ? ", II " + std::to_string(*r.ii) + " units (" +
-                                std::to_string(*r.ii * hopper::kCyclesPerUnit) + " SM cycles)"
-                          : std::string()) +
+                    (r.ii ? ", II " + ii_with_unit(g, *r.ii) : std::string()) +
                     ", " +
                     std::to_string(r.p.stages) + (r.p.stages == 1 ? " stage\n" : " stages\n");
   out += hopper_setup_text(setup) + "\n" + kernel_class_text(g, setup, {r.p}) + "\n" + smem_text(g, r);

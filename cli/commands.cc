@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "option_rules.h"
+#include "tilesched/hopper.h"
 #include "tilesched/json_io.h"
 #include "tilesched/verify.h"
 
@@ -99,6 +100,12 @@ Status emit(const std::optional<std::string>& path, std::string_view text) {
     return Status::Ok();
   }
   return write_file_atomic(*path, text);
+}
+
+std::string ii_with_unit(const Graph& g, int64_t ii) {
+  if (g.target.name != "hopper") return std::to_string(ii) + " cycles";
+  return std::to_string(ii) + " units (" + std::to_string(ii * hopper::kCyclesPerUnit) +
+         " SM cycles)";
 }
 
 std::string input_name(const std::string& path) {

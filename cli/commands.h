@@ -68,6 +68,12 @@ int fail(std::string_view command, const Status& status);
 // written through, a FIFO or device written in place).
 Status emit(const std::optional<std::string>& path, std::string_view text);
 
+// An II (or an MII) with its unit, the same in every command's text:
+// cycles of the target's clock ("32 cycles"), or on the hopper target
+// units of 16 SM cycles with the SM cycles beside them ("58 units (928 SM
+// cycles)", tilesched/hopper.h).
+std::string ii_with_unit(const Graph& g, int64_t ii);
+
 // Input files: "-" reads standard input, named "<stdin>" in messages.
 inline constexpr std::string_view kStdio = "-";
 std::string input_name(const std::string& path);

@@ -210,6 +210,9 @@ examples=$(dirname "$0")/../engine/examples
 expect 0 "$bin" explain "$examples/gemm_mainloop.loop.json" --time-limit 1
 grep -qE '^.*: II [0-9]+ cycles, the cost-based schedule$' "$work/out" || fail "explain: cycles: $(head -1 "$work/out")"
 grep -q 'unit-cycles' "$work/out" && fail "explain: 'unit-cycles' has no unit a reader knows: $(cat "$work/out")"
+expect 0 "$bin" verify "$work/mm.json" "$work/ims3_rules.json"
+grep -qE '^legal: ttgir/.*, II [0-9]+ units \([0-9]+ SM cycles\), 3 stage\(s\), [0-9]+ ops$' "$work/out" ||
+  fail "verify on hopper: the II's unit: $(cat "$work/out")"
 head -1 "$work/att_cands/candidates.tsv" | grep -q $'\tii_units\tii_sm_cycles\t' ||
   fail "candidates.tsv: the II's units: $(head -1 "$work/att_cands/candidates.tsv")"
 
