@@ -96,6 +96,23 @@ Status apply_preset(const po::variables_map& vm, SweepFlags& f) {
   return Status::Ok();
 }
 
+// The generators the sweep runs, for the option table (option_rules.h):
+// --generators, or the preset's when not given; a name that is not a
+// generator is left to sweep_spec to refuse.
+std::vector<GeneratorKind> generator_kinds(const po::variables_map& vm, SweepFlags f) {
+  (void)apply_preset(vm, f);
+  std::vector<GeneratorKind> out;
+  for (size_t b = 0; b <= f.generators.size();) {
+    size_t e = f.generators.find(',', b);
+    if (e == std::string::npos) e = f.generators.size();
+    if (std::optional<GeneratorKind> k = parse_generator(f.generators.substr(b, e - b))) {
+      out.push_back(*k);
+    }
+    b = e + 1;
+  }
+  return out;
+}
+
 // The work list the flags describe; InvalidInput names the option.
 StatusOr<sweep::SweepSpec> sweep_spec(const SweepFlags& f) {
   sweep::SweepSpec spec;
@@ -223,7 +240,9 @@ int run_sweep(const Args& args) {
                                            hidden, positional, vm)) {
     return *done;
   }
-  if (Status s = check_option_rules("sweep", vm); !s.ok()) return fail("sweep", s);
+  if (Status s = check_option_rules("sweep", vm, generator_kinds(vm, f)); !s.ok()) {
+    return fail("sweep", s);
+  }
   if (vm.count("estimate")) return run_estimate(vm, f);
   StatusOr<sweep::SweepOptions> options = sweep_options_of(vm, f, progress_seconds);
   if (!options.ok()) return fail("sweep", options.status());

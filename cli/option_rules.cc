@@ -36,7 +36,8 @@ const std::vector<OptionRule>& rules() {
       {{"schedule"}, "seed", kCostBasedFamily},
       {{"schedule"}, "max-constraint-iterations", kCostBasedFamily},
       // cost-based-seed is the design as the seeds write it: no budget.
-      {kGenerating, "effort", kCostBasedOnly},
+      {{"schedule", "stages", "candidates", "sweep"}, "effort", kCostBasedOnly},
+      {{"sweep"}, "arm-policy", kCostBasedFamily},
       {{"schedule"}, "backtrack-budget-ratio", kCostBasedOnly},
       {{"schedule"}, "descent-budget-ratio", kCostBasedOnly},
       {{"schedule"}, "policy-fallback", kCostBasedOnly},

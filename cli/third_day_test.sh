@@ -104,6 +104,10 @@ refused "sweep --estimate --resume" "^tilesched sweep: --resume does nothing wit
 expect 2 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial --estimate "$work/t.csv" \
   -o "$work/never"
 refused "sweep --estimate -o" "^tilesched sweep: --output does nothing with --estimate"
+expect 2 "$bin" sweep --families chains --ops 8 --seeds 1 --generators serial,ims --effort fast -o "$work/never"
+refused "sweep --generators serial,ims --effort" "^tilesched sweep: --effort applies to --generator auto, cost-based only, not serial,ims$"
+expect 2 "$bin" sweep --families chains --ops 8 --seeds 1 --generators sms --arm-policy best-cost -o "$work/never"
+refused "sweep --generators sms --arm-policy" "^tilesched sweep: --arm-policy applies to"
 expect 2 "$bin" candidates "$work/mm.json" -g cost-based --time-limit 3 -o "$work/never"
 refused "candidates -g cost-based --time-limit" "^tilesched candidates: --time-limit applies to --generator exact only, not cost-based$"
 expect 2 "$bin" candidates "$work/mm.json" -g ims,sms --effort fast -o "$work/never"
