@@ -542,6 +542,12 @@ Status check_format(const Cursor& root, std::string_view expected) {
   return Status::Ok();
 }
 
+void append_string(std::string_view s, std::string& out) { append_key(s, out); }
+
+void append_member_value(const Json& v, size_t indent, size_t column, std::string& out) {
+  append_layout(v, indent, column, /*top=*/false, out);
+}
+
 std::string format_document(const Json& doc) {
   std::string out;
   append_layout(doc, 0, 0, /*top=*/true, out);
