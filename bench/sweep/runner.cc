@@ -269,7 +269,9 @@ Status run_todo(const std::vector<GraphKey>& graphs, const SweepOptions& opts,
       w.failures[i] = text.failures;
       pool.fresh_rows += rows.size();
       ++pool.finished_graphs;
-      pool.cv.notify_all();
+      // The main thread draws progress every 200 ms on its own; waking it
+      // per graph would take a core from the workers (--jobs = cores).
+      if (pool.finished_graphs == w.todo.size() || !pool.io_status.ok()) pool.cv.notify_all();
     }
   };
   const int jobs =
