@@ -161,7 +161,8 @@ bool written_by_candidates(const fs::directory_entry& e) {
 // any work.
 StatusOr<std::string> output_dir(const std::string& dir) {
   if (dir == kStdio) {
-    return Status::InvalidInput("-o -: candidates writes a directory of files, not standard output");
+    return Status::InvalidInput(
+        "-o -: candidates writes a directory of files, not standard output");
   }
   if (dir.empty()) return Status::InvalidInput("-o: empty directory name");
   std::error_code ec;
@@ -186,12 +187,17 @@ StatusOr<std::string> fresh_dir_beside(const std::string& dir) {
   const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::error_code ec;
   fs::create_directories(parent, ec);
-  if (ec) return Status::IoError(parent.string() + ": cannot create the directory (" + ec.message() + ")");
+  if (ec) {
+    return Status::IoError(parent.string() + ": cannot create the directory (" + ec.message() + ")");
+  }
   for (int attempt = 0; attempt < 100; ++attempt) {
     const fs::path temp = parent / ("." + target.filename().string() + ".tmp-" +
                                     std::to_string(::getpid()) + "-" + std::to_string(attempt));
     if (fs::create_directory(temp, ec)) return temp.string();
-    if (ec) return Status::IoError(temp.string() + ": cannot create the directory (" + ec.message() + ")");
+    if (ec) {
+      return Status::IoError(temp.string() + ": cannot create the directory (" + ec.message() +
+                             ")");
+    }
   }
   return Status::IoError(dir + ": cannot create a temporary directory beside it");
 }

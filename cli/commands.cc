@@ -131,8 +131,9 @@ StatusOr<Schedule> read_stage_assignment_input(const std::string& path, const Gr
   if (!s.ok() || !s->feasible) return s;
   for (const Violation& v : verify_schedule(g, *s).violations) {
     if (v.rule != Rule::kShape && v.rule != Rule::kGroups && v.rule != Rule::kMaxDepth) continue;
-    return Status::InvalidInput(input_name(path) + ": the stage assignment breaks the rules of graph '" +
-                                g.name + "' (" + std::string(rule_name(v.rule)) + ": " + v.message +
+    return Status::InvalidInput(input_name(path) +
+                                ": the stage assignment breaks the rules of graph '" + g.name +
+                                "' (" + std::string(rule_name(v.rule)) + ": " + v.message +
                                 "); tilesched verify lists every violation");
   }
   return s;

@@ -69,7 +69,8 @@ StatusOr<Document> Parser::run() {
 // An alias name: `#blocked1`, `!mytype`; `#ttg.blocked` and `!tt.ptr` name
 // a dialect's attribute or type instead.
 bool names_alias(const Token& t) {
-  return (t.kind == Tok::kHash || t.kind == Tok::kBang) && t.text.find('.') == std::string_view::npos;
+  return (t.kind == Tok::kHash || t.kind == Tok::kBang) &&
+         t.text.find('.') == std::string_view::npos;
 }
 
 // Every alias used is defined: an undefined layout would otherwise be read

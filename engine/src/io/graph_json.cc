@@ -453,7 +453,8 @@ void append_op(const Target& t, const Op& op, std::string& out) {
     std::vector<std::pair<std::string, int64_t>> uses;
     for (const PoolUse& p : op.pools) {
       const std::string name = pool_name(t, p.pool);
-      auto it = std::find_if(uses.begin(), uses.end(), [&](const auto& u) { return u.first == name; });
+      auto it = std::find_if(uses.begin(), uses.end(),
+                             [&](const auto& u) { return u.first == name; });
       if (it == uses.end()) {
         uses.emplace_back(name, p.count);
       } else {

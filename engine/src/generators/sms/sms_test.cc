@@ -238,9 +238,11 @@ TEST(Sms, ASchedulePastLlvmsStageBoundIsFlagged) {
   ASSERT_TRUE(deep.feasible);
   ASSERT_GT(deep.stage_count, kLlvmStageBound);
   EXPECT_NE(std::find(deep.flags.begin(), deep.flags.end(), kOverLlvmStageBound), deep.flags.end());
-  EXPECT_TRUE(std::any_of(deep.diagnostics.begin(), deep.diagnostics.end(), [](const std::string& line) {
-    return line.find("LLVM would leave this loop unpipelined") != std::string::npos;
-  }));
+  EXPECT_TRUE(std::any_of(deep.diagnostics.begin(), deep.diagnostics.end(),
+                          [](const std::string& line) {
+                            return line.find("LLVM would leave this loop unpipelined") !=
+                                   std::string::npos;
+                          }));
   const Schedule shallow = Sms(MakeTextbook().g);
   ASSERT_TRUE(shallow.feasible);
   ASSERT_LE(shallow.stage_count, kLlvmStageBound);
