@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "option_rules.h"
 #include "tilesched/explain.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
@@ -29,8 +30,8 @@ std::string edge_text(const Graph& g, int i) {
 
 std::string text_explanation(const Graph& g, const Explanation& e, const std::string& source) {
   const MiiBounds& m = e.mii;
-  std::string out = g.name + ": II " + std::to_string(e.ii) + " (" + source + ")\n";
-  out += "MII " + std::to_string(m.max()) + ": resource " + std::to_string(m.resource) +
+  std::string out = g.name + ": II " + ii_with_unit(g, e.ii) + ", " + source + "\n";
+  out += "MII " + ii_with_unit(g, m.max()) + ": resource " + std::to_string(m.resource) +
          ", recurrence " + std::to_string(m.recurrence) + ", fine-density " +
          std::to_string(m.fine_density) + ", dependency " + std::to_string(m.dependency) + "\n";
   out += std::string(explain_verdict_name(e.verdict)) + ": " + e.summary + "\n";
@@ -111,6 +112,20 @@ StatusOr<Schedule> schedule_to_explain(const Graph& g, const std::string& schedu
   return s;
 }
 
+// The options nothing reads (option_rules.h), both inputs on standard
+// input, the time limit's range.
+Status check_usage(const po::variables_map& vm, const std::string& graph_path,
+                   const std::string& schedule_path, double time_limit_s) {
+  if (Status s = check_option_rules("explain", vm); !s.ok()) return s;
+  if (graph_path == kStdio && schedule_path == kStdio) {
+    return Status::InvalidInput("GRAPH and SCHEDULE cannot both be standard input (-)");
+  }
+  if (!(time_limit_s >= 0.0 && time_limit_s <= 86400.0)) {  // NaN fails both
+    return Status::InvalidInput("--time-limit must be between 0 and 86400 seconds");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 int run_explain(const Args& args) {
@@ -139,13 +154,8 @@ int run_explain(const Args& args) {
                                            visible, hidden, positional, vm)) {
     return *done;
   }
-  if (graph_path == kStdio && schedule_path == kStdio) {
-    return fail("explain", Status::InvalidInput(
-                               "GRAPH and SCHEDULE cannot both be standard input (-)"));
-  }
-  if (!(time_limit_s >= 0.0 && time_limit_s <= 86400.0)) {  // NaN fails both
-    return fail("explain",
-                Status::InvalidInput("--time-limit must be between 0 and 86400 seconds"));
+  if (Status s = check_usage(vm, graph_path, schedule_path, time_limit_s); !s.ok()) {
+    return fail("explain", s);
   }
   StatusOr<Graph> graph = read_graph_input(graph_path);
   if (!graph.ok()) return fail("explain", graph.status());

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "option_rules.h"
 #include "tilesched/triton_export.h"
 #include "tilesched/json_io.h"
 
@@ -102,7 +103,7 @@ std::string to_resolved_json(const Graph& g) {
 StatusOr<TritonSchedule> triton_schedule(const Graph& g,
                                                    const std::string& schedule_path, bool own) {
   if (own) return triton_schedule_own(g);
-  StatusOr<Schedule> s = read_schedule_input(schedule_path, g);
+  StatusOr<Schedule> s = read_stage_assignment_input(schedule_path, g);
   if (!s.ok()) return s.status();
   return triton_schedule_from(g, *s);
 }
@@ -157,6 +158,7 @@ int run_export(const Args& args) {
                      visible, hidden, positional, vm)) {
     return *done;
   }
+  if (Status s = check_option_rules("export", vm); !s.ok()) return fail("export", s);
   const bool triton = vm.count("to") > 0;
   if (vm.count("dot") + vm.count("resolved") + vm.count("to") != 1) {
     return fail("export", Status::InvalidInput("give exactly one of --dot, --resolved and --to"));

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "option_rules.h"
 #include "tilesched/graphgen/hatschet.h"
 #include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/json_io.h"
@@ -68,6 +69,7 @@ int run_ttgir(const ImportFlags& f, const po::variables_map& vm) {
     return fail("import", Status::InvalidInput("--target: the TTGIR importer models only the "
                                                "hopper target, not '" + f.target + "'"));
   }
+  if (Status s = check_option_rules("import", vm); !s.ok()) return fail("import", s);
   StatusOr<std::string> text = read_input(f.input_path);
   if (!text.ok()) return fail("import", text.status());
   const std::string name = input_name(f.input_path);

@@ -15,8 +15,10 @@
 
 #include "commands.h"
 #include "hopper_options.h"
+#include "option_rules.h"
 #include "tilesched/hopper.h"
 #include "tilesched/hopper_predict.h"
+#include "tilesched/triton_export.h"
 
 namespace po = boost::program_options;
 
@@ -74,11 +76,24 @@ Status check_flags(const PredictFlags& f, HopperSetup& setup) {
   return check_hopper_flags(f, setup);
 }
 
+// A schedule of a loop imported from TTGIR is priced as Triton would run
+// it, so one that export --to triton refuses (Triton's pipeliner would
+// lower it to wrong results, or refuse it) is refused here too. Graphs not
+// imported from TTGIR have no such rules.
+Status check_exportable(const Graph& g, const Schedule& s) {
+  for (const Op& op : g.ops) {
+    if (!op.source_position || !op.source_op) return Status::Ok();
+  }
+  StatusOr<TritonSchedule> t = triton_schedule_from(g, s);
+  if (!t.ok()) return t.status();
+  return check_triton_lowering(g, *t);
+}
+
 // The schedule's stage of every op, refused when an edge runs backwards
 // (a producer in a later stage than its consumer allows): no pipeline runs it.
 StatusOr<std::vector<int64_t>> schedule_stages(const Graph& g, const PredictFlags& f,
                                                Priced& out) {
-  StatusOr<Schedule> s = read_schedule_input(f.schedule_path, g);
+  StatusOr<Schedule> s = read_stage_assignment_input(f.schedule_path, g);
   if (!s.ok()) return s.status();
   if (!s->feasible) {
     return Status::InvalidInput(input_name(f.schedule_path) +
@@ -92,6 +107,9 @@ StatusOr<std::vector<int64_t>> schedule_stages(const Graph& g, const PredictFlag
           std::to_string(s->stage[e.to]) + " at distance " + std::to_string(e.distance) +
           ": the edge runs backwards");
     }
+  }
+  if (Status st = check_exportable(g, *s); !st.ok()) {
+    return Status::InvalidInput(input_name(f.schedule_path) + ": " + st.message());
   }
   out.source = s->generator.empty() ? "schedule" : s->generator;
   out.ii = s->ii;
@@ -179,7 +197,8 @@ std::string as_text(const Graph& g, const PredictFlags& f, const HopperSetup& se
                     const Priced& r) {
   char line[512];
   std::string out = g.name + ": " + r.source +
-                    (r.ii ? ", II " + std::to_string(*r.ii) + " units" : std::string()) + ", " +
+                    (r.ii ? ", II " + ii_with_unit(g, *r.ii) : std::string()) +
+                    ", " +
                     std::to_string(r.p.stages) + (r.p.stages == 1 ? " stage\n" : " stages\n");
   out += hopper_setup_text(setup) + "\n" + kernel_class_text(g, setup, {r.p}) + "\n" + smem_text(g, r);
   if (!fits(r.p)) return out + "does not fit: one CTA needs more than 227 KiB of shared memory\n";
@@ -223,6 +242,7 @@ int run_predict(const Args& args) {
                                            visible, hidden, positional, vm)) {
     return *done;
   }
+  if (Status s = check_option_rules("predict", vm); !s.ok()) return fail("predict", s);
   read_hopper_options(vm, f);
   if (vm.count("triton")) f.triton = vm["triton"].as<int64_t>();
   if (vm.count("num-stages")) f.num_stages = vm["num-stages"].as<int64_t>();

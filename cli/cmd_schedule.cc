@@ -2,11 +2,10 @@
 // schedule JSON (docs/FORMATS.md) or, with --emit region, the
 // materialized region (docs/MATERIALIZE.md). Exit 1 when no legal schedule
 // exists.
-#include <algorithm>
 #include <iostream>
-#include <vector>
 
 #include "commands.h"
+#include "option_rules.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
@@ -197,48 +196,9 @@ Status check_numbers(const ScheduleFlags& f, GenerateOptions& opts) {
   return Status::Ok();
 }
 
-// The options that only some generators read, and those generators: given
-// explicitly with another generator they would change nothing, so they are
-// refused rather than silently ignored. The rest (--max-stages, --emit)
-// apply to every generator.
-struct GeneratorOption {
-  const char* name;
-  std::vector<GeneratorKind> readers;
-};
-using K = GeneratorKind;
-const std::vector<GeneratorOption>& generator_options() {
-  static const std::vector<GeneratorOption> table = {
-    {"arm-policy", {K::kAuto, K::kCostBased, K::kCostBasedSeed}},
-    {"ii-search", {K::kAuto, K::kCostBased, K::kCostBasedSeed}},
-    {"seed", {K::kAuto, K::kCostBased, K::kCostBasedSeed}},
-    {"max-constraint-iterations", {K::kAuto, K::kCostBased, K::kCostBasedSeed}},
-    {"backtrack-budget-ratio", {K::kAuto, K::kCostBased}},
-    {"descent-budget-ratio", {K::kAuto, K::kCostBased}},
-    {"policy-fallback", {K::kAuto, K::kCostBased}},
-    {"ii-cap", {K::kAuto, K::kCostBased, K::kCostBasedSeed, K::kIms, K::kSms}},
-    {"packing-repair", {K::kAuto, K::kCostBased, K::kIms, K::kSms}},
-    {"serial-threshold", {K::kAuto}},
-    {"ims-budget-ratio", {K::kIms}},
-    {"time-limit", {K::kExact}},
-    {"exact-backend", {K::kExact}},
-    {"sat-encoding", {K::kExact}},
-  };
-  return table;
-}
-
-// InvalidInput for an option given on the command line that the chosen
-// generator does not read.
-Status check_options_apply(const po::variables_map& vm, GeneratorKind k) {
-  for (const GeneratorOption& o : generator_options()) {
-    if (!vm.count(o.name) || vm[o.name].defaulted()) continue;
-    if (std::find(o.readers.begin(), o.readers.end(), k) != o.readers.end()) continue;
-    std::string readers;
-    for (const GeneratorKind r : o.readers) {
-      readers += (readers.empty() ? "" : ", ") + std::string(generator_name(r));
-    }
-    return Status::InvalidInput("--" + std::string(o.name) + " applies to --generator " + readers +
-                                " only, not " + std::string(generator_name(k)));
-  }
+// --sat-encoding with another backend than sat: the backend reads no CNF.
+// (Which generator reads which option is the table of option_rules.cc.)
+Status check_backend_options(const po::variables_map& vm) {
   if (vm.count("sat-encoding") && !vm["sat-encoding"].defaulted() &&
       vm["exact-backend"].as<std::string>() != "sat") {
     return Status::InvalidInput("--sat-encoding applies to --exact-backend sat only");
@@ -263,7 +223,10 @@ int run_schedule(const Args& args) {
     return *done;
   }
   if (Status s = resolve_flags(f, opts); !s.ok()) return fail("schedule", s);
-  if (Status s = check_options_apply(vm, opts.generator); !s.ok()) return fail("schedule", s);
+  if (Status s = check_option_rules("schedule", vm, {&opts.generator, 1}); !s.ok()) {
+    return fail("schedule", s);
+  }
+  if (Status s = check_backend_options(vm); !s.ok()) return fail("schedule", s);
   StatusOr<Graph> graph = read_graph_input(f.graph_path);
   if (!graph.ok()) return fail("schedule", graph.status());
   StatusOr<Schedule> schedule = generate_schedule(*graph, opts);

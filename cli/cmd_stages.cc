@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "hopper_options.h"
+#include "option_rules.h"
 #include "tilesched/generate.h"
 #include "tilesched/hopper.h"
 #include "tilesched/hopper_predict.h"
@@ -30,7 +31,7 @@ constexpr double kRecommendTolerance = 1.02;  // within 2 % of the best
 constexpr int64_t kMaxStagesAsked = 32;
 
 struct StagesFlags : HopperFlags {
-  std::string graph_path, generator = "cost-based";
+  std::string graph_path, generator = "cost-based", effort = "default";
   int64_t max_stages = 6;
   bool json = false;
   double time_limit_s = 10.0;
@@ -42,6 +43,10 @@ struct StageRow {
   hopper::StagePrediction p;
   std::optional<int64_t> ii;  // absent when the generator found no schedule
   std::optional<int64_t> stage_count;
+  // The exact generator's proof: whether every lower II was proven
+  // infeasible, and the least II it did not refute; none for a heuristic.
+  std::optional<bool> ii_proven;
+  std::optional<int64_t> ii_lower_bound;
   double relative_time = 0.0;  // 0 when one CTA does not fit
 };
 
@@ -54,6 +59,8 @@ po::options_description stages_options(StagesFlags& f) {
        "the generator whose II(S) is printed (tilesched schedule --generator)");
   add_hopper_options(visible, f);
   visible.add_options()
+      ("effort", po::value(&f.effort)->default_value("default"),
+       "cost-based: fast | default | full, its work budget (tilesched schedule --effort)")
       ("time-limit", po::value(&f.time_limit_s)->default_value(10.0),
        "exact: wall-clock budget per S in seconds")
       ("json", po::bool_switch(&f.json), "write tilesched.stages/1 JSON instead of the table");
@@ -81,6 +88,11 @@ Status check_flags(const StagesFlags& f, GenerateOptions& opts, Setup& setup) {
                                 generator_names() + ")");
   }
   opts.generator = *k;
+  if (std::optional<Effort> e = parse_effort(f.effort)) {
+    opts.cost_based.effort = *e;
+  } else {
+    return Status::InvalidInput("--effort: unknown level '" + f.effort + "' (fast, default, full)");
+  }
   opts.exact.time_limit_ms = static_cast<int64_t>(f.time_limit_s * 1000.0 + 0.5);
   return Status::Ok();
 }
@@ -103,6 +115,10 @@ StatusOr<std::vector<StageRow>> predict_all(const Graph& g, const StagesFlags& f
     if (const Schedule& schedule = (*schedules)[s - 1]; schedule.feasible) {
       r.ii = schedule.ii;
       r.stage_count = schedule.stage_count;
+      if (opts.generator == GeneratorKind::kExact) {
+        r.ii_proven = schedule.proven_optimal;
+        r.ii_lower_bound = schedule.lower_bound;
+      }
     }
     if (r.p.ctas_per_sm > 0 && (best == 0.0 || r.p.sm_cycles < best)) best = r.p.sm_cycles;
     rows.push_back(r);
@@ -134,6 +150,8 @@ nlohmann::ordered_json row_json(const StageRow& r, const Graph& g, const StagesF
   o["s"] = r.p.stages;
   o["ii"] = r.ii ? Json(*r.ii) : Json(nullptr);
   o["stage_count"] = r.stage_count ? Json(*r.stage_count) : Json(nullptr);
+  o["ii_proven_optimal"] = r.ii_proven ? Json(*r.ii_proven) : Json(nullptr);
+  o["ii_lower_bound"] = r.ii_lower_bound ? Json(*r.ii_lower_bound) : Json(nullptr);
   o["smem_bytes"] = r.p.smem_bytes;
   add_prediction_json(o, r.p, g, f, setup);
   o["busiest_unit"] = std::string(hopper::kSlotNames[r.p.busiest_slot - 1]);
@@ -199,6 +217,24 @@ std::string column_notes(const StagesFlags& f) {
          "us at the clock, over the best S.\n";
 }
 
+// The rows whose II the exact generator did not prove least (its time limit
+// ended first), with the lower bound it reached.
+std::string unproven_note(const std::vector<StageRow>& rows) {
+  std::string out;
+  for (const StageRow& r : rows) {
+    if (!r.ii_proven || *r.ii_proven) continue;
+    out += (out.empty() ? "" : ", ") + std::string("S ") + std::to_string(r.p.stages) +
+           " (lower bound " +
+           (r.ii_lower_bound ? std::to_string(*r.ii_lower_bound * hopper::kCyclesPerUnit) +
+                                   " cycles"
+                             : std::string("none")) +
+           ")";
+  }
+  if (out.empty()) return out;
+  return "* not proven least: the time limit ended before the exact generator proved "
+         "every lower II infeasible: " + out + "\n";
+}
+
 std::string as_text(const Graph& g, const StagesFlags& f, const Setup& setup,
                     const std::vector<StageRow>& rows) {
   std::string out = setup_text(g, f, setup) + kernel_class_text(g, setup, predictions(rows)) + "\n";
@@ -208,7 +244,8 @@ std::string as_text(const Graph& g, const StagesFlags& f, const Setup& setup,
   out += "                       |     per CTA per SM   cycles  /iteration  /iteration\n";
   char line[256];
   for (const StageRow& r : rows) {
-    const std::string ii = r.ii ? std::to_string(*r.ii * hopper::kCyclesPerUnit) : "-";
+    std::string ii = r.ii ? std::to_string(*r.ii * hopper::kCyclesPerUnit) : "-";
+    if (r.ii_proven && !*r.ii_proven) ii += "*";
     const std::string sc = r.stage_count ? std::to_string(*r.stage_count) : "-";
     const long long s = static_cast<long long>(r.p.stages);
     const long long smem = static_cast<long long>(r.p.smem_bytes);
@@ -227,6 +264,7 @@ std::string as_text(const Graph& g, const StagesFlags& f, const Setup& setup,
     out += line;
   }
   out += column_notes(f);
+  out += unproven_note(rows);
   const std::optional<int64_t> rec = recommended(rows);
   if (rec && f.grid && f.trip) {
     const double us = hopper::kernel_microseconds(rows[*rec - 1].p, kernel_shape(g, f), *setup.gpu);
@@ -257,13 +295,16 @@ int run_stages(const Args& args) {
   GenerateOptions opts;
   Setup setup;
   if (Status s = check_flags(f, opts, setup); !s.ok()) return fail("stages", s);
-  if (!vm["time-limit"].defaulted() && opts.generator != GeneratorKind::kExact) {
-    return fail("stages", Status::InvalidInput("--time-limit applies to --generator exact only, "
-                                               "not " + f.generator));
+  if (Status s = check_option_rules("stages", vm, {&opts.generator, 1}); !s.ok()) {
+    return fail("stages", s);
   }
   StatusOr<Graph> graph = read_graph_input(f.graph_path);
   if (!graph.ok()) return fail("stages", graph.status());
   if (Status s = require_hopper_target(*graph, f.graph_path); !s.ok()) return fail("stages", s);
+  if (Status s = require_unpipelined_loop(*graph, f.graph_path, "a num_stages");
+      !s.ok()) {
+    return fail("stages", s);
+  }
   complete_hopper_setup(*graph, f, setup);
   StatusOr<std::vector<StageRow>> rows = predict_all(*graph, f, setup, opts);
   if (!rows.ok()) return fail("stages", rows.status());

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "option_rules.h"
 #include "sweep/context.h"
 #include "sweep/estimate.h"
 #include "sweep/runner.h"
@@ -93,6 +94,23 @@ Status apply_preset(const po::variables_map& vm, SweepFlags& f) {
   take("generators", f.generators, p->generators);
   take("arm-policy", f.arm_policy, p->arm_policies);
   return Status::Ok();
+}
+
+// The generators the sweep runs, for the option table (option_rules.h):
+// --generators, or the preset's when not given; a name that is not a
+// generator is left to sweep_spec to refuse.
+std::vector<GeneratorKind> generator_kinds(const po::variables_map& vm, SweepFlags f) {
+  (void)apply_preset(vm, f);
+  std::vector<GeneratorKind> out;
+  for (size_t b = 0; b <= f.generators.size();) {
+    size_t e = f.generators.find(',', b);
+    if (e == std::string::npos) e = f.generators.size();
+    if (std::optional<GeneratorKind> k = parse_generator(f.generators.substr(b, e - b))) {
+      out.push_back(*k);
+    }
+    b = e + 1;
+  }
+  return out;
 }
 
 // The work list the flags describe; InvalidInput names the option.
@@ -221,6 +239,9 @@ int run_sweep(const Args& args) {
   if (std::optional<int> done = parse_args(args, "sweep", "--output FILE.csv [options]", visible,
                                            hidden, positional, vm)) {
     return *done;
+  }
+  if (Status s = check_option_rules("sweep", vm, generator_kinds(vm, f)); !s.ok()) {
+    return fail("sweep", s);
   }
   if (vm.count("estimate")) return run_estimate(vm, f);
   StatusOr<sweep::SweepOptions> options = sweep_options_of(vm, f, progress_seconds);

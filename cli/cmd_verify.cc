@@ -20,7 +20,7 @@ std::string text_verdict(const Graph& g, const Schedule& s, const std::string& s
                          const VerifyReport& report) {
   if (!s.feasible) return schedule_name + ": records no legal schedule (feasible: false)\n";
   if (report.legal()) {
-    return "legal: " + g.name + ", II " + std::to_string(s.ii) + ", " +
+    return "legal: " + g.name + ", II " + ii_with_unit(g, s.ii) + ", " +
            std::to_string(s.stage_count) + " stage(s), " + std::to_string(g.op_count()) +
            " ops\n";
   }

@@ -8,7 +8,10 @@
 #include <cctype>
 #include <iostream>
 
+#include "option_rules.h"
+#include "tilesched/hopper.h"
 #include "tilesched/json_io.h"
+#include "tilesched/verify.h"
 
 namespace po = boost::program_options;
 
@@ -45,7 +48,8 @@ std::optional<int> parse_args(const Args& args, std::string_view command,
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     if (vm.count("help")) {
-      std::cout << "usage: tilesched " << command << " " << synopsis << "\n\n" << visible;
+      std::cout << "usage: tilesched " << command << " " << synopsis << "\n\n" << visible
+                << option_rules_help(command);
       return kExitOk;
     }
     po::notify(vm);
@@ -98,6 +102,12 @@ Status emit(const std::optional<std::string>& path, std::string_view text) {
   return write_file_atomic(*path, text);
 }
 
+std::string ii_with_unit(const Graph& g, int64_t ii) {
+  if (g.target.name != "hopper") return std::to_string(ii) + " cycles";
+  return std::to_string(ii) + " units (" + std::to_string(ii * hopper::kCyclesPerUnit) +
+         " SM cycles)";
+}
+
 std::string input_name(const std::string& path) {
   return path == kStdio ? std::string(kStdinName) : path;
 }
@@ -114,6 +124,19 @@ StatusOr<Schedule> read_schedule_input(const std::string& path, const Graph& g) 
   StatusOr<std::string> text = read_standard_input();
   if (!text.ok()) return text.status();
   return parse_schedule_json(*text, kStdinName, g);
+}
+
+StatusOr<Schedule> read_stage_assignment_input(const std::string& path, const Graph& g) {
+  StatusOr<Schedule> s = read_schedule_input(path, g);
+  if (!s.ok() || !s->feasible) return s;
+  for (const Violation& v : verify_schedule(g, *s).violations) {
+    if (v.rule != Rule::kShape && v.rule != Rule::kGroups && v.rule != Rule::kMaxDepth) continue;
+    return Status::InvalidInput(input_name(path) +
+                                ": the stage assignment breaks the rules of graph '" + g.name +
+                                "' (" + std::string(rule_name(v.rule)) + ": " + v.message +
+                                "); tilesched verify lists every violation");
+  }
+  return s;
 }
 
 }  // namespace tilesched::cli

@@ -68,10 +68,25 @@ int fail(std::string_view command, const Status& status);
 // written through, a FIFO or device written in place).
 Status emit(const std::optional<std::string>& path, std::string_view text);
 
+// An II (or an MII) with its unit, the same in every command's text:
+// cycles of the target's clock ("32 cycles"), or on the hopper target
+// units of 16 SM cycles with the SM cycles beside them ("58 units (928 SM
+// cycles)", tilesched/hopper.h).
+std::string ii_with_unit(const Graph& g, int64_t ii);
+
 // Input files: "-" reads standard input, named "<stdin>" in messages.
 inline constexpr std::string_view kStdio = "-";
 std::string input_name(const std::string& path);
 StatusOr<Graph> read_graph_input(const std::string& path);
 StatusOr<Schedule> read_schedule_input(const std::string& path, const Graph& g);
+// The same for the commands that read a schedule as a stage assignment
+// (predict, export --to triton): refused (InvalidInput naming the file,
+// the rule and the first violation) when a feasible schedule breaks a rule
+// its stages decide: its shape, L5 (a group in one stage) or L6 (each op
+// within its max_depth). The rules on start cycles inside a stage (L1-L4,
+// L7) are left to `tilesched verify`: these commands do not read them, and
+// a hand-written assignment (start = stage x II) need not keep them. An
+// infeasible schedule is returned as read.
+StatusOr<Schedule> read_stage_assignment_input(const std::string& path, const Graph& g);
 
 }  // namespace tilesched::cli

@@ -86,6 +86,25 @@ Status require_hopper_target(const Graph& g, const std::string& path) {
                               "'; the prediction needs the hopper target");
 }
 
+Status require_unpipelined_loop(const Graph& g, const std::string& path, std::string_view command) {
+  static constexpr std::string_view kPipelinerOps[] = {
+      "ttg.async_copy_global_to_local", "ttg.async_commit_group", "ttg.async_wait",
+      "ttng.async_tma_copy_global_to_local", "ttng.barrier_expect", "ttng.wait_barrier"};
+  for (int v = 0; v < g.op_count(); ++v) {
+    const std::optional<std::string>& op = g.ops[v].source_op;
+    if (!op || std::find(std::begin(kPipelinerOps), std::end(kPipelinerOps), *op) ==
+                   std::end(kPipelinerOps)) {
+      continue;
+    }
+    return Status::InvalidInput(
+        input_name(path) + ": $.ops[" + std::to_string(v) + "]: op '" + g.ops[v].name + "' is a " +
+        *op + ": the loop is one Triton's pipeliner already lowered (--loop 1 or 2 of a "
+        "scheduled dump); " + std::string(command) + " needs the loop it pipelines (the "
+        "default loop of the dump, docs/TTGIR.md)");
+  }
+  return Status::Ok();
+}
+
 void complete_hopper_setup(const Graph& g, const HopperFlags& f, HopperSetup& setup) {
   if (f.warps) {
     setup.warps = *f.warps, setup.warps_from = "flag";

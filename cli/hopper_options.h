@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -45,6 +46,13 @@ Status check_hopper_flags(const HopperFlags& f, HopperSetup& setup);
 
 // InvalidInput unless the graph is on the hopper target.
 Status require_hopper_target(const Graph& g, const std::string& path);
+
+// InvalidInput when the loop holds an op Triton's pipeliner emits (an
+// async copy into a multi-buffered ring, a wait on one): the loop is one
+// Triton already pipelined and lowered (--loop 1 or 2 of a scheduled
+// dump), and a num_stages for it means nothing. `command` says what needs
+// the loop before the pipeliner.
+Status require_unpipelined_loop(const Graph& g, const std::string& path, std::string_view command);
 
 // Warps from the flag, else the graph, else Triton's default; registers
 // from the flag, else estimated from the graph.

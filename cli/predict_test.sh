@@ -73,7 +73,7 @@ PY
 
 # The text: the source, the setup, the buffers, the time, the bound, the ratio.
 expect 0 "$bin" predict "$work/mm.json" "$work/two.sched.json" --registers 122 --grid 4096 --trip 128
-grep -q '^ttgir/.*: hand, II 100 units, 2 stages$' "$work/out" || fail "text: first line: $(head -1 "$work/out")"
+grep -q '^ttgir/.*: hand, II 100 units (1600 SM cycles), 2 stages$' "$work/out" || fail "text: first line: $(head -1 "$work/out")"
 grep -q '^gpu h200, 8 warps (graph), 122 registers per thread (given)$' "$work/out" || fail "text: setup"
 grep -q '^kernel class: compute-bound GEMM; every mechanism used was exercised by the measured kernels$' \
   "$work/out" || fail "text: class: $(sed -n 3p "$work/out")"

@@ -45,7 +45,10 @@ one_line "--own of an input dump"
 grep -q "holds no Triton schedule" "$work/err" || fail "--own of an input dump: $(cat "$work/err")"
 
 # The buffer rule: Triton's own stages with A's buffer (x_51) moved to
-# stage 0, two stages before the dot that reads it, as IMS placed it.
+# stage 0, two stages before the dot that reads it, as IMS placed it, on
+# the graph imported without Triton's rules (with them, the assignment
+# breaks the graph's own L5 groups, which --skip-buffer-rule does not lift).
+expect 0 "$bin" import --from ttgir "$matmul" --no-triton-rules -o "$work/mm_free.loop.json"
 "$py" - "$work/mm.loop.json" "$work/ims_like.json" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))
@@ -55,11 +58,15 @@ json.dump({"format": "tilesched.schedule/1", "graph": g["name"], "ii": 100, "ops
           open(sys.argv[2], "w"))
 PY
 expect 2 "$bin" export "$work/mm.loop.json" "$work/ims_like.json" --to triton -o "$work/never.json"
+one_line "the graph's L5 groups"
+grep -q "ims_like.json: the stage assignment breaks the rules of graph .* (L5-groups: " "$work/err" ||
+  fail "L5 groups: $(cat "$work/err")"
+expect 2 "$bin" export "$work/mm_free.loop.json" "$work/ims_like.json" --to triton -o "$work/never.json"
 one_line "buffer rule"
 grep -q "^tilesched export: op 'x_51' (ttg.local_alloc, stage 0) writes a shared-memory buffer that op 'acc_56' reads in stage 2: a buffer must be read in the stage that writes it" \
   "$work/err" || fail "buffer rule: $(cat "$work/err")"
 [[ -e $work/never.json ]] && fail "a refused export wrote its output file"
-expect 0 "$bin" export "$work/mm.loop.json" "$work/ims_like.json" --to triton --skip-buffer-rule \
+expect 0 "$bin" export "$work/mm_free.loop.json" "$work/ims_like.json" --to triton --skip-buffer-rule \
   -o "$work/unchecked.json"
 grep -q '"id":"x_51","op":"ttg.local_alloc","stage":0' "$work/unchecked.json" ||
   fail "--skip-buffer-rule: $(head -c 300 "$work/unchecked.json")"

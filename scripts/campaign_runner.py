@@ -229,7 +229,7 @@ class Campaign:
     def _event(self, ev, current):
         kind = ev.get("event")
         if kind == "fatal":
-            raise PlanError("the worker cannot start: " + (_tail(self.log) or ev.get("why", "")))
+            raise PlanError("the worker cannot start: " + (ev.get("why") or _tail(self.log)))
         if kind == "env":
             self.env = {k: ev["env"].get(k, "") for k in ("device", "triton", "torch")}
         elif kind == "begin":
@@ -250,8 +250,15 @@ def retime_plan(plan, rows):
 
 
 def run_campaigns(plan, args):
-    """Every campaign within the budget; the rows written."""
+    """Every campaign within the budget; the rows written. When the first
+    worker cannot start (no PyTorch, no GPU) nothing was measured, and the
+    files this run made (campaign.csv with only its header, plan-1.json,
+    worker.log, the directory) are removed: a failed start leaves nothing."""
+    made_dir = not os.path.exists(args.out_dir)
     os.makedirs(args.out_dir, exist_ok=True)
+    made = [p for p in (os.path.join(args.out_dir, n)
+                        for n in ("campaign.csv", "worker.log", "plan-1.json"))
+            if not os.path.exists(p)]
     writer = RowWriter(os.path.join(args.out_dir, "campaign.csv"))
     t0 = time.time()
     end = t0 + args.budget
@@ -265,6 +272,15 @@ def run_campaigns(plan, args):
             if again["items"]:
                 left = end - time.time()
                 Campaign(again, args, writer, k, time.time() + left / (args.campaigns - k + 1)).run()
+    except PlanError:
+        writer.close()
+        if not writer.rows:
+            for p in made:
+                if os.path.exists(p):
+                    os.remove(p)
+            if made_dir and not os.listdir(args.out_dir):
+                os.rmdir(args.out_dir)
+        raise
     finally:
         writer.close()
     return writer.rows

@@ -22,17 +22,23 @@ Writes, as PNG and SVG each:
                     scatter: cost-based per arm policy, ims, ...; hollow
                     markers, one shape per series, so coinciding points
                     show every series)
-  stage_count       mean stage count against op count, per generator
+  stage_count       mean stage count against op count, per generator; sms
+                    rows past LLVM's stage bound (more than 4 stages, the
+                    flag over_llvm_stage_bound) on an axis of their own,
+                    out of sms's mean
   time_vs_ops       generator CPU time (cpu_ns; time_ns in files before
                     version 5) against op count (log-log), with the
-                    fitted slope of log(time) on log(ops) per generator
+                    fitted slope of log(time) on log(ops) per generator:
+                    the exponent k of time ~ ops^k (the title says so)
   optimality_gap    (II - optimal_ii) / optimal_ii per generator; only when
                     the exact oracle filled optimal_ii for some rows
   over_optimum      per family, mean II / proven optimum per generator (bars);
                     only when some rows have a proven optimum
-Every plot draws a generator (with its arm policy) in the same colour
-(COLOURS below; a generator not listed, or a capped one, takes the next
-spare colour). Legends sit outside the axes, right of the data; the box
+Every plot draws a generator (with its arm policy) in the same colour and
+marker, in every run (COLOURS below, cost-based-seed's included); a
+generator not listed takes a spare colour chosen from its name, a capped
+series (max_stages=S) a shade of its generator's colour set by S, and no
+two series of a plot share a colour (nor, up to 15 series, a marker). Legends sit outside the axes, right of the data; the box
 plots' legend explains their marks (box, median, mean, whiskers, outliers).
 Needs Debian's python3-matplotlib and python3-pandas (run it with
 /usr/bin/python3: a pyenv `python3` may not see them). Exit status: 0 done,
@@ -47,19 +53,31 @@ import sys
 HEADER_START = "family,ops,"
 OLD_VERSION_LINES = ("# tilesched.sweep/1", "# tilesched.sweep/2")
 
-# One colour per generator configuration, the same in every plot. A new
-# generator is one line here.
+# One colour per generator configuration, the same in every plot and every
+# run. A new generator is one line here.
 COLOURS = {
-    "serial": "tab:gray",
-    "cost-based/first-success": "tab:blue",
-    "cost-based/best-cost": "tab:cyan",
-    "ims": "tab:green",
-    "sms": "tab:purple",
-    "exact": "tab:red",
-    "auto/first-success": "tab:olive",
-    "auto/best-cost": "tab:brown",
+    "serial": "#7f7f7f",                     # grey
+    "cost-based/first-success": "#1f77b4",   # blue
+    "cost-based/best-cost": "#17becf",       # cyan
+    "cost-based-seed/first-success": "#ff7f0e",  # orange
+    "cost-based-seed/best-cost": "#e377c2",  # pink
+    "ims": "#2ca02c",                        # green
+    "sms": "#9467bd",                        # purple
+    "exact": "#d62728",                      # red
+    "auto/first-success": "#bcbd22",         # olive
+    "auto/best-cost": "#8c564b",             # brown
 }
-SPARE_COLOURS = ["tab:orange", "tab:pink", "gold", "black", "navy", "lime"]
+# A generator COLOURS does not list: a colour from its name (the same in
+# every run), the next free one where two such names meet in one plot.
+SPARE_COLOURS = ["#e6ab02", "#000080", "#66a61e", "#a6761d", "#e7298a", "#1b9e77",
+                 "#7570b3", "#d95f02", "#666666", "#00ced1", "#8b0000", "#ff1493"]
+# LLVM's MachinePipeliner emits at most this many stages
+# (pipeliner-max-stages 3, counted from 0); an sms schedule past it is
+# flagged over_llvm_stage_bound (tilesched/sms.h) and drawn apart.
+LLVM_STAGE_BOUND = 4
+# A capped series (max_stages=S) is its generator's colour, lightened or
+# darkened by the cap: the caps of one generator stay related and apart.
+CAP_SHADES = [-0.45, 0.45, -0.25, 0.65, -0.6, 0.25, -0.1, 0.8]
 
 
 def die(msg, code=2):
@@ -78,11 +96,64 @@ def label(row):
     return text + (f" max_stages={cap}" if cap not in ("", "0") else "")
 
 
+def _stable_index(text, n):
+    """An index in 0..n-1 from `text` alone (not Python's salted hash)."""
+    import zlib
+    return zlib.crc32(text.encode()) % n
+
+
+def _shade(hex_colour, amount):
+    """`hex_colour` mixed towards white (amount > 0) or black (amount < 0)."""
+    rgb = [int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]
+    target = 255 if amount > 0 else 0
+    mixed = [round(c + (target - c) * abs(amount)) for c in rgb]
+    return "#" + "".join(f"{c:02x}" for c in mixed)
+
+
+def split_label(l):
+    """(generator/arm policy, cap or None) of a label from label()."""
+    base, _, cap = l.partition(" max_stages=")
+    return base, int(cap) if cap.isdigit() else None
+
+
 def colours_for(labels):
-    """Label -> colour: COLOURS, then spare colours in label order."""
-    out, spare = {}, iter(SPARE_COLOURS)
-    for l in labels:
-        out[l] = COLOURS.get(l) or next(spare, "black")
+    """Label -> colour, distinct within `labels` and the same for a label in
+    every run: COLOURS, a spare colour from the name, a cap's shade of its
+    generator's colour."""
+    out, taken = {}, set()
+    for l in sorted(labels, key=lambda l: (split_label(l)[1] is not None, l)):
+        base, cap = split_label(l)
+        colour = COLOURS.get(base)
+        if colour is None:
+            start = _stable_index(base, len(SPARE_COLOURS))
+            free = [SPARE_COLOURS[(start + k) % len(SPARE_COLOURS)] for k in range(len(SPARE_COLOURS))]
+            colour = next((c for c in free if c not in taken), free[0])
+        if cap is not None:
+            colour = _shade(colour, CAP_SHADES[(cap - 1) % len(CAP_SHADES)] *
+                            (1.0 if cap <= len(CAP_SHADES) else 0.6))
+        base_colour = colour
+        for k in range(1, 40):  # two names on one spare, or a cap past the shades
+            if colour not in taken:
+                break
+            colour = _shade(base_colour, min(0.9, 0.07 * k) * (1 if k % 2 else -1))
+        out[l] = colour
+        taken.add(colour)
+    return out
+
+
+def markers_for(labels):
+    """Label -> marker, distinct within `labels` (up to len(MARKERS) series)
+    and the same for a label whatever else is plotted: the generator's
+    place in COLOURS (or its name's), shifted by its cap."""
+    known = list(COLOURS)
+    out, taken = {}, set()
+    for l in sorted(labels, key=lambda l: (split_label(l)[1] is not None, l)):
+        base, cap = split_label(l)
+        start = known.index(base) if base in known else _stable_index(base, len(MARKERS))
+        start = (start + 3 * (cap or 0)) % len(MARKERS)
+        order = [MARKERS[(start + k) % len(MARKERS)] for k in range(len(MARKERS))]
+        out[l] = next((m for m in order if m not in taken), order[0])
+        taken.add(out[l])
     return out
 
 
@@ -122,12 +193,12 @@ def readable_log_ticks(axis, ticker):
 # Scatter markers, one shape per series and hollow, the first series drawn
 # largest: a point where several series coincide shows every one of them
 # (nested outlines) instead of only the one drawn last.
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "p", "*", "d", "8", "H"]
 
 
-def scatter_style(index, colour):
+def scatter_style(index, colour, marker):
     """Keyword arguments of ax.scatter for the index-th series of a plot."""
-    return {"marker": MARKERS[index % len(MARKERS)], "s": max(10, 46 - 6 * index),
+    return {"marker": marker, "s": max(10, 46 - 6 * index),
             "facecolors": "none", "edgecolors": colour, "linewidths": 1.0, "alpha": 0.8}
 
 
@@ -271,6 +342,7 @@ def main():
     ok["ii_over_mii"] = ok["ii"] / ok["mii"]
     labels = sorted(ok["label"].unique())
     colour = colours_for(sorted(df["label"].unique()))
+    marker = markers_for(sorted(df["label"].unique()))
     written = []
 
     # 1. II/MII distribution per generator.
@@ -300,7 +372,7 @@ def main():
         if part.empty:
             continue
         m = part.merge(serial, on=key)
-        ax.scatter(m["serial_ii"], m["ii"], label=l, **scatter_style(drawn, colour[l]))
+        ax.scatter(m["serial_ii"], m["ii"], label=l, **scatter_style(drawn, colour[l], marker[l]))
         drawn += 1
     if len(serial):
         lo, hi = max(1, ok["ii"].min()), ok["ii"].max()
@@ -321,18 +393,41 @@ def main():
     save(fig, args.out, "serial_vs_cost", written)
     plt.close(fig)
 
-    # 3. Stage counts against op count.
-    fig, ax = plt.subplots(figsize=(7, 4))
+    # 3. Stage counts against op count. SMS rows past LLVM's stage bound
+    # (a schedule LLVM's pipeliner would not emit) are drawn apart, on an
+    # axis of their own, and left out of SMS's mean.
+    over = (ok["generator"] == "sms") & (ok["stage_count"] > LLVM_STAGE_BOUND)
+    if over.any():
+        fig, (ax, apart) = plt.subplots(1, 2, figsize=(9.5, 4), gridspec_kw={"width_ratios": [3, 1]})
+    else:
+        fig, ax = plt.subplots(figsize=(7, 4))
     for i, l in enumerate(labels):  # hollow markers, one shape each: coinciding series show
-        part = ok[ok["label"] == l].groupby("ops")["stage_count"].mean()
-        ax.plot(part.index, part.values, marker=MARKERS[i % len(MARKERS)], mfc="none",
+        part = ok[(ok["label"] == l) & ~over].groupby("ops")["stage_count"].mean()
+        ax.plot(part.index, part.values, marker=marker[l], mfc="none",
                 ms=max(4, 9 - i), label=l, color=colour[l])
     ax.set_xscale("log", base=2)
     power_of_two_ticks(ax.xaxis, matplotlib.ticker)
     ax.set_xlabel("ops")
     ax.set_ylabel("mean stage count")
     ax.set_title("Stage count per generator")
-    if labels:
+    if over.any():
+        rows = ok[over]
+        for l in sorted(rows["label"].unique()):
+            part = rows[rows["label"] == l]
+            apart.scatter(part["ops"], part["stage_count"], marker=marker[l], facecolors="none",
+                          edgecolors=colour[l], label=f"{l} ({len(part)} rows)")
+        apart.set_yscale("log")
+        apart.set_xscale("log", base=2)
+        power_of_two_ticks(apart.xaxis, matplotlib.ticker)
+        readable_log_ticks(apart.yaxis, matplotlib.ticker)
+        apart.set_xlabel("ops")
+        apart.set_ylabel("stage count")
+        apart.set_title(f"sms over LLVM's stage bound\n(> {LLVM_STAGE_BOUND} stages; not in its mean)",
+                        fontsize=8)
+        apart.legend(fontsize=7, loc="lower right")
+    if labels and over.any():  # right of both panels
+        outside_legend(ax, bbox_transform=apart.transAxes)
+    elif labels:
         outside_legend(ax)
     save(fig, args.out, "stage_count", written)
     plt.close(fig)
@@ -350,7 +445,7 @@ def main():
             xs = np.array([x.min(), x.max()])
             ax.plot(xs, 10 ** icpt * xs ** slope, lw=1, color=colour[l])
             text += f" (slope {slope:.2f})"
-        ax.scatter(x, y, s=8, alpha=0.5, label=text, color=colour[l])
+        ax.scatter(x, y, s=10, alpha=0.6, label=text, color=colour[l], marker=marker[l])
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     power_of_two_ticks(ax.xaxis, matplotlib.ticker)
@@ -358,7 +453,9 @@ def main():
     ax.set_xlabel("ops")
     ax.set_ylabel("generator CPU time (µs, cpu_ns)" if time_col == "cpu_ns"
                   else "generator time (µs, time_ns; no cpu_ns column)")
-    ax.set_title("Scheduling time against op count")
+    ax.set_title("Scheduling time against op count\n"
+                 "slope k: the fitted exponent of time ~ ops^k (least squares on log time, log ops)",
+                 fontsize=9)
     if labels:
         outside_legend(ax)
     save(fig, args.out, "time_vs_ops", written)

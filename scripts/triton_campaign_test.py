@@ -69,6 +69,13 @@ class FakeBench:
         return ms
 
 
+class NoTorch:
+    """A bench on a machine without PyTorch: it cannot be made."""
+
+    def __init__(self):
+        raise ModuleNotFoundError("No module named 'torch'")
+
+
 def make_list(directory, cands):
     """A candidate list as `tilesched candidates` writes it; cands are
     (source, found_by, sm_cycles, fake fields or None when refused)."""
@@ -253,6 +260,18 @@ class Run(unittest.TestCase):
             (f"c{k}", [f"ims/cap{k}"], 100.0 + k, {"fake_ms": 1.0}) for k in range(5)])
         rows = self.run_ok("--order", "spread")  # the last --order counts
         self.assertEqual([r["rank"] for r in rows], ["", "1", "5", "3", "2", "4"])
+
+    def test_a_worker_that_cannot_start_leaves_no_file(self):
+        make_list(os.path.join(self.root, "cands", "matmul_S3"),
+                  [("triton", ["triton"], 100, {"fake_ms": 1.0})])
+        r = subprocess.run([*self.cmd(), "--bench", os.path.abspath(__file__) + ":NoTorch"],
+                           capture_output=True, text=True, env=self.env, timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("No module named 'torch'", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "out")),
+                         os.listdir(os.path.join(self.root, "out"))
+                         if os.path.exists(os.path.join(self.root, "out")) else "")
 
     def test_bad_input_is_one_line(self):
         for args in (["run"], ["run", "--out-dir", self.root, "--candidates", self.root],

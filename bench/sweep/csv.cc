@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <tuple>
@@ -63,10 +64,13 @@ std::string csv_line(const std::vector<std::string>& fields) {
 
 std::string_view column_name(Col c) { return kColumnNames[static_cast<size_t>(c)]; }
 
-std::vector<std::string> stat_keys() {
-  std::vector<std::string> keys;
-  for (const auto& [key, value] : stats_fields(CostBasedStats{})) keys.push_back(key);
-  keys.emplace_back("refinement_status");  // appended by the cost-based generator
+const std::vector<std::string>& stat_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : stats_fields(CostBasedStats{})) out.push_back(key);
+    out.emplace_back("refinement_status");  // appended by the cost-based generator
+    return out;
+  }();
   return keys;
 }
 
@@ -290,6 +294,11 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
 }
 
 StatusOr<std::string> slurp(const std::string& path) {
+  std::error_code ec;
+  // A directory opens as a stream and reads as nothing ("empty file").
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::IoError(path + ": is a directory, not a file");
+  }
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -61,7 +61,7 @@ inline bool is_timing_column(Col c) {
 
 // The cost-based generator's counters as the CSV names them: "cb_" + the
 // schedule JSON's stats key with '.' and '-' turned into '_'.
-std::vector<std::string> stat_keys();             // the stats keys, in order
+const std::vector<std::string>& stat_keys();      // the stats keys, in order
 std::string stat_column_name(std::string_view key);
 
 // Every column name, in file order.

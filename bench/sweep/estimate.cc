@@ -22,6 +22,8 @@ std::string config_key(const std::string& generator, const std::string& arm, int
   return generator + "|" + arm + "|" + std::to_string(cap);
 }
 
+std::string hms(double seconds);
+
 std::string config_label(const GeneratorConfig& c) {
   std::string label = c.name();
   if (!c.arm_policy_text().empty()) label += " " + c.arm_policy_text();
@@ -76,6 +78,17 @@ double predict_ns(const Levels& levels, int ops) {
   return std::exp(intercept + slope * std::log(ops));
 }
 
+// CPU time as it reads best: seconds with two decimals below a minute
+// ("3.42 s"), else h:mm:ss; a small sweep is not "0.00" hours.
+std::string cpu_text(double seconds) {
+  if (seconds < 60) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f s", seconds);
+    return buf;
+  }
+  return hms(seconds);
+}
+
 std::string hms(double seconds) {
   const long s = std::lround(seconds);
   char buf[32];
@@ -100,16 +113,25 @@ StatusOr<ShardEstimate> estimate_shard(const SweepSpec& spec, const ReadResult& 
   e.largest_timed_ops = t.largest_ops;
   std::vector<double> graph_seconds(graphs.size(), 0.0);
   for (const GeneratorConfig& c : spec.generators) {
-    const std::string key = config_key(c.name(), c.arm_policy_text(), c.max_stages);
+    std::string key = config_key(c.name(), c.arm_policy_text(), c.max_stages);
+    ConfigEstimate ce{config_label(c)};
+    double scale = 1.0;
+    if (!t.levels.contains(key) && c.max_stages > 0) {
+      // Uncapped rows stand in: the capped run is the uncapped one and, when
+      // it has more stages, one run per cap up to S (an upper estimate).
+      key = config_key(c.name(), c.arm_policy_text(), 0);
+      ce.from_uncapped_cap = c.max_stages;
+      scale = static_cast<double>(1 + c.max_stages);
+    }
     const auto found = t.levels.find(key);
     if (found == t.levels.end()) {
       return Status::InvalidInput(source + ": no timed row of " + config_label(c) +
+                                  (c.max_stages > 0 ? " nor of it uncapped" : "") +
                                   " (the timings must cover every configuration of the sweep)");
     }
-    ConfigEstimate ce{config_label(c)};
     const Levels& levels = found->second;
     for (size_t g = 0; g < graphs.size(); ++g) {
-      double ns = predict_ns(levels, graphs[g].ops);
+      double ns = scale * predict_ns(levels, graphs[g].ops);
       if (c.kind == GeneratorKind::kExact) {
         ns = std::min(ns, std::max(exact_limit_ns, t.slowest_ns.at(key)));
       }
@@ -133,19 +155,25 @@ std::string estimate_text(const ShardEstimate& e, const SweepSpec& spec, int job
                     std::to_string(e.rows) + " rows; timings from " + source + " (" +
                     std::to_string(e.timing_rows) + " rows, op counts up to " +
                     std::to_string(e.largest_timed_ops) + ")\n";
-  std::snprintf(line, sizeof line, "  %-36s %8s %10s %12s\n", "configuration", "rows", "CPU h",
+  std::snprintf(line, sizeof line, "  %-36s %8s %12s %12s\n", "configuration", "rows", "CPU time",
                 "extrapolated");
   out += line;
   size_t extrapolated = 0;
+  std::string notes;
   for (const ConfigEstimate& c : e.configs) {
-    std::snprintf(line, sizeof line, "  %-36s %8zu %10.2f %12zu\n", c.config.c_str(), c.rows,
-                  c.cpu_seconds / 3600, c.extrapolated);
+    const std::string label = c.config + (c.from_uncapped_cap > 0 ? " *" : "");
+    std::snprintf(line, sizeof line, "  %-36s %8zu %12s %12zu\n", label.c_str(), c.rows,
+                  cpu_text(c.cpu_seconds).c_str(), c.extrapolated);
     out += line;
     extrapolated += c.extrapolated;
+    if (c.from_uncapped_cap > 0 && notes.empty()) {
+      notes = "  * no timed row at its cap: its uncapped rows' times x (1 + cap), the uncapped "
+              "run and at most one run per cap (an upper estimate)\n";
+    }
   }
-  std::snprintf(line, sizeof line, "  %-36s %8zu %10.2f %12zu\n", "all", e.rows,
-                e.cpu_seconds / 3600, extrapolated);
-  out += line;
+  std::snprintf(line, sizeof line, "  %-36s %8zu %12s %12zu\n", "all", e.rows,
+                cpu_text(e.cpu_seconds).c_str(), extrapolated);
+  out += line + notes;
   out += "wall time at --jobs " + std::to_string(jobs) + ": " + hms(e.wall_seconds(jobs)) +
          " (CPU time / jobs, or one graph of the largest op count, " +
          hms(e.largest_graph_seconds) + ", when longer)\n";

@@ -32,6 +32,10 @@ struct ConfigEstimate {
   size_t rows = 0;
   double cpu_seconds = 0;
   size_t extrapolated = 0;     // rows above the largest op count TIMINGS.csv has for them
+  // A capped configuration TIMINGS.csv has no row of, timed from its
+  // uncapped rows: their times x (1 + cap), the uncapped run and at most
+  // one capped run per cap (stage_cap.h); 0 when timed at its own cap.
+  int64_t from_uncapped_cap = 0;
 };
 
 struct ShardEstimate {

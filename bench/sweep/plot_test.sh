@@ -25,16 +25,27 @@ done
 import re, sys
 s = open(sys.argv[1]).read()
 shapes = {}  # stroke colour -> the marker outlines drawn in it
+def outline(d):
+    """A marker's path relative to its first point (matplotlib writes a
+    series' markers as <use>s of one path, or, when that is no shorter, each
+    in place)."""
+    v = [float(x) for x in re.findall(r"-?[0-9.]+", d)]
+    return " ".join(f"{a - v[i % 2]:.1f}" for i, a in enumerate(v))
 for chunk in s.split('<g id="PathCollection_')[1:]:
     chunk = chunk.split('<g id="', 1)[0]
     d = re.search(r'<path id="[^"]+" d="([^"]*)"', chunk)
     uses = re.findall(r'<use [^>]*style="([^"]*)"', chunk)
-    if not d or not uses:
+    if d and uses:
+        marks = [(outline(d.group(1)), style) for style in uses]
+    else:
+        marks = [(outline(pd), style) for pd, style in
+                 re.findall(r'<path d="([^"]*)"[^>]*style="([^"]*)"', chunk)]
+    if not marks:
         continue
-    if any("fill: none" not in style for style in uses):
+    if any("fill: none" not in style for _, style in marks):
         sys.exit("FAIL: serial_vs_cost.svg: a filled marker hides the series drawn before it")
-    stroke = re.search(r"stroke: (#[0-9a-f]+)", uses[0]).group(1)
-    shapes.setdefault(stroke, set()).add(" ".join(d.group(1).split()))
+    stroke = re.search(r"stroke: (#[0-9a-f]+)", marks[0][1]).group(1)
+    shapes.setdefault(stroke, set()).update(o for o, _ in marks)
 owners = {}
 for stroke, outlines in shapes.items():
     for d in outlines:
@@ -47,6 +58,40 @@ for axis in ("xtick", "ytick"):
     if len(labels) < 6:
         sys.exit(f"FAIL: serial_vs_cost.svg: {axis}: only {labels} labelled")
 PY
+# Colours and markers: every series its own, a generator's the same in
+# every run whatever else is plotted (cost-based-seed's fixed), no series
+# black; time_vs_ops says what its slope is.
+PLOT_DIR=$(dirname "$plot") "$py" - <<'PY' || failures=$((failures + 1))
+import os, sys
+sys.path.insert(0, os.environ["PLOT_DIR"])
+import plot
+gens = ["serial", "cost-based/first-success", "cost-based-seed/first-success", "ims", "sms", "exact"]
+labels = gens + [f"{g} max_stages={s}" for g in gens for s in (1, 2, 3, 4)]
+c, m = plot.colours_for(labels), plot.markers_for(labels)
+assert len(set(c.values())) == len(labels), "two series share a colour"
+assert not {"black", "#000000"} & set(c.values()), "a black series"
+assert len(set(plot.markers_for(labels[:15]).values())) == 15, "two of 15 series share a marker"
+for l in gens:
+    alone = plot.colours_for([l])[l]
+    assert alone == c[l] == plot.colours_for(gens[::-1])[l], f"{l}: its colour moves"
+    assert plot.markers_for([l])[l] == m[l], f"{l}: its marker moves"
+assert c["cost-based-seed/first-success"] == plot.COLOURS["cost-based-seed/first-success"]
+other = plot.colours_for(["future-gen", "another-gen", "ims"])
+assert other["future-gen"] == plot.colours_for(["future-gen"])["future-gen"], "a spare colour moves"
+print("ok")
+PY
+grep -q 'slope k: the fitted exponent of time ~ ops^k' "$work/plots/time_vs_ops.svg" ||
+  { echo "FAIL: time_vs_ops.svg: the slope is not explained"; failures=$((failures + 1)); }
+# An sms row past LLVM's stage bound (805 stages, as on origami/e_detect) is
+# drawn apart, not averaged into sms's line.
+awk -F, 'BEGIN{OFS=","} {print} NR > 2 && $6 == "cost-based" && $7 == "first-success" && !done {
+  $6 = "sms"; $7 = ""; $15 = 805; print; done = 1 }' "$fixture" >"$work/deep.csv"
+"$py" "$plot" "$work/deep.csv" --out "$work/pdeep" >"$work/out" 2>"$work/err" ||
+  { echo "FAIL: plot.py with a deep sms row exited $?: $(cat "$work/err")"; failures=$((failures + 1)); }
+grep -q "sms over LLVM's stage bound" "$work/pdeep/stage_count.svg" ||
+  { echo "FAIL: stage_count.svg: the sms row past LLVM's bound is not drawn apart"; failures=$((failures + 1)); }
+grep -q "over LLVM" "$work/plots/stage_count.svg" &&
+  { echo "FAIL: stage_count.svg: a panel for rows past LLVM's bound without any"; failures=$((failures + 1)); }
 # The version 3 layout (no version line: the header first) plots alike.
 tail -n +2 "$fixture" >"$work/v3.csv"
 "$py" "$plot" "$work/v3.csv" --out "$work/plots3" >"$work/out" 2>"$work/err" ||

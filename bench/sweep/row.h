@@ -28,9 +28,14 @@ struct ConfigRun {
   std::optional<Schedule> schedule;  // absent when the generator failed to run
 };
 
-// One generator on one graph, verified. Never throws or aborts on a
-// generator error: that becomes a row with feasible = 0, verified = 0 and
-// the reason.
+// One generator on one graph, materialized and verified. Never throws or
+// aborts on a generator error: that becomes a row with feasible = 0,
+// verified = 0 and the reason. cpu_ns is the thread's CPU time of the
+// generator call alone (generate_schedule without the materialization),
+// what time_ns times; wall_ns covers the materialization and the
+// verification too. `hash` is graph_hash(g), computed once per graph.
+ConfigRun run_config(const Graph& g, uint64_t hash, const GraphKey& key,
+                     const GeneratorConfig& config);
 ConfigRun run_config(const Graph& g, const GraphKey& key, const GeneratorConfig& config);
 
 // Every configuration on the graph `key` names, rows in `configs` order,

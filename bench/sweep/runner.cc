@@ -135,6 +135,7 @@ void print_line(const ProgressFigures& p) {
 Status check_output(const std::string& out) {
   if (fs::is_directory(out)) return Status::InvalidInput(out + ": is a directory");
   if (const fs::path dir = fs::path(out).parent_path(); !dir.empty() && !fs::is_directory(dir)) {
+    if (fs::exists(dir)) return Status::IoError(out + ": " + dir.string() + " is not a directory");
     return Status::IoError(out + ": directory " + dir.string() + " does not exist");
   }
   return Status::Ok();
@@ -268,7 +269,9 @@ Status run_todo(const std::vector<GraphKey>& graphs, const SweepOptions& opts,
       w.failures[i] = text.failures;
       pool.fresh_rows += rows.size();
       ++pool.finished_graphs;
-      pool.cv.notify_all();
+      // The main thread draws progress every 200 ms on its own; waking it
+      // per graph would take a core from the workers (--jobs = cores).
+      if (pool.finished_graphs == w.todo.size() || !pool.io_status.ok()) pool.cv.notify_all();
     }
   };
   const int jobs =

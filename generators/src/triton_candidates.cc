@@ -35,6 +35,16 @@ CandidatePrice price_of(const Graph& g, const std::vector<int64_t>& stage,
                         p.ctas_per_sm, std::string(hopper::bound_name(p.bound))};
 }
 
+// Triton's own schedule at its num_stages, priced as `tilesched stages`
+// and `predict --triton S` price it (hopper::predict_stages): one price of
+// Triton's own in every command, though the model's Triton assignment may
+// place an op (a local_alloc) in another stage than the kept one.
+CandidatePrice price_of_triton(const Graph& g, int64_t stages, const CandidateOptions& opts) {
+  const hopper::StagePrediction p = hopper::predict_stages(g, stages, opts.cta, opts.fit);
+  return CandidatePrice{p.ctas_per_sm > 0 ? p.sm_cycles : 0.0, p.cta_cycles, p.smem_bytes,
+                        p.ctas_per_sm, std::string(hopper::bound_name(p.bound))};
+}
+
 // One finder's assignment: its stage per op id and its export, or the
 // export's refusal (then the candidate is listed, refused, with no file).
 struct Found {
@@ -67,6 +77,7 @@ StatusOr<std::vector<Found>> find_all(const Graph& g, const CandidateOptions& op
     GenerateOptions gen;
     gen.generator = kind;
     gen.exact.time_limit_ms = opts.exact_time_limit_ms;
+    gen.cost_based.effort = opts.effort;
     StatusOr<std::vector<Schedule>> per_cap = generate_schedules_per_stage_cap(loaded, gen, caps);
     if (!per_cap.ok()) return per_cap.status();
     for (int64_t cap = 1; cap <= caps; ++cap) {
@@ -155,7 +166,8 @@ StatusOr<std::vector<Candidate>> triton_candidates(const Graph& g, const Candida
     }
     seen.emplace(f.stage, list.size());
     Candidate c = candidate_of(g, f);
-    c.price = price_of(g, c.stage, opts);
+    c.price = f.finder == "triton" ? price_of_triton(g, c.schedule.max_stage + 1, opts)
+                                   : price_of(g, c.stage, opts);
     list.push_back(std::move(c));
   }
   std::stable_sort(list.begin(), list.end(), ranks_before);
@@ -174,6 +186,8 @@ std::string candidates_json(const Graph& g, const std::vector<Candidate>& list,
                     {"source", c.schedule.source},
                     {"found_by", c.found_by},
                     {"ii", c.schedule.ii ? Json(*c.schedule.ii) : Json(nullptr)},
+                    {"ii_sm_cycles", c.schedule.ii ? Json(*c.schedule.ii * hopper::kCyclesPerUnit)
+                                                   : Json(nullptr)},
                     {"stages", c.schedule.max_stage + 1},
                     {"ops_per_stage", ops_per_stage(c)},
                     {"sm_cycles", fits ? Json(rounded(c.price.sm_cycles)) : Json(nullptr)},
@@ -191,7 +205,8 @@ std::string candidates_json(const Graph& g, const std::vector<Candidate>& list,
 std::string candidates_tsv(const std::vector<Candidate>& list,
                            const std::vector<std::string>& files) {
   std::string out =
-      "rank\tfile\tsource\tfound_by\tii\tstages\tops_per_stage\tsm_cycles\tsmem_bytes\t"
+      "rank\tfile\tsource\tfound_by\tii_units\tii_sm_cycles\tstages\tops_per_stage\tsm_cycles\t"
+      "smem_bytes\t"
       "ctas_per_sm\tbound\trefused\n";
   char cycles[32];
   for (size_t i = 0; i < list.size(); ++i) {
@@ -199,6 +214,7 @@ std::string candidates_tsv(const std::vector<Candidate>& list,
     std::snprintf(cycles, sizeof cycles, "%.1f", c.price.sm_cycles);
     out += std::to_string(i + 1) + "\t" + files[i] + "\t" + c.schedule.source + "\t" +
            joined(c.found_by) + "\t" + (c.schedule.ii ? std::to_string(*c.schedule.ii) : "") +
+           "\t" + (c.schedule.ii ? std::to_string(*c.schedule.ii * hopper::kCyclesPerUnit) : "") +
            "\t" + std::to_string(c.schedule.max_stage + 1) + "\t" + ops_per_stage(c) + "\t" +
            (c.price.ctas_per_sm > 0 ? cycles : "") + "\t" + std::to_string(c.price.smem_bytes) +
            "\t" + std::to_string(c.price.ctas_per_sm) + "\t" + c.price.bound + "\t" +

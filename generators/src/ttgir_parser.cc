@@ -31,6 +31,8 @@ class Parser {
   Status body(Operation& op, int depth);
   Status region(Region& r, int depth);
   Status block_label(Block& b);
+  Status aliases_defined(const Document& doc) const;
+  Status aliases_used(const Document& doc, const Operation& op, size_t top) const;
 
   const std::vector<Token>& t_;
   std::string_view source_;
@@ -60,7 +62,49 @@ StatusOr<Document> Parser::run() {
     if (Status s = operation(op, 0); !s.ok()) return s;
     doc.ops.push_back(std::move(op));
   }
+  if (Status s = aliases_defined(doc); !s.ok()) return s;
   return doc;
+}
+
+// An alias name: `#blocked1`, `!mytype`; `#ttg.blocked` and `!tt.ptr` name
+// a dialect's attribute or type instead.
+bool names_alias(const Token& t) {
+  return (t.kind == Tok::kHash || t.kind == Tok::kBang) &&
+         t.text.find('.') == std::string_view::npos;
+}
+
+// Every alias used is defined: an undefined layout would otherwise be read
+// as no layout, and the op priced with other latencies and resources.
+Status Parser::aliases_used(const Document& doc, const Operation& op, size_t top) const {
+  for (const Token& t : op.tokens) {
+    if (names_alias(t) && find_alias(doc, t.text, top) == nullptr) {
+      return error_at(source_, t.line, "the alias " + quoted(t.text) +
+                                           " is used but not defined above it");
+    }
+  }
+  for (const Region& r : op.regions) {
+    for (const Block& b : r.blocks) {
+      for (const Operation& inner : b.ops) {
+        if (Status s = aliases_used(doc, inner, top); !s.ok()) return s;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status Parser::aliases_defined(const Document& doc) const {
+  for (const Alias& a : doc.aliases) {
+    for (const Token& t : a.tokens) {
+      if (names_alias(t) && find_alias(doc, t.text, a.before_op) == nullptr) {
+        return error_at(source_, t.line, "the alias " + quoted(t.text) + " (in " +
+                                             quoted(a.name) + ") is used but not defined");
+      }
+    }
+  }
+  for (size_t k = 0; k < doc.ops.size(); ++k) {
+    if (Status s = aliases_used(doc, doc.ops[k], k); !s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 Status Parser::alias(Document& doc) {
@@ -165,6 +209,14 @@ Status Parser::region(Region& r, int depth) {
     if (peek().is("}")) {
       ++i_;
       return Status::Ok();
+    }
+    if ((peek().kind == Tok::kHash || peek().kind == Tok::kBang) && i_ + 1 < t_.size() &&
+        t_[i_ + 1].is("=")) {
+      // Aliases sit at the top level only: the region ran past its end (a
+      // cut or unbalanced input), so say where it opened.
+      return error_at(source_, r.line,
+                      "the region opened here is not closed before the alias " +
+                          quoted(peek().text) + " at line " + std::to_string(line()));
     }
     if (peek().kind == Tok::kBlock) {
       r.blocks.emplace_back();

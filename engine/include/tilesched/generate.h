@@ -54,6 +54,10 @@ struct GenerateOptions {
   ImsOptions ims;
   SmsOptions sms;
   ExactOptions exact;
+  // Materialize a feasible schedule's Pipe_/Mutex_ values into it (the
+  // default). The sweep turns it off to time the generator alone, then
+  // calls with_materialization.
+  bool materialize = true;
 };
 
 struct Selection {
@@ -71,6 +75,11 @@ Selection select_generator(const Graph& g, const GenerateOptions& opts);
 // oracle's solver is an InvalidInput status; no legal schedule is a
 // Schedule with feasible = false.
 StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts);
+
+// `s` with its Pipe_/Mutex_ values materialized in (a feasible schedule
+// of g; an infeasible one is returned as it is): what generate_schedule
+// does after the generator unless opts.materialize is off.
+Schedule with_materialization(const Graph& g, Schedule s);
 
 // generate_schedule's schedules under the caps 1..max_stages (REQUIRES:
 // max_stages >= 1; opts.max_stages is not read), the one under cap S at

@@ -67,7 +67,8 @@ bool resource_witness(const Graph& g, int64_t value, bool singleton, Explanation
     e.ops = holders;
     e.resources = {t.slot(s).name};
     e.summary = "slot " + t.slot(s).name + " (capacity " + std::to_string(cap) + ") is held " +
-                std::to_string(sum) + " unit-cycles per iteration by " + name_list(g, holders) +
+                std::to_string(sum) + " occupancy-cycles (units held x cycles) per iteration by " +
+                name_list(g, holders) +
                 ": at most " + std::to_string(cap) + " per cycle needs II >= " +
                 std::to_string(value);
     return true;
@@ -89,7 +90,8 @@ bool resource_witness(const Graph& g, int64_t value, bool singleton, Explanation
     e.resources = {t.pools[p].name};
     e.summary = "rate pool " + t.pools[p].name + " (capacity " +
                 std::to_string(t.pools[p].capacity) + ") is held " + std::to_string(sum) +
-                " unit-cycles per iteration by " + name_list(g, holders) + ": it needs II >= " +
+                " occupancy-cycles (units held x cycles) per iteration by " +
+                name_list(g, holders) + ": it needs II >= " +
                 std::to_string(value);
     return true;
   }

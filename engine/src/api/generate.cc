@@ -164,11 +164,9 @@ Selection select_generator(const Graph& g, const GenerateOptions& opts) {
   return {GeneratorKind::kSerial, "no async pipeline, TMA or WGMMA op"};
 }
 
-namespace {
-
 // MaterializeSchedule after the generator (seed 003's second pass), outside
 // the generator's time_ns. Only the plain schedule goes in.
-Schedule materialized(const Graph& g, Schedule s) {
+Schedule with_materialization(const Graph& g, Schedule s) {
   if (!s.feasible) return s;
   StatusOr<Materialization> m = materialize(g, s);
   if (m.ok()) {
@@ -178,8 +176,6 @@ Schedule materialized(const Graph& g, Schedule s) {
   }
   return s;
 }
-
-}  // namespace
 
 namespace {
 
@@ -240,7 +236,7 @@ StatusOr<Schedule> generate_schedule(const Graph& g, const GenerateOptions& opts
     s = run_generator(sel.chosen, g, opts);
     if (!s.ok()) return s.status();
   }
-  Schedule out = materialized(g, std::move(*s));
+  Schedule out = opts.materialize ? with_materialization(g, std::move(*s)) : std::move(*s);
   out.selection = std::move(sel.reason);
   return out;
 }
@@ -266,7 +262,7 @@ StatusOr<std::vector<Schedule>> generate_schedules_per_stage_cap(const Graph& g,
       });
   if (!all.ok()) return all.status();
   for (Schedule& s : *all) {
-    out.push_back(materialized(g, std::move(s)));
+    out.push_back(opts.materialize ? with_materialization(g, std::move(s)) : std::move(s));
     out.back().selection = "requested";
   }
   return out;

@@ -201,6 +201,17 @@ Status replace_file(const OutputPlan& plan, std::string_view contents, const std
       std::string dir = dir_of(plan.path);
       if (dir.size() > 1) dir.pop_back();
       if (dir.empty()) dir = ".";
+      struct stat dir_st {};
+      if (::stat(dir.c_str(), &dir_st) == 0) {
+        // It is there: not a directory (FILE/x), or one that takes no new
+        // files (/proc).
+        if (!S_ISDIR(dir_st.st_mode)) {
+          return Status::IoError(shown + ": " + text::one_line(dir) + " is not a directory");
+        }
+        return Status::IoError(shown + ": directory " + text::one_line(dir) +
+                               " takes no new files, and a file is replaced through a new one "
+                               "beside it");
+      }
       return Status::IoError(shown + ": directory " + text::one_line(dir) + " does not exist");
     }
     return Status::IoError(shown + ": cannot create a temporary file: " + errno_text(err));
@@ -252,6 +263,10 @@ StatusOr<std::string> read_file(const std::string& path_arg) {
   if (fd.get() < 0) {
     const int err = errno;
     return Status::IoError(path + ": cannot open: " + errno_text(err));
+  }
+  // A directory opens for reading and reads as nothing ("empty file").
+  if (struct stat st {}; ::fstat(fd.get(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status::IoError(path + ": is a directory, not a file");
   }
   return read_all(fd.get(), path);
 }

@@ -388,49 +388,6 @@ std::string pool_name(const Target& t, int pool) {
   return std::to_string(pool);
 }
 
-Json op_json(const Target& t, const Op& op) {
-  const OpKind* kind = t.find_kind(op.kind);
-  Json o = Json::object();
-  o["id"] = op.name;
-  o["kind"] = op.kind;
-  if (kind == nullptr || op.latency != kind->latency) o["latency"] = op.latency;
-  if (kind == nullptr || op.resources != kind->resources) {
-    Json res = Json::array();
-    for (const Triple& tr : op.resources) {
-      res.push_back(
-          Json{{"slot", tr.slot}, {"duration", tr.duration}, {"occupancy", tr.occupancy}});
-    }
-    o["resources"] = std::move(res);
-  }
-  if (kind == nullptr || op.pools != kind->pools) {
-    Json pools = Json::object();
-    for (const PoolUse& p : op.pools) pools[pool_name(t, p.pool)] = p.count;
-    o["pools"] = std::move(pools);
-  }
-  if (op.store_bytes != 0) o["store_bytes"] = op.store_bytes;
-  if (op.gid) o["gid"] = *op.gid;
-  if (op.leader_gid) o["leader_gid"] = *op.leader_gid;
-  if (op.max_depth) o["max_depth"] = *op.max_depth;
-  if (kind == nullptr || op.registers != kind->registers) o["registers"] = op.registers;
-  if (op.agent) o["agent"] = *op.agent;
-  if (op.source_op) o["source_op"] = *op.source_op;
-  if (op.source_position) o["source_position"] = *op.source_position;
-  if (op.triton_stage) o["triton_stage"] = *op.triton_stage;
-  if (op.triton_cluster) o["triton_cluster"] = *op.triton_cluster;
-  return o;
-}
-
-Json edge_json(const Graph& g, const Edge& e) {
-  auto valid = [&](OpId v) { return v >= 0 && v < g.op_count(); };
-  Json o = Json::object();
-  o["from"] = valid(e.from) ? Json(g.ops[e.from].name) : Json(e.from);
-  o["to"] = valid(e.to) ? Json(g.ops[e.to].name) : Json(e.to);
-  if (!valid(e.from) || e.latency != g.ops[e.from].latency) o["latency"] = e.latency;
-  if (e.distance != 0) o["distance"] = e.distance;
-  if (e.kind == EdgeKind::kOrder) o["kind"] = "order";
-  return o;
-}
-
 }  // namespace
 
 StatusOr<Graph> parse_graph_json(std::string_view text, std::string_view source) {
@@ -444,11 +401,135 @@ StatusOr<Graph> read_graph_file(const std::string& path) {
   return parse_graph_json(*text, path);
 }
 
+namespace {
+
+// The text writers of the ops and edges, one line each as format_document
+// writes an object inside an array of objects (", " and ": " separators),
+// without building a Json per op and edge: the sweep hashes every graph it
+// runs through write_graph_json. The text is the one the Json writer gave
+// (families_test.cc's golden hashes, the sweeps' graph_hash columns).
+class InlineObject {
+ public:
+  explicit InlineObject(std::string& out) : out_(out) { out_ += '{'; }
+  ~InlineObject() { out_ += '}'; }
+  InlineObject(const InlineObject&) = delete;
+  InlineObject& operator=(const InlineObject&) = delete;
+  std::string& key(std::string_view k) {
+    if (!first_) out_ += ", ";
+    first_ = false;
+    jsonio::append_string(k, out_);
+    out_ += ": ";
+    return out_;
+  }
+  void integer(std::string_view k, int64_t v) { key(k) += std::to_string(v); }
+  void string(std::string_view k, std::string_view v) { jsonio::append_string(v, key(k)); }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
+
+void append_op(const Target& t, const Op& op, std::string& out) {
+  const OpKind* kind = t.find_kind(op.kind);
+  InlineObject o(out);
+  o.string("id", op.name);
+  o.string("kind", op.kind);
+  if (kind == nullptr || op.latency != kind->latency) o.integer("latency", op.latency);
+  if (kind == nullptr || op.resources != kind->resources) {
+    std::string& res = o.key("resources");
+    res += '[';
+    for (size_t i = 0; i < op.resources.size(); ++i) {
+      if (i > 0) res += ", ";
+      InlineObject tr(res);
+      tr.integer("slot", op.resources[i].slot);
+      tr.integer("duration", op.resources[i].duration);
+      tr.integer("occupancy", op.resources[i].occupancy);
+    }
+    res += ']';
+  }
+  if (kind == nullptr || op.pools != kind->pools) {
+    // A name given twice keeps its first place and its last count, as a
+    // Json object's operator[] does.
+    std::vector<std::pair<std::string, int64_t>> uses;
+    for (const PoolUse& p : op.pools) {
+      const std::string name = pool_name(t, p.pool);
+      auto it = std::find_if(uses.begin(), uses.end(),
+                             [&](const auto& u) { return u.first == name; });
+      if (it == uses.end()) {
+        uses.emplace_back(name, p.count);
+      } else {
+        it->second = p.count;
+      }
+    }
+    InlineObject pools(o.key("pools"));
+    for (const auto& [name, count] : uses) pools.integer(name, count);
+  }
+  if (op.store_bytes != 0) o.integer("store_bytes", op.store_bytes);
+  if (op.gid) o.integer("gid", *op.gid);
+  if (op.leader_gid) o.integer("leader_gid", *op.leader_gid);
+  if (op.max_depth) o.integer("max_depth", *op.max_depth);
+  if (kind == nullptr || op.registers != kind->registers) o.integer("registers", op.registers);
+  if (op.agent) o.string("agent", *op.agent);
+  if (op.source_op) o.string("source_op", *op.source_op);
+  if (op.source_position) o.integer("source_position", *op.source_position);
+  if (op.triton_stage) o.integer("triton_stage", *op.triton_stage);
+  if (op.triton_cluster) o.integer("triton_cluster", *op.triton_cluster);
+}
+
+void append_edge(const Graph& g, const Edge& e, std::string& out) {
+  auto valid = [&](OpId v) { return v >= 0 && v < g.op_count(); };
+  InlineObject o(out);
+  if (valid(e.from)) {
+    o.string("from", g.ops[e.from].name);
+  } else {
+    o.integer("from", e.from);
+  }
+  if (valid(e.to)) {
+    o.string("to", g.ops[e.to].name);
+  } else {
+    o.integer("to", e.to);
+  }
+  if (!valid(e.from) || e.latency != g.ops[e.from].latency) o.integer("latency", e.latency);
+  if (e.distance != 0) o.integer("distance", e.distance);
+  if (e.kind == EdgeKind::kOrder) o.string("kind", "order");
+}
+
+// `items` as format_document lays out an array of objects, one per line.
+template <typename Item, typename Write>
+void append_lines(const std::vector<Item>& items, Write write, std::string& out) {
+  if (items.empty()) {
+    out += "[]";
+    return;
+  }
+  out += "[\n";
+  for (size_t i = 0; i < items.size(); ++i) {
+    out += "    ";
+    write(items[i], out);
+    if (i + 1 < items.size()) out += ',';
+    out += '\n';
+  }
+  out += "  ]";
+}
+
+}  // namespace
+
 std::string write_graph_json(const Graph& g) {
-  Json doc = Json::object();
-  doc["format"] = std::string(kLoopFormat);
-  doc["name"] = g.name;
-  doc["target"] = target_json(g.target);
+  std::string out = "{\n";
+  auto member = [&](std::string_view key) {
+    out += "  ";
+    const size_t start = out.size();
+    jsonio::append_string(key, out);
+    out += ": ";
+    return 2 + (out.size() - start);  // the value's column
+  };
+  auto value = [&](std::string_view key, const Json& v) {
+    const size_t column = member(key);
+    jsonio::append_member_value(v, 2, column, out);
+    out += ",\n";
+  };
+  value("format", Json(std::string(kLoopFormat)));
+  value("name", Json(g.name));
+  value("target", target_json(g.target));
   if (g.attrs != GraphAttrs{}) {
     Json attrs = Json::object();
     if (g.attrs.force_serial_execution) attrs["force_serial_execution"] = true;
@@ -456,15 +537,15 @@ std::string write_graph_json(const Graph& g) {
     if (g.attrs.resident_smem_bytes) attrs["resident_smem_bytes"] = *g.attrs.resident_smem_bytes;
     if (g.attrs.num_warps) attrs["num_warps"] = *g.attrs.num_warps;
     if (g.attrs.mma_element_bits) attrs["mma_element_bits"] = *g.attrs.mma_element_bits;
-    doc["attrs"] = std::move(attrs);
+    value("attrs", attrs);
   }
-  Json ops = Json::array();
-  for (const Op& op : g.ops) ops.push_back(op_json(g.target, op));
-  doc["ops"] = std::move(ops);
-  Json edges = Json::array();
-  for (const Edge& e : g.edges) edges.push_back(edge_json(g, e));
-  doc["edges"] = std::move(edges);
-  return jsonio::format_document(doc);
+  member("ops");
+  append_lines(g.ops, [&](const Op& op, std::string& o) { append_op(g.target, op, o); }, out);
+  out += ",\n";
+  member("edges");
+  append_lines(g.edges, [&](const Edge& e, std::string& o) { append_edge(g, e, o); }, out);
+  out += "\n}\n";
+  return out;
 }
 
 }  // namespace tilesched

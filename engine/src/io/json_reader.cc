@@ -6,10 +6,12 @@
 #include "json_reader.h"
 
 #include <cassert>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "text.h"
@@ -223,6 +225,49 @@ std::string scalar_text(const Json& v) {
   return v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// A string nlohmann's dump writes as it is, between quotes: printable
+// ASCII without '"' or '\\'.
+bool plain_string(std::string_view s) {
+  for (const char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+// A member name as scalar_text(Json(key)) writes it.
+void append_key(std::string_view key, std::string& out) {
+  if (!plain_string(key)) {
+    out += scalar_text(Json(std::string(key)));
+    return;
+  }
+  out += '"';
+  out += key;
+  out += '"';
+}
+
+// scalar_text(v) appended to `out`, byte for byte, without building a
+// string for the common scalars (integers, booleans, null, plain strings);
+// the writers of every document go through here.
+void append_scalar(const Json& v, std::string& out) {
+  if (v.is_number_integer() && !v.is_number_unsigned()) {
+    char buf[24];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.get<int64_t>());
+    out.append(buf, end);
+  } else if (v.is_number_unsigned()) {
+    char buf[24];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.get<uint64_t>());
+    out.append(buf, end);
+  } else if (v.is_boolean()) {
+    out += v.get<bool>() ? "true" : "false";
+  } else if (v.is_null()) {
+    out += "null";
+  } else if (v.is_string() && plain_string(v.get_ref<const std::string&>())) {
+    append_key(v.get_ref<const std::string&>(), out);
+  } else {
+    out += scalar_text(v);
+  }
+}
+
 // One-line rendering with ", " and ": " separators.
 void append_inline(const Json& v, std::string& out) {
   if (v.is_object()) {
@@ -231,7 +276,7 @@ void append_inline(const Json& v, std::string& out) {
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (!first) out += ", ";
       first = false;
-      out += scalar_text(Json(it.key()));
+      append_key(it.key(), out);
       out += ": ";
       append_inline(it.value(), out);
     }
@@ -244,7 +289,7 @@ void append_inline(const Json& v, std::string& out) {
     }
     out += ']';
   } else {
-    out += scalar_text(v);
+    append_scalar(v, out);
   }
 }
 
@@ -257,16 +302,20 @@ std::string inline_text(const Json& v) {
 // Lays out `v`, whose first character lands at column `column`.
 void append_layout(const Json& v, size_t indent, size_t column, bool top, std::string& out) {
   if (v.is_object() && !v.empty()) {
-    const std::string flat = inline_text(v);
-    if (!top && column + flat.size() <= kLayoutWidth) {
-      out += flat;
-      return;
+    if (!top) {  // the document itself always takes one member per line
+      const std::string flat = inline_text(v);
+      if (column + flat.size() <= kLayoutWidth) {
+        out += flat;
+        return;
+      }
     }
     out += "{\n";
     size_t i = 0;
     for (auto it = v.begin(); it != v.end(); ++it) {
       out.append(indent + 2, ' ');
-      const std::string key = scalar_text(Json(it.key())) + ": ";
+      std::string key;
+      append_key(it.key(), key);
+      key += ": ";
       out += key;
       append_layout(it.value(), indent + 2, indent + 2 + key.size(), false, out);
       if (++i < v.size()) out += ',';
@@ -491,6 +540,12 @@ Status check_format(const Cursor& root, std::string_view expected) {
   TS_ASSIGN_OR_RETURN(std::string got, format.string(0, SIZE_MAX));
   if (got != expected) return format.error("expected " + quote(expected) + ", got " + quote(got));
   return Status::Ok();
+}
+
+void append_string(std::string_view s, std::string& out) { append_key(s, out); }
+
+void append_member_value(const Json& v, size_t indent, size_t column, std::string& out) {
+  append_layout(v, indent, column, /*top=*/false, out);
 }
 
 std::string format_document(const Json& doc) {

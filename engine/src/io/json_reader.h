@@ -152,4 +152,12 @@ StatusOr<T> read_document(std::string_view text, std::string_view source, Read&&
 // replaced rather than thrown on. Ends with a newline.
 std::string format_document(const Json& doc);
 
+// Pieces of format_document for a writer that builds part of its text
+// without a Json (write_graph_json's ops and edges), byte for byte as
+// format_document writes them: a string (quoted, escaped), and `v` laid
+// out as the value of a member at `indent` whose first character lands at
+// `column`.
+void append_string(std::string_view s, std::string& out);
+void append_member_value(const Json& v, size_t indent, size_t column, std::string& out);
+
 }  // namespace tilesched::jsonio

@@ -19,6 +19,7 @@
 #include "bounds/distance.h"
 #include "bounds/rrt.h"
 #include "generators/frame.h"
+#include "llvm_bound.h"
 #include "graph/graph_algo.h"
 #include "graph/storage.h"
 #include "order.h"
@@ -215,6 +216,16 @@ void Generator::begin(const IiRange& range) {
 
 void Generator::finish(Schedule& s, const IiRange&, const IiSearchResult& r) {
   if (r.end == IiSearchEnd::kFound) s.diagnostics.push_back(describe_order(g_, order_, r.ii));
+  if (r.end == IiSearchEnd::kFound && s.stage_count > kLlvmStageBound) {
+    // Legal, but a pipeliner would not emit it: LLVM's leaves the loop
+    // unpipelined past pipeliner-max-stages (docs/BASELINES.md).
+    s.flags.push_back(std::string(kOverLlvmStageBound));
+    s.diagnostics.push_back("the schedule has " + std::to_string(s.stage_count) +
+                            " stages, more than the " + std::to_string(kLlvmStageBound) +
+                            " LLVM's MachinePipeliner emits (pipeliner-max-stages 3: stages "
+                            "0..3); LLVM would leave this loop unpipelined (flag " +
+                            std::string(kOverLlvmStageBound) + ")");
+  }
   for (std::string& n : notes_) s.diagnostics.push_back(std::move(n));
   if (failed_ > kFailuresShown) {
     s.diagnostics.push_back("... and " + std::to_string(failed_ - kFailuresShown) +

@@ -12,6 +12,7 @@
 #include "testing/test_files.h"
 #include "testing/test_graphs.h"
 #include "bounds/distance.h"
+#include "llvm_bound.h"
 #include "order.h"
 #include "paths.h"
 #include "tilesched/graph_builder.h"
@@ -222,6 +223,31 @@ TEST(Sms, MaxDepthBoundsTheStage) {
   ASSERT_TRUE(s.feasible);
   EXPECT_LE(s.stage[d], 1);
   EXPECT_EQ(s.ii, 16);  // DepMII: ceil((30 + 1) / 2)
+}
+
+TEST(Sms, ASchedulePastLlvmsStageBoundIsFlagged) {
+  // A chain of 30 cycles at ResMII 4 takes 8 stages: legal, kept, and
+  // flagged as one LLVM's pipeliner would not emit (more than 4 stages).
+  GraphBuilder bld(make_generic_target("deep", {Slot{"X", 1}}, {}), "deep");
+  const OpId a = bld.generic("a", 10, {{1, 1, 1}}), b = bld.generic("b", 10, {{1, 1, 1}}),
+             c = bld.generic("c", 10, {{1, 1, 1}}), d = bld.generic("d", 1, {{1, 1, 1}});
+  bld.edge(a, b);
+  bld.edge(b, c);
+  bld.edge(c, d);
+  const Schedule deep = Sms(Build(bld));
+  ASSERT_TRUE(deep.feasible);
+  ASSERT_GT(deep.stage_count, kLlvmStageBound);
+  EXPECT_NE(std::find(deep.flags.begin(), deep.flags.end(), kOverLlvmStageBound), deep.flags.end());
+  EXPECT_TRUE(std::any_of(deep.diagnostics.begin(), deep.diagnostics.end(),
+                          [](const std::string& line) {
+                            return line.find("LLVM would leave this loop unpipelined") !=
+                                   std::string::npos;
+                          }));
+  const Schedule shallow = Sms(MakeTextbook().g);
+  ASSERT_TRUE(shallow.feasible);
+  ASSERT_LE(shallow.stage_count, kLlvmStageBound);
+  EXPECT_EQ(std::find(shallow.flags.begin(), shallow.flags.end(), kOverLlvmStageBound),
+            shallow.flags.end());
 }
 
 TEST(Sms, MaxDepthFailureIsReportedAndSkipped) {

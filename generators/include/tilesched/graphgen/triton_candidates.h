@@ -29,6 +29,7 @@ struct CandidateOptions {
                                            GeneratorKind::kCostBasedSeed, GeneratorKind::kIms,
                                            GeneratorKind::kSms, GeneratorKind::kExact};
   int64_t exact_time_limit_ms = 5000;  // the oracle's budget per cap
+  Effort effort = Effort::kDefault;    // the cost-based generator's (CostBasedOptions::effort)
   hopper::CtaFootprint cta;            // registers and threads (smem_bytes is ignored)
   hopper::FittedConstants fit;
 };
@@ -61,7 +62,9 @@ int64_t stage_bound_of(const Graph& g);
 // is made on the graph with the loaded memory latency (as `tilesched
 // stages` does). A schedule no generator finds under a cap is skipped.
 // Candidates are deduplicated by stage vector (the first finder's clusters
-// and source are kept), priced, and sorted by predicted time (a candidate
+// and source are kept), priced (Triton's own as `tilesched stages` prices
+// it at its stage count, hopper::predict_stages; the others as `predict`
+// prices a schedule, hopper::predict_schedule), and sorted by predicted time (a candidate
 // whose CTA does not fit last), then shared memory, then order found.
 // An assignment the export refuses (the lowering checks, or the ops of one
 // TTGIR op in two stages, which it cannot write) stays in the list with
