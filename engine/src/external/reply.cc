@@ -143,8 +143,12 @@ ForeignOutcome check_reply_json(std::string_view text, const Graph& g, const Bou
   if (blank(text)) return failed(ForeignFailure::kEmpty, "no reply on standard output");
   StatusOr<Json> root = jsonio::parse_json_text(text);
   if (!root.ok()) {
+    // Cut short: an object begun and never closed (a partial write).
     const std::string& m = root.status().message();
-    const bool cut = m.find("end of input") != std::string::npos;
+    const size_t first = text.find_first_not_of(" \n\r\t");
+    const size_t last = text.find_last_not_of(" \n\r\t");
+    const bool cut = m.find("end of input") != std::string::npos ||
+                     (text[first] == '{' && text[last] != '}');
     return failed(cut ? ForeignFailure::kTruncated : ForeignFailure::kNotJson,
                   (cut ? "the reply ends early: " : "") + m);
   }
