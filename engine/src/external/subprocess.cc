@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 extern char** environ;
 
@@ -37,6 +38,11 @@ class Fd {
     fd_ = fd;
   }
   bool open() const { return fd_ >= 0; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
 
  private:
   int fd_ = -1;
@@ -177,6 +183,57 @@ void finish(pid_t pid, SpawnResult& r) {
   }
 }
 
+
+// The three pipes of a running child, our ends.
+struct Ends {
+  Fd in, out, err;
+};
+
+// Feeds `input` and drains both outputs until they close, a cap is passed or
+// the deadline comes; sets r.end for the last two.
+void pump(Ends& e, const std::string& input, const SpawnLimits& limits,
+          Clock::time_point deadline, SpawnResult& r) {
+  size_t written = 0;
+  if (input.empty()) e.in.reset();
+  while (e.out.open() || e.err.open()) {
+    pollfd fds[3];
+    Fd* which[3];
+    int n = 0;
+    for (auto [fd, events] : {std::pair{&e.in, POLLOUT}, {&e.out, POLLIN}, {&e.err, POLLIN}}) {
+      if (!fd->open()) continue;
+      fds[n] = {fd->get(), static_cast<short>(events), 0};
+      which[n++] = fd;
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      r.end = SpawnResult::End::kTimedOut;
+      return;
+    }
+    const int ready = ::poll(fds, static_cast<nfds_t>(n), static_cast<int>(std::min<int64_t>(left, 1000)));
+    if (ready < 0 && errno != EINTR) return;
+    for (int i = 0; i < n && ready > 0; ++i) {
+      if (fds[i].revents == 0) continue;
+      Fd& fd = *which[i];
+      if (&fd == &e.in) {
+        const ssize_t w = ::write(fd.get(), input.data() + written, input.size() - written);
+        if (w > 0) written += static_cast<size_t>(w);
+        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) fd.reset();
+        continue;
+      }
+      const bool is_out = &fd == &e.out;
+      std::string& buf = is_out ? r.out : r.err;
+      const int64_t cap = is_out ? limits.max_stdout : limits.max_stderr;
+      if (!drain(fd, buf, cap)) fd.reset();
+      if (static_cast<int64_t>(buf.size()) > cap) {
+        buf.resize(static_cast<size_t>(cap));
+        r.end = is_out ? SpawnResult::End::kStdoutLimit : SpawnResult::End::kStderrLimit;
+        return;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 SpawnResult run_process(const std::vector<std::string>& argv, const std::string& input,
@@ -196,53 +253,16 @@ SpawnResult run_process(const std::vector<std::string>& argv, const std::string&
     r.wall_ns = ns_since(t0);
     return r;
   }
-  in.read.reset();
+  in.read.reset();  // the child's ends
   out.write.reset();
   err.write.reset();
-  for (Fd* fd : {&in.write, &out.read, &err.read}) set_nonblocking(fd->get());
+  Ends ends;
+  ends.in.reset(in.write.release());
+  ends.out.reset(out.read.release());
+  ends.err.reset(err.read.release());
+  for (Fd* fd : {&ends.in, &ends.out, &ends.err}) set_nonblocking(fd->get());
   r.end = SpawnResult::End::kExited;
-  size_t written = 0;
-  if (input.empty()) in.write.reset();
-  while (out.read.open() || err.read.open()) {
-    pollfd fds[3];
-    int n = 0;
-    Fd* which[3];
-    auto watch = [&](Fd& fd, short events) {
-      if (!fd.open()) return;
-      fds[n] = {fd.get(), events, 0};
-      which[n++] = &fd;
-    };
-    watch(in.write, POLLOUT);
-    watch(out.read, POLLIN);
-    watch(err.read, POLLIN);
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      r.end = SpawnResult::End::kTimedOut;
-      break;
-    }
-    const int ready = ::poll(fds, static_cast<nfds_t>(n), static_cast<int>(std::min<int64_t>(left, 1000)));
-    if (ready < 0 && errno != EINTR) break;
-    for (int i = 0; i < n && ready > 0; ++i) {
-      if (fds[i].revents == 0) continue;
-      Fd& fd = *which[i];
-      if (&fd == &in.write) {
-        const ssize_t w = ::write(fd.get(), input.data() + written, input.size() - written);
-        if (w > 0) written += static_cast<size_t>(w);
-        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) fd.reset();
-      } else {
-        std::string& buf = &fd == &out.read ? r.out : r.err;
-        const int64_t cap = &fd == &out.read ? limits.max_stdout : limits.max_stderr;
-        if (!drain(fd, buf, cap)) fd.reset();
-        if (static_cast<int64_t>(buf.size()) > cap) {
-          buf.resize(static_cast<size_t>(cap));
-          r.end = &fd == &out.read ? SpawnResult::End::kStdoutLimit
-                                   : SpawnResult::End::kStderrLimit;
-        }
-      }
-    }
-    if (r.end != SpawnResult::End::kExited) break;
-  }
+  pump(ends, input, limits, deadline, r);
   if (r.end == SpawnResult::End::kExited && !wait_exit(pid, deadline)) {
     r.end = SpawnResult::End::kTimedOut;
   }
