@@ -3,8 +3,9 @@
  * ops in a topological order of the distance-0 edges (program order among
  * the ready ones), each at the earliest cycle its placed neighbours allow
  * where its slot triples and rate-pool counts fit the modulo reservation
- * table, within II cycles of that. No backtracking. Keeps no global state,
- * so concurrent calls are safe. */
+ * table, within II cycles of that. No backtracking. It declines graphs with
+ * stage groups or stores (TILESCHED_PLUGIN_NO_SCHEDULE), which it does not
+ * model. Keeps no global state, so concurrent calls are safe. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,16 @@ static int try_ii(const tilesched_plugin_graph* g, int64_t ii, const int32_t* or
   return ok;
 }
 
+/* Whether the graph is within this scheduler's reach: no op in a stage
+ * group (rule L5) and no stores (rule L4), which it does not model. */
+static int simple(const tilesched_plugin_graph* g) {
+  int32_t v;
+  for (v = 0; v < g->op_count; ++v) {
+    if (g->leader_gid[v] >= 0 || g->store_bytes[v] > 0) return 0;
+  }
+  return 1;
+}
+
 tilesched_plugin_result* tilesched_plugin_schedule(const tilesched_plugin_graph* g) {
   tilesched_plugin_result* r = calloc(1, sizeof *r);
   int32_t* order = calloc((size_t)g->op_count, sizeof *order);
@@ -146,6 +157,8 @@ tilesched_plugin_result* tilesched_plugin_schedule(const tilesched_plugin_graph*
   if (r->start == NULL) {
     r->status = TILESCHED_PLUGIN_ERROR;
     r->message = "asap-c: out of memory";
+  } else if (!simple(g)) {
+    r->message = "asap-c: stage groups (leader_gid) and stores (store_bytes) are beyond it";
   } else if (!topological(g, order)) {
     r->message = "asap-c: a zero-distance cycle";
   } else {

@@ -64,6 +64,8 @@ typedef struct tilesched_plugin_graph {
   const int64_t* latency;      /* op_count latencies */
   const int64_t* footprint;    /* op_count: the longest triple, at least 1 */
   const int64_t* max_depth;    /* op_count: the op's stage is at most this; -1: none */
+  const int64_t* leader_gid;   /* op_count: ops with the same one share a stage; -1: none */
+  const int64_t* store_bytes;  /* op_count: bytes charged to the storage pool (rule L4) */
   int32_t force_serial;        /* 1: every op in stage 0, start + footprint <= II */
   int32_t edge_count;
   const tilesched_plugin_edge* edges;

@@ -98,6 +98,8 @@ PluginGraph::PluginGraph(const Graph& g, const Bounds& b, int64_t time_limit_ms)
     latency_.push_back(op.latency);
     footprint_.push_back(footprint_duration(op));
     max_depth_.push_back(op.max_depth.value_or(-1));
+    leader_gid_.push_back(op.leader_gid.value_or(-1));
+    store_bytes_.push_back(op.store_bytes);
   }
   for (const Edge& e : g.edges) {
     edges_.push_back({e.from, e.to, e.latency, e.distance, e.kind == EdgeKind::kOrder ? 1 : 0});
@@ -120,6 +122,8 @@ PluginGraph::PluginGraph(const Graph& g, const Bounds& b, int64_t time_limit_ms)
   view_.latency = latency_.data();
   view_.footprint = footprint_.data();
   view_.max_depth = max_depth_.data();
+  view_.leader_gid = leader_gid_.data();
+  view_.store_bytes = store_bytes_.data();
   view_.force_serial = g.attrs.force_serial_execution ? 1 : 0;
   view_.edge_count = g.edge_count();
   view_.edges = edges_.data();

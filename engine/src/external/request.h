@@ -32,7 +32,8 @@ class PluginGraph {
  private:
   std::string request_;
   std::vector<const char*> ids_;
-  std::vector<int64_t> latency_, footprint_, max_depth_, slot_capacity_, pool_capacity_;
+  std::vector<int64_t> latency_, footprint_, max_depth_, leader_gid_, store_bytes_;
+  std::vector<int64_t> slot_capacity_, pool_capacity_;
   std::vector<tilesched_plugin_edge> edges_;
   std::vector<tilesched_plugin_use> uses_;
   std::vector<tilesched_plugin_pool_use> pool_uses_;
