@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,20 +149,37 @@ bool drain(Fd& fd, std::string& buf, int64_t cap) {
   }
 }
 
+bool exited(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
 // Waits for the child to exit, without reaping it, until `deadline`. True
-// when it exited.
+// when it exited. A pidfd (Linux 5.3) is polled for the exit itself; without
+// one, waitid is polled at a growing interval.
 bool wait_exit(pid_t pid, Clock::time_point deadline) {
-  auto pause = std::chrono::microseconds(100);
-  for (;;) {
-    siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-        info.si_pid == pid) {
-      return true;
+#ifdef SYS_pidfd_open
+  if (const int pfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); pfd >= 0) {
+    Fd guard_fd;
+    guard_fd.reset(pfd);
+    while (!exited(pid)) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return false;
+      pollfd p{pfd, POLLIN, 0};
+      ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 1000)));
     }
+    return true;
+  }
+#endif
+  auto pause = std::chrono::microseconds(20);
+  while (!exited(pid)) {
     if (Clock::now() >= deadline) return false;
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(10'000));
+    pause = std::min(pause * 2, std::chrono::microseconds(2'000));
   }
+  return true;
 }
 
 // Kills what is left of the group (the child is a zombie or still running,
