@@ -262,8 +262,9 @@ bool is_foreign_generator(std::string_view name) {
 StatusOr<ForeignScheduler> resolve_foreign(std::string_view name,
                                            const std::string& schedulers_file) {
   const bool ext = name.substr(0, kExt.size()) == kExt;
-  const std::string rest(name.substr(ext ? kExt.size() : kPlugin.size()));
-  if (!is_foreign_generator(name) || rest.empty()) {
+  const std::string rest =
+      is_foreign_generator(name) ? std::string(name.substr(ext ? kExt.size() : kPlugin.size())) : "";
+  if (rest.empty()) {
     return Status::InvalidInput("'" + std::string(name) + "' is not ext:NAME or plugin:PATH");
   }
   if (!ext && rest.find('/') != std::string::npos) {
