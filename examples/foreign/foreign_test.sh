@@ -134,6 +134,14 @@ expect 0 "$bin" compare "$work/all.csv" "$work/all.csv"
   --generators ext:asap-py,plugin:asap-c,exact --output "$work/fam.csv"
 (($? <= 1)) || fail "family sweep with the examples: exit status above 1"
 expect 0 "$bin" compare "$work/fam.csv" "$work/fam.csv"
+# Two shards of it merge into the single run's rows.
+for k in 1 2; do
+  "$bin" sweep --families chains,random_layered --ops 8,16 --seeds 1 -q --shard "$k/2" \
+    --generators ext:asap-py,plugin:asap-c,exact --output "$work/shard$k.csv"
+done
+expect 0 "$bin" merge "$work/merged.csv" "$work/shard2.csv" "$work/shard1.csv"
+cmp -s <(rows "$work/merged.csv") <(rows "$work/fam.csv") ||
+  fail "merge: rows differ from the single run's"
 for n in 1 2; do
   expect 0 "$bin" replay "$work/fam.csv" --row "$n" -o "$work/replayed.json"
   grep -q "reproduced" "$work/err" || fail "replay row $n: $(cat "$work/err")"
