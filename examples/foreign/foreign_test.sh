@@ -69,6 +69,9 @@ one_line foreign-spawn "$bin" schedule "$gemm" --generator ext:missing
 one_line foreign-null "$bin" schedule "$gemm" --generator "plugin:$bad"
 sed 's/"name": "gemm-mainloop-2k"/"name": "gemm-error"/' "$gemm" >"$work/gemm-error.loop.json"
 one_line foreign-error "$bin" schedule "$work/gemm-error.loop.json" --generator plugin:bad-c
+sed 's/"name": "gemm-mainloop-2k"/"name": "gemm-json"/' "$gemm" >"$work/gemm-json.loop.json"
+one_line "request_json gave tilesched.request/1" "$bin" schedule "$work/gemm-json.loop.json" \
+  --generator plugin:bad-c
 one_line "declares no scheduler" "$bin" schedule "$gemm" --generator ext:nope
 one_line "cannot load the plug-in" "$bin" schedule "$gemm" --generator "plugin:$bin"
 libm=$(cc -print-file-name=libm.so.6 2>/dev/null)

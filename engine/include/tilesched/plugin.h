@@ -12,10 +12,10 @@
  * of a plug-in is the harness's (use the process protocol for code you do
  * not trust).
  *
- * The graph is given twice: as flat arrays with every kind default already
- * applied (all a modulo scheduler needs for rules L1-L3), and as the
- * tilesched.request/1 JSON text the process protocol sends (every field,
- * including storage, groups and max_depth). The call may come from several
+ * The graph is given as flat arrays with every kind default already applied
+ * (all a modulo scheduler needs for rules L1-L3, with max_depth, groups and
+ * stores for L4-L7), and on demand as the tilesched.request/1 JSON text the
+ * process protocol sends (request_json). The call may come from several
  * threads at once (`tilesched sweep --jobs N`): keep no mutable global
  * state, or guard it.
  *
@@ -56,6 +56,7 @@ typedef struct tilesched_plugin_pool_use {
   int64_t count, duration;
 } tilesched_plugin_pool_use;
 
+struct tilesched_plugin_graph;
 typedef struct tilesched_plugin_graph {
   int32_t abi;                 /* TILESCHED_PLUGIN_ABI */
   const char* name;            /* the graph's name, NUL-terminated */
@@ -81,8 +82,13 @@ typedef struct tilesched_plugin_graph {
   int64_t ii_max;       /* the largest II the reply may have */
   int64_t max_stages;   /* 0: no cap; else every start < max_stages * II */
   int64_t time_limit_ms;  /* the plug-in's budget; not enforced in-process */
-  const char* request_json;  /* tilesched.request/1, NUL-terminated */
-  size_t request_json_len;
+  /* The tilesched.request/1 text of this call (every field of the graph),
+   * NUL-terminated, built on the first call of request_json(graph) and
+   * valid until tilesched_plugin_schedule returns. Call it only when the
+   * arrays above are not enough: building it costs more than most
+   * schedulers' whole run on a small graph. */
+  const char* (*request_json)(const struct tilesched_plugin_graph* self);
+  void* harness;  /* the harness's; do not touch */
 } tilesched_plugin_graph;
 
 enum {

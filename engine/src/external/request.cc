@@ -73,7 +73,6 @@ std::string request_json(const Graph& g, const Bounds& b, int64_t time_limit_ms)
                      {"distance", e.distance},
                      {"kind", e.kind == EdgeKind::kOrder ? "order" : "data"}});
   }
-  StatusOr<Json> graph = jsonio::parse_json_text(write_graph_json(g));
   const Json doc = {
       {"format", std::string(kRequestFormat)},
       {"graph_name", g.name},
@@ -85,13 +84,24 @@ std::string request_json(const Graph& g, const Bounds& b, int64_t time_limit_ms)
       {"target", target_json(g.target)},
       {"ops", ops},
       {"edges", edges},
-      {"graph", graph.ok() ? *graph : Json()},
   };
-  return doc.dump() + "\n";
+  // The loop graph spliced in as written (valid JSON: it is what the graph
+  // reader reads back), not parsed and dumped again.
+  std::string text = doc.dump();
+  text.pop_back();  // the closing brace
+  std::string graph = write_graph_json(g);
+  while (!graph.empty() && graph.back() == '\n') graph.pop_back();
+  return text + ",\"graph\":" + graph + "}\n";
+}
+
+const char* PluginGraph::request_text(const tilesched_plugin_graph* self) {
+  PluginGraph* p = static_cast<PluginGraph*>(self->harness);
+  if (p->request_.empty()) p->request_ = request_json(p->graph_, p->bounds_, self->time_limit_ms);
+  return p->request_.c_str();
 }
 
 PluginGraph::PluginGraph(const Graph& g, const Bounds& b, int64_t time_limit_ms)
-    : request_(request_json(g, b, time_limit_ms)) {
+    : graph_(g), bounds_(b) {
   const std::vector<int> rate = rate_pool_index(g.target);
   for (const Op& op : g.ops) {
     ids_.push_back(op.name.c_str());
@@ -139,8 +149,8 @@ PluginGraph::PluginGraph(const Graph& g, const Bounds& b, int64_t time_limit_ms)
   view_.ii_max = b.ii_max;
   view_.max_stages = b.max_stages;
   view_.time_limit_ms = time_limit_ms;
-  view_.request_json = request_.c_str();
-  view_.request_json_len = request_.size();
+  view_.request_json = &PluginGraph::request_text;
+  view_.harness = this;
 }
 
 }  // namespace tilesched::external

@@ -30,7 +30,10 @@ class PluginGraph {
   const tilesched_plugin_graph& view() const { return view_; }
 
  private:
-  std::string request_;
+  static const char* request_text(const tilesched_plugin_graph* self);
+  const Graph& graph_;
+  Bounds bounds_;
+  std::string request_;  // built on the first request_text call
   std::vector<const char*> ids_;
   std::vector<int64_t> latency_, footprint_, max_depth_, leader_gid_, store_bytes_;
   std::vector<int64_t> slot_capacity_, pool_capacity_;
