@@ -62,8 +62,4 @@ ForeignOutcome run_foreign(const ForeignScheduler& s, const Graph& g, const Fore
 // resolved view and the request's bounds (ii_max already filled in).
 std::string foreign_request_json(const Graph& g, const ForeignRequest& req);
 
-// The request's ii_max for `req`: its own when positive, else the serial
-// schedule's II (what every built-in heuristic's search stops at).
-int64_t foreign_ii_max(const Graph& g, const ForeignRequest& req);
-
 }  // namespace tilesched

@@ -347,8 +347,4 @@ std::string foreign_request_json(const Graph& g, const ForeignRequest& req) {
   return external::request_json(g, external::request_bounds(g, req), kForeignDefaultTimeLimitMs);
 }
 
-int64_t foreign_ii_max(const Graph& g, const ForeignRequest& req) {
-  return external::request_bounds(g, req).ii_max;
-}
-
 }  // namespace tilesched

@@ -87,7 +87,7 @@ std::string request_json(const Graph& g, const Bounds& b, int64_t time_limit_ms)
   };
   // The loop graph spliced in as written (valid JSON: it is what the graph
   // reader reads back), not parsed and dumped again.
-  std::string text = doc.dump();
+  std::string text = doc.dump(-1, ' ', false, Json::error_handler_t::replace);
   text.pop_back();  // the closing brace
   std::string graph = write_graph_json(g);
   while (!graph.empty() && graph.back() == '\n') graph.pop_back();
