@@ -84,7 +84,10 @@ std::optional<ForeignOutcome> classify(const Json& root, const Graph& g) {
                   "$.graph: a schedule of graph \"" + root["graph"].get<std::string>() +
                       "\", not of \"" + g.name + "\"");
   }
-  if (root.value("feasible", true) == false) return std::nullopt;  // no_schedule's case
+  if (root.contains("feasible") && root["feasible"].is_boolean() &&
+      !root["feasible"].get<bool>()) {
+    return std::nullopt;  // no_schedule's case, read strictly below
+  }
   if (!root.contains("ii") || !root["ii"].is_number_integer()) {
     return failed(ForeignFailure::kFormat, "$.ii: missing, or not an integer");
   }
@@ -138,7 +141,9 @@ ForeignOutcome no_schedule(const Graph& g, const std::string& who, std::string r
   return o;
 }
 
-ForeignOutcome check_reply_json(std::string_view text, const Graph& g, const Bounds& b,
+namespace {
+
+ForeignOutcome check_reply_text(std::string_view text, const Graph& g, const Bounds& b,
                                 const std::string& who) {
   if (blank(text)) return failed(ForeignFailure::kEmpty, "no reply on standard output");
   StatusOr<Json> root = jsonio::parse_json_text(text);
@@ -173,6 +178,17 @@ ForeignOutcome check_reply_json(std::string_view text, const Graph& g, const Bou
   s->proven_optimal = false;
   s->stages_proven = false;
   return finish(std::move(*s), g, b, who);
+}
+
+}  // namespace
+
+ForeignOutcome check_reply_json(std::string_view text, const Graph& g, const Bounds& b,
+                                const std::string& who) {
+  try {
+    return check_reply_text(text, g, b, who);
+  } catch (const std::exception& e) {  // a last line of defence: typed access is checked
+    return failed(ForeignFailure::kFormat, std::string("cannot read the reply: ") + e.what());
+  }
 }
 
 ForeignOutcome check_reply_values(int64_t ii, std::span<const int64_t> start, const Graph& g,

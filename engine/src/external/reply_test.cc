@@ -67,6 +67,7 @@ TEST(ForeignReply, EachMalformedReplyIsItsKind) {
   EXPECT_EQ(kind_of(reply(kOps)), ForeignFailure::kFormat);                  // no ii
   EXPECT_EQ(kind_of(reply(R"("ii": 2.5, )" + kOps)), ForeignFailure::kFormat);
   EXPECT_EQ(kind_of(reply(R"("ii": 2, "colour": 1, )" + kOps)), ForeignFailure::kFormat);
+  EXPECT_EQ(kind_of(reply(R"("feasible": "no", "ii": 2, )" + kOps)), ForeignFailure::kFormat);
   EXPECT_EQ(kind_of(reply(R"("ii": 2, "ops": [{"id": "a", "start": 0}, {"id": "a", "start": 1}])")),
             ForeignFailure::kFormat);                                        // a twice
   EXPECT_EQ(kind_of(R"({"format": "tilesched.schedule/1", "graph": "one", "ii": 2, )" + kOps + "}"),
