@@ -22,7 +22,7 @@ constexpr std::array<std::string_view, kFixedColumnCount> kColumnNames = {
     "arm_policy",  "feasible",    "ii",        "mii",        "res_mii",        "rec_mii",
     "fine_mii",    "dep_mii",     "stage_count", "verified", "optimal_ii",     "proven",
     "stages_proven", "engine_version", "failure",  "reason",    "graph_ops",  "graph",
-    "max_stages",  "effort",      "time_ns",     "wall_ns",   "cpu_ns",
+    "max_stages",  "effort",      "generator_version", "time_ns", "wall_ns",  "cpu_ns",
 };
 constexpr size_t kTimingColumns = 3;  // time_ns, wall_ns, cpu_ns: after the statistics
 
@@ -125,6 +125,7 @@ std::string format_row(const SweepRow& r) {
   f.push_back(r.graph);
   f.push_back(std::to_string(r.max_stages));
   f.push_back(r.effort);
+  f.push_back(r.generator_version);
   for (const std::optional<int64_t>& s : r.stats) f.push_back(opt_int(s));
   f.push_back(std::to_string(r.time_ns));
   f.push_back(std::to_string(r.wall_ns));
@@ -248,9 +249,10 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
     for (size_t i = 0; i < kFixedColumnCount; ++i) names[i] = kColumnNames[i];
     // Version 1 lacks stages_proven, graph and max_stages, version 2 graph
     // and max_stages, version 3 max_stages, version 4 cpu_ns, version 5
-    // effort: those may be missing there. A file without a version line is
-    // version 3 when it lacks max_stages, else 4 when it lacks cpu_ns, else
-    // 5 when it lacks effort, else 6.
+    // effort, version 6 generator_version: those may be missing there. A
+    // file without a version line is version 3 when it lacks max_stages,
+    // else 4 when it lacks cpu_ns, else 5 when it lacks effort, else 6 when
+    // it lacks generator_version, else 7.
     const io::ignore_column policy = io::ignore_extra_column | io::ignore_missing_column;
     std::apply([&](auto&... n) { in.read_header(policy, n...); }, names);
     if (result.version == kCsvVersion && !in.has_column("max_stages")) {
@@ -259,9 +261,12 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
       result.version = 4;
     } else if (result.version == kCsvVersion && !in.has_column("effort")) {
       result.version = 5;
+    } else if (result.version == kCsvVersion && !in.has_column("generator_version")) {
+      result.version = 6;
     }
     for (size_t i = 0; i < kFixedColumnCount; ++i) {
-      const bool may_lack = (i == static_cast<size_t>(Col::kEffort) && result.version < 6) ||
+      const bool may_lack = (i == static_cast<size_t>(Col::kGeneratorVersion) && result.version < 7) ||
+                            (i == static_cast<size_t>(Col::kEffort) && result.version < 6) ||
                             (i == static_cast<size_t>(Col::kCpuNs) && result.version < 5) ||
                             (i == static_cast<size_t>(Col::kMaxStages) && result.version < 4) ||
                             (i == static_cast<size_t>(Col::kGraph) && result.version < 3) ||

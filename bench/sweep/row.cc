@@ -40,6 +40,7 @@ SweepRow base_row(const GraphKey& key, const GeneratorConfig& config) {
   r.generator = config.name();
   r.arm_policy = config.arm_policy_text();
   r.max_stages = config.max_stages;
+  if (config.foreign) r.generator_version = config.foreign->version;
   r.engine_version = std::string(engine_version());
   r.stats.assign(stat_keys().size(), std::nullopt);
   return r;

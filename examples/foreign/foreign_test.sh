@@ -108,9 +108,12 @@ for r in rows:
         ok = r["failure"] == "ii-cap-reached" and "beyond it" in r["reason"]
     else:  # built-in and example rows: verified, with the oracle's II beside them
         ok = r["verified"] == "1" and r["optimal_ii"] != "" and int(r["ii"]) >= int(r["optimal_ii"])
+    version = {"ext:asap-py": "1.0", "plugin:asap-c": "1.0", "plugin:bad-c": "0.1"}.get(
+        g, "1" if g.startswith("ext:") else "")
+    ok = ok and r["generator_version"] == version
     if not ok:
         bad += 1
-        print("bad row:", g, r["graph"], r["failure"], r["reason"][:120])
+        print("bad row:", g, r["graph"], r["failure"], r["generator_version"], r["reason"][:120])
 sys.exit(1 if bad else 0)
 PY
 [[ -e $work/all.csv.json ]] && grep -q '"version": "1.0"' "$work/all.csv.json" ||
