@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "option_rules.h"
 #include "tilesched/explain.h"
+#include "tilesched/foreign.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
 #include "tilesched/verify.h"
@@ -100,6 +101,17 @@ StatusOr<Schedule> schedule_to_explain(const Graph& g, const std::string& schedu
     source = "the schedule " + input_name(schedule_path);
     return read_schedule_input(schedule_path, g);
   }
+  if (is_foreign_generator(generator)) {  // docs/PLUGINS.md
+    StatusOr<ForeignScheduler> f = resolve_foreign(generator);
+    if (!f.ok()) return f.status();
+    ForeignOutcome o = run_foreign(*f, g, {});
+    if (!o.schedule) {
+      return Status::InvalidInput(f->name + ": " + std::string(foreign_failure_name(o.failure)) +
+                                  ": " + o.message);
+    }
+    source = "the " + f->name + " schedule";
+    return std::move(*o.schedule);
+  }
   GenerateOptions opts;
   if (std::optional<GeneratorKind> k = parse_generator(generator)) {
     opts.generator = *k;
@@ -135,7 +147,7 @@ int run_explain(const Args& args) {
   visible.add_options()
       ("help,h", "show this help")
       ("generator,g", po::value(&generator)->default_value("cost-based"),
-       "without SCHEDULE: the generator whose schedule's II is explained")
+       "without SCHEDULE: the generator (or ext:NAME, plugin:PATH) whose II is explained")
       ("time-limit", po::value(&time_limit_s)->default_value(20.0),
        "seconds for all the exact oracle's questions together (above the MII)")
       ("json", "print tilesched.explain/1 JSON (docs/EXPLAIN.md)");

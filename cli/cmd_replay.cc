@@ -59,12 +59,20 @@ struct RowRun {
 StatusOr<RowRun> row_run(const sweep::ReadRow& row, const std::string& where) {
   const std::optional<int64_t> ops = sweep::field_int(row[sweep::Col::kOps]);
   const std::optional<int64_t> seed = sweep::field_int(row[sweep::Col::kSeed]);
-  const std::optional<GeneratorKind> kind = parse_generator(row[sweep::Col::kGenerator]);
+  const std::string& gen = row[sweep::Col::kGenerator];
+  const bool foreign = is_foreign_generator(gen);
+  const std::optional<GeneratorKind> kind =
+      foreign ? std::optional(GeneratorKind::kSerial) : parse_generator(gen);
   if (!ops || *ops < 1 || *ops > INT32_MAX || !seed || *seed < 0 || !kind) {
     return Status::InvalidInput(where + ": bad ops, seed or generator field");
   }
   sweep::GeneratorConfig config;
   config.kind = *kind;
+  if (foreign) {  // resolved as the sweep did: $TILESCHED_SCHEDULERS
+    StatusOr<ForeignScheduler> f = resolve_foreign(gen);
+    if (!f.ok()) return Status::InvalidInput(where + ": " + f.status().message());
+    config.foreign = std::make_shared<const ForeignScheduler>(std::move(*f));
+  }
   if (const std::string& p = row[sweep::Col::kArmPolicy]; !p.empty()) {
     config.arm_policy = parse_arm_policy(p);
     if (!config.arm_policy) return Status::InvalidInput(where + ": unknown arm_policy '" + p + "'");

@@ -5,7 +5,9 @@
 #include <iostream>
 
 #include "commands.h"
+#include "foreign_schedule.h"
 #include "option_rules.h"
+#include "tilesched/foreign.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
@@ -35,7 +37,8 @@ void add_generator_options(po::options_description& visible, ScheduleFlags& f,
        "docs/COST_BASED.md) | ims (Rau's iterative modulo scheduling) | sms (swing "
        "modulo scheduling) | exact (the "
        "oracle, on CaDiCaL or Z3: the optimal II, proven when the time limit allows); auto applies seed 001's "
-       "selector and says on stderr when it picks serial")
+       "selector and says on stderr when it picks serial; ext:NAME | plugin:PATH: a foreign "
+       "scheduler (docs/PLUGINS.md)")
       ("max-stages", po::value(&opts.max_stages)->default_value(0),
        "the stage cap: the least II with at most this many stages, every generator "
        "(every op's max_depth lowered to S - 1); 0 = no cap")
@@ -221,6 +224,10 @@ int run_schedule(const Args& args) {
   if (std::optional<int> done = parse_args(args, "schedule", "GRAPH [options]", visible, hidden,
                                            positional, vm)) {
     return *done;
+  }
+  if (is_foreign_generator(f.generator)) {
+    return run_foreign_schedule(vm, {f.graph_path, f.generator, f.emit_kind, opts.max_stages,
+                                     opts.search.ii_cap});
   }
   if (Status s = resolve_flags(f, opts); !s.ok()) return fail("schedule", s);
   if (Status s = check_option_rules("schedule", vm, {&opts.generator, 1}); !s.ok()) {

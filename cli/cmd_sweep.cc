@@ -50,7 +50,8 @@ po::options_description sweep_options(SweepFlags& f, int cpus) {
        "graph sizes: a list of values and ranges (8,16,32; 8-64:8; 16-1024x2 doubles)")
       ("seeds", po::value(&f.seeds)->default_value(f.seeds), "graph seeds, same syntax (1-100)")
       ("generators", po::value(&f.generators)->default_value(f.generators),
-       ("comma-separated, of: " + generator_names()).c_str())
+       ("comma-separated, of: " + generator_names() +
+        ", and foreign schedulers ext:NAME, plugin:PATH (docs/PLUGINS.md)").c_str())
       ("arm-policy", po::value(&f.arm_policy)->default_value(f.arm_policy),
        "cost-based arm policies: first-success, best-cost, or both comma-separated")
       ("effort", po::value(&f.effort)->default_value(f.effort),

@@ -77,7 +77,7 @@ for field in engine_git_sha compiler compiler_id compiler_version cxx_flags buil
              host cpus cpus_usable load_average date command csv_format; do
   grep -q "\"$field\"" "$work/j1.csv.json" || fail "context file lacks $field"
 done
-grep -q '"csv_format": "tilesched.sweep/6"' "$work/j1.csv.json" || fail "context: csv_format"
+grep -q '"csv_format": "tilesched.sweep/7"' "$work/j1.csv.json" || fail "context: csv_format"
 # The effort column: the cost-based rows' level (default unless --effort
 # says; cost-based-seed's is full), empty for the other generators; an
 # unknown level is refused.

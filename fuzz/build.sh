@@ -84,7 +84,7 @@ for src in "${sources[@]}"; do
 done
 
 # Link each target; ship the shared libraries it needs beyond glibc.
-libs=(-lz3 -lpugixml -lcadical -l:libstdc++.so.6 -pthread)
+libs=(-lz3 -lpugixml -lcadical -l:libstdc++.so.6 -pthread -ldl)  # -ldl: the plug-in loader (glibc < 2.34)
 system_lib='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil)\.so'
 for t in "${targets[@]}"; do
   # shellcheck disable=SC2086,SC2016  # LIB_FUZZING_ENGINE: words; $ORIGIN: for ld.so

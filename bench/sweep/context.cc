@@ -84,6 +84,7 @@ nlohmann::json sweep_signature(const SweepSpec& spec) {
     nlohmann::json entry = {{"generator", g.name()}, {"arm_policy", g.arm_policy_text()}};
     if (g.max_stages > 0) entry["max_stages"] = g.max_stages;
     if (g.effort != Effort::kDefault) entry["effort"] = std::string(effort_name(g.effort));
+    if (g.foreign) entry["version"] = g.foreign->version;  // a new version: a new sweep
     gens.push_back(entry);
   }
   nlohmann::json sig = {

@@ -23,7 +23,7 @@ constexpr std::array<std::string_view, kFixedColumnCount> kColumnNames = {
     "arm_policy",  "feasible",    "ii",        "mii",        "res_mii",        "rec_mii",
     "fine_mii",    "dep_mii",     "stage_count", "verified", "optimal_ii",     "proven",
     "stages_proven", "engine_version", "failure",  "reason",    "graph_ops",  "graph",
-    "max_stages",  "effort",      "time_ns",     "wall_ns",   "cpu_ns",
+    "max_stages",  "effort",      "generator_version", "time_ns", "wall_ns",  "cpu_ns",
 };
 constexpr size_t kTimingColumns = 3;  // time_ns, wall_ns, cpu_ns: after the statistics
 
@@ -129,6 +129,7 @@ std::string format_row(const SweepRow& r) {
   f.push_back(r.graph);
   f.push_back(std::to_string(r.max_stages));
   f.push_back(r.effort);
+  f.push_back(r.generator_version);
   for (const std::optional<int64_t>& s : r.stats) f.push_back(opt_int(s));
   f.push_back(std::to_string(r.time_ns));
   f.push_back(std::to_string(r.wall_ns));
@@ -231,6 +232,28 @@ Status drop_torn_tail(std::string_view& content, const std::string& source, bool
   return Status::Ok();
 }
 
+// Version 1 lacks stages_proven, graph and max_stages, version 2 graph
+// and max_stages, version 3 max_stages, version 4 cpu_ns, version 5
+// effort, version 6 generator_version: those may be missing there.
+bool may_lack(Col c, int version) {
+  return (c == Col::kGeneratorVersion && version < 7) || (c == Col::kEffort && version < 6) ||
+         (c == Col::kCpuNs && version < 5) || (c == Col::kMaxStages && version < 4) ||
+         (c == Col::kGraph && version < 3) || (version == 1 && c == Col::kStagesProven);
+}
+
+// A file without a version line (`version` is then kCsvVersion) is
+// version 3 when it lacks max_stages, else 4 when it lacks cpu_ns, else 5
+// when it lacks effort, else 6 when it lacks generator_version, else 7.
+template <class Reader>
+int version_of(const Reader& in, int version) {
+  if (version != kCsvVersion) return version;
+  if (!in.has_column("max_stages")) return 3;
+  if (!in.has_column("cpu_ns")) return 4;
+  if (!in.has_column("effort")) return 5;
+  if (!in.has_column("generator_version")) return 6;
+  return version;
+}
+
 }  // namespace
 
 StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string& source,
@@ -250,27 +273,11 @@ StatusOr<ReadResult> parse_sweep_csv(std::string_view content, const std::string
     Reader in(source, content.data(), content.data() + content.size());
     std::array<std::string, kFixedColumnCount> names;
     for (size_t i = 0; i < kFixedColumnCount; ++i) names[i] = kColumnNames[i];
-    // Version 1 lacks stages_proven, graph and max_stages, version 2 graph
-    // and max_stages, version 3 max_stages, version 4 cpu_ns, version 5
-    // effort: those may be missing there. A file without a version line is
-    // version 3 when it lacks max_stages, else 4 when it lacks cpu_ns, else
-    // 5 when it lacks effort, else 6.
     const io::ignore_column policy = io::ignore_extra_column | io::ignore_missing_column;
     std::apply([&](auto&... n) { in.read_header(policy, n...); }, names);
-    if (result.version == kCsvVersion && !in.has_column("max_stages")) {
-      result.version = 3;
-    } else if (result.version == kCsvVersion && !in.has_column("cpu_ns")) {
-      result.version = 4;
-    } else if (result.version == kCsvVersion && !in.has_column("effort")) {
-      result.version = 5;
-    }
+    result.version = version_of(in, result.version);
     for (size_t i = 0; i < kFixedColumnCount; ++i) {
-      const bool may_lack = (i == static_cast<size_t>(Col::kEffort) && result.version < 6) ||
-                            (i == static_cast<size_t>(Col::kCpuNs) && result.version < 5) ||
-                            (i == static_cast<size_t>(Col::kMaxStages) && result.version < 4) ||
-                            (i == static_cast<size_t>(Col::kGraph) && result.version < 3) ||
-                            (result.version == 1 && i == static_cast<size_t>(Col::kStagesProven));
-      if (!may_lack && !in.has_column(names[i])) {
+      if (!may_lack(static_cast<Col>(i), result.version) && !in.has_column(names[i])) {
         return Status::InvalidInput(source + ": line 2: column '" + names[i] + "' is missing");
       }
     }

@@ -26,12 +26,12 @@
 
 namespace tilesched::sweep {
 
-inline constexpr std::string_view kCsvFormat = "tilesched.sweep/6";
-inline constexpr int kCsvVersion = 6;
+inline constexpr std::string_view kCsvFormat = "tilesched.sweep/7";
+inline constexpr int kCsvVersion = 7;
 // The first line of the older versions. Version 1 lacks stages_proven,
 // graph and max_stages, version 2 graph and max_stages, version 3 (no
-// version line, like 4, 5 and 6) max_stages, version 4 cpu_ns, version 5
-// effort; the reader
+// version line, like 4 to 7) max_stages, version 4 cpu_ns, version 5
+// effort, version 6 generator_version; the reader
 // takes them all (an absent
 // column reads as empty fields), so older baselines and results compare.
 inline constexpr std::string_view kVersionLine1 = "# tilesched.sweep/1";
@@ -48,10 +48,10 @@ enum class Col {
   kFamily, kOps, kEdges, kSeed, kGraphHash, kGenerator, kArmPolicy, kFeasible, kIi, kMii,
   kResMii, kRecMii, kFineMii, kDepMii, kStageCount, kVerified, kOptimalIi, kProven,
   kStagesProven,
-  kEngineVersion, kFailure, kReason, kGraphOps, kGraph, kMaxStages, kEffort,
+  kEngineVersion, kFailure, kReason, kGraphOps, kGraph, kMaxStages, kEffort, kGeneratorVersion,
   kTimeNs, kWallNs, kCpuNs,  // written last, after the statistics columns
 };
-inline constexpr size_t kFixedColumnCount = 29;
+inline constexpr size_t kFixedColumnCount = 30;
 std::string_view column_name(Col c);
 // time_ns, wall_ns and cpu_ns: the only columns that may differ between
 // runs of the same sweep.
@@ -75,6 +75,9 @@ struct SweepRow {
   std::string graph;       // --graphs: the file's path relative to its argument; else ""
   int64_t max_stages = 0;  // the stage cap the generator ran under; 0: none (part of the key)
   std::string effort;      // the schedule's effort option (cost-based's); "" when none
+  // A foreign scheduler's version (tilesched/foreign.h); "" for the
+  // built-in generators, whose version is engine_version.
+  std::string generator_version;
   int ops = 0;            // the requested size (part of the key)
   int graph_ops = 0;      // ops the graph has
   int edges = 0;
@@ -126,7 +129,8 @@ struct ReadRow {
 };
 
 struct ReadResult {
-  int version = kCsvVersion;  // 1, 2 (a '#' line first), 3 (no max_stages), 4 (no cpu_ns), 5 (no effort) or 6
+  int version = kCsvVersion;  // 1, 2 (a '#' line first), 3 (no max_stages), 4 (no cpu_ns),
+                              // 5 (no effort), 6 (no generator_version) or 7
   std::string header_line;   // the file's header, as written
   std::vector<ReadRow> rows;
   size_t dropped_bytes = 0;  // a partial last line that was cut off

@@ -148,22 +148,25 @@ TEST(SweepCsv, ReadsVersionsOneAndTwo) {
   EXPECT_FALSE(parse_sweep_csv("# tilesched.sweep/9\n" + header_text(), "v9.csv").ok());
 }
 
-// Versions 3 to 5 have no version line: a file lacking effort is version
-// 5, one lacking cpu_ns too version 4, one lacking max_stages too version
-// 3; their rows read as before.
-TEST(SweepCsv, ReadsVersionsThreeToFive) {
+// Versions 3 to 6 have no version line: a file lacking generator_version
+// is version 6, one lacking effort too version 5, one lacking cpu_ns too
+// version 4, one lacking max_stages too version 3; their rows read as
+// before.
+TEST(SweepCsv, ReadsVersionsThreeToSix) {
   SweepRow r = sample_row();
   r.cpu_ns = 77;
   r.effort = "default";
-  for (int version : {3, 4, 5}) {
+  r.generator_version = "1.0";
+  for (int version : {3, 4, 5, 6}) {
     std::vector<std::string> cols = sweep_columns();
     std::vector<std::string> fields;  // the sample row has no quoted field
     std::stringstream in(format_row(r));
     for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
     fields.back().pop_back();  // its '\n'
-    for (const char* name : {"effort", "cpu_ns", "max_stages"}) {
+    for (const char* name : {"generator_version", "effort", "cpu_ns", "max_stages"}) {
       if (version >= 4 && std::string_view(name) == "max_stages") continue;
-      if (version == 5 && std::string_view(name) == "cpu_ns") continue;
+      if (version >= 5 && std::string_view(name) == "cpu_ns") continue;
+      if (version == 6 && std::string_view(name) == "effort") continue;
       const auto at = std::find(cols.begin(), cols.end(), name);
       ASSERT_NE(at, cols.end());
       fields.erase(fields.begin() + (at - cols.begin()));
@@ -173,8 +176,9 @@ TEST(SweepCsv, ReadsVersionsThreeToFive) {
     ASSERT_TRUE(read.ok()) << read.status().message();
     EXPECT_EQ(read->version, version);
     ASSERT_EQ(read->rows.size(), 1u);
-    EXPECT_EQ(read->rows[0][Col::kCpuNs], version == 5 ? "77" : "");
-    EXPECT_EQ(read->rows[0][Col::kEffort], "");
+    EXPECT_EQ(read->rows[0][Col::kCpuNs], version >= 5 ? "77" : "");
+    EXPECT_EQ(read->rows[0][Col::kEffort], version == 6 ? "default" : "");
+    EXPECT_EQ(read->rows[0][Col::kGeneratorVersion], "");
     EXPECT_EQ(read->rows[0][Col::kFamily], r.family);
   }
   StatusOr<ReadResult> now = parse_sweep_csv(header_text() + format_row(r), "new.csv");
@@ -182,6 +186,7 @@ TEST(SweepCsv, ReadsVersionsThreeToFive) {
   EXPECT_EQ(now->version, kCsvVersion);
   EXPECT_EQ(now->rows[0][Col::kCpuNs], "77");
   EXPECT_EQ(now->rows[0][Col::kEffort], "default");
+  EXPECT_EQ(now->rows[0][Col::kGeneratorVersion], "1.0");
 }
 
 // A --graphs row's key carries its file; a family row's does not.

@@ -7,6 +7,7 @@
 #include "tilesched/graphgen/families.h"
 #include "tilesched/generate.h"
 #include "tilesched/json_io.h"
+#include "tilesched/materialize.h"
 #include "tilesched/mii.h"
 #include "tilesched/verify.h"
 #include "tilesched/version.h"
@@ -39,6 +40,7 @@ SweepRow base_row(const GraphKey& key, const GeneratorConfig& config) {
   r.generator = config.name();
   r.arm_policy = config.arm_policy_text();
   r.max_stages = config.max_stages;
+  if (config.foreign) r.generator_version = config.foreign->version;
   r.engine_version = std::string(engine_version());
   r.stats.assign(stat_keys().size(), std::nullopt);
   return r;
@@ -93,6 +95,39 @@ void fill_outcome(const Schedule& s, const VerifyReport& report, SweepRow& r) {
   }
 }
 
+// A foreign scheduler's row (tilesched/foreign.h): its failure kind and
+// message, or its schedule materialized and verified like any other.
+// time_ns and wall_ns are the whole call's wall time (the process started,
+// fed and read, or the plug-in called; the reply checked), cpu_ns the
+// worker's CPU time plus the child's.
+void run_foreign_config(const Graph& g, const GeneratorConfig& config, ConfigRun& run) {
+  SweepRow& r = run.row;
+  ForeignRequest req;
+  req.max_stages = config.max_stages;
+  const int64_t cpu0 = thread_cpu_ns();
+  ForeignOutcome o = run_foreign(*config.foreign, g, req);
+  r.cpu_ns = thread_cpu_ns() - cpu0 + o.child_cpu_ns;
+  r.wall_ns = o.wall_ns;
+  if (!o.schedule) {
+    set_mii(r, compute_mii(g));
+    r.time_ns = o.wall_ns;
+    r.failure = std::string(foreign_failure_name(o.failure));
+    r.reason = clip(o.message);
+    return;
+  }
+  Schedule& s = *o.schedule;
+  if (s.feasible) {
+    StatusOr<Materialization> m = materialize(g, s);
+    if (m.ok()) {
+      attach_materialization(s, std::move(*m));
+    } else {
+      s.diagnostics.push_back(m.status().message());
+    }
+  }
+  fill_outcome(s, verify_schedule(g, s), r);
+  run.schedule = std::move(s);
+}
+
 }  // namespace
 
 uint64_t graph_hash(const Graph& g) {
@@ -118,6 +153,10 @@ ConfigRun run_config(const Graph& g, uint64_t hash, const GraphKey& key,
   r.graph_ops = g.op_count();
   r.edges = g.edge_count();
   r.graph_hash = hash;
+  if (config.foreign) {
+    run_foreign_config(g, config, run);
+    return run;
+  }
 
   GenerateOptions opts;
   opts.generator = config.kind;

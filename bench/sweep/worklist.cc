@@ -42,7 +42,9 @@ Status bad_item(std::string_view what, std::string_view item, std::string_view w
 
 }  // namespace
 
-std::string GeneratorConfig::name() const { return std::string(generator_name(kind)); }
+std::string GeneratorConfig::name() const {
+  return foreign ? foreign->name : std::string(generator_name(kind));
+}
 
 std::string GeneratorConfig::arm_policy_text() const {
   return arm_policy ? std::string(arm_policy_name(*arm_policy)) : std::string();
@@ -141,6 +143,16 @@ StatusOr<std::vector<GeneratorConfig>> parse_generators(std::string_view generat
   }
   std::vector<GeneratorConfig> out;
   for (std::string_view item : split(generators, ',')) {
+    if (is_foreign_generator(item)) {
+      StatusOr<ForeignScheduler> f = resolve_foreign(item);
+      if (!f.ok()) return Status::InvalidInput("--generators: " + f.status().message());
+      GeneratorConfig c;
+      c.foreign = std::make_shared<const ForeignScheduler>(std::move(*f));
+      bool dup = false;
+      for (const GeneratorConfig& o : out) dup = dup || o.name() == c.name();
+      if (!dup) out.push_back(std::move(c));
+      continue;
+    }
     std::optional<GeneratorKind> k = parse_generator(item);
     if (!k) {
       return Status::InvalidInput("--generators: unknown generator '" + std::string(item) +

@@ -14,6 +14,7 @@
 
 #include "sweep/csv.h"
 #include "tilesched/cost_based.h"
+#include "tilesched/foreign.h"
 #include "tilesched/generate.h"
 #include "tilesched/graph.h"
 #include "tilesched/status.h"
@@ -29,7 +30,10 @@ struct GeneratorConfig {
   // The cost-based generator's effort (--effort; not part of the row's
   // key, so that sweeps at two levels compare row by row).
   Effort effort = Effort::kDefault;
-  std::string name() const;         // "serial", "cost-based", ...
+  // A foreign scheduler (ext:NAME, plugin:NAME; tilesched/foreign.h)
+  // instead of `kind`, resolved once and shared by the workers.
+  std::shared_ptr<const ForeignScheduler> foreign;
+  std::string name() const;         // "serial", "cost-based", ..., "ext:NAME"
   std::string arm_policy_text() const;  // "" when none
   friend bool operator==(const GeneratorConfig&, const GeneratorConfig&) = default;
 };
@@ -88,7 +92,8 @@ StatusOr<std::vector<int64_t>> parse_int_list(std::string_view text, std::string
 StatusOr<std::vector<std::string>> parse_families(std::string_view text);
 
 // `generators` x `arm_policies` (the policies only multiply the generators
-// that take one).
+// that take one). An ext:NAME or plugin:NAME item is resolved here
+// (resolve_foreign: $TILESCHED_SCHEDULERS, or the library loaded).
 StatusOr<std::vector<GeneratorConfig>> parse_generators(std::string_view generators,
                                                         std::string_view arm_policies);
 

@@ -2,7 +2,8 @@
 # The installed package: `cmake --install` of the current build into a
 # scratch prefix, then tests/package/consumer (find_package(tilesched))
 # configured, built and run against it, the same program built through
-# pkg-config, and the installed command line run on a bundled graph.
+# pkg-config, the installed command line run on a bundled graph, and a C++
+# scheduler plug-in built against the package run by it.
 # Usage: package_test.sh BUILD_DIR SOURCE_DIR CXX_COMPILER
 set -uo pipefail
 build=$1 src=$2 cxx=$3
@@ -60,5 +61,20 @@ fi
 # The installed command line.
 expect 0 "$prefix/bin/tilesched" schedule "$graph" -o "$work/s.json"
 expect 0 "$prefix/bin/tilesched" verify "$graph" "$work/s.json"
+# A C++ plug-in built against the package, run by the installed command
+# line: it schedules a one-op loop and declines the worked example.
+plugin=$work/consumer/libconsumer_plugin.so
+if [[ -e $plugin ]]; then
+  echo '{"format": "tilesched.loop/1", "name": "one", "target": {"name": "t", "slots": [{"name": "alu"}]},
+         "ops": [{"id": "a", "kind": "generic", "latency": 2, "resources": [{"slot": 1, "duration": 1}]}]}' \
+    >"$work/one.loop.json"
+  expect 0 "$prefix/bin/tilesched" schedule "$work/one.loop.json" --generator "plugin:$plugin" \
+    -o "$work/p.json"
+  expect 0 "$prefix/bin/tilesched" verify "$work/one.loop.json" "$work/p.json"
+  expect 1 "$prefix/bin/tilesched" schedule "$graph" --generator "plugin:$plugin"
+  grep -q "plugin:one-at-a-time: no legal schedule" "$work/err" || fail "plug-in: $(cat "$work/err")"
+else
+  fail "the C++ plug-in was not built"
+fi
 
 finish package_test
