@@ -427,7 +427,17 @@ bool Backtracker::run() {
   bool placed = false;
   packer.each(
       [&](const Packer::Seats& seats) {
-        for (const auto& [v, t] : seats) p_.place(v, t);
+        // The packer's table holds the slots; the rate pools the holders
+        // also draw on are the reservation table's to check.
+        size_t seated = 0;
+        for (; seated < seats.size() && p_.fits(seats[seated].first, seats[seated].second);
+             ++seated) {
+          p_.place(seats[seated].first, seats[seated].second);
+        }
+        if (seated < seats.size()) {
+          while (seated > 0) p_.unplace(seats[--seated].first);
+          return seats_ <= budget_ && !ctx_.out_of_work();
+        }
         seats_ += static_cast<int64_t>(seats.size());
         out_.seats += static_cast<int64_t>(seats.size());
         stale_.assign(n_, 1);
