@@ -45,7 +45,7 @@ for g in ext:asap-py "plugin:$asap" plugin:asap-c; do
 done
 grep -q '"generator": "plugin:asap-c"' "$work/s.json" || fail "plug-in schedule: no generator name"
 expect 0 "$bin" explain "$gemm" --generator ext:asap-py
-grep -q "II 32 (the ext:asap-py schedule)" "$work/out" || fail "explain -g ext: $(head -2 "$work/out")"
+grep -q "II 32 cycles, the ext:asap-py schedule" "$work/out" || fail "explain -g ext: $(head -2 "$work/out")"
 expect 2 "$bin" explain "$gemm" --generator ext:bad-empty
 grep -q "foreign-empty" "$work/err" || fail "explain -g ext:bad-empty: $(cat "$work/err")"
 grep -q '"version": "1.0"' "$work/s.json" || fail "plug-in schedule: no version option"
