@@ -14,6 +14,7 @@
 #include "tilesched/materialize.h"
 #include "tilesched/serial.h"
 #include "tilesched/sms.h"
+#include "util/elapsed.h"
 
 namespace tilesched {
 
@@ -57,8 +58,7 @@ Schedule cost_based_at(Effort effort, const Graph& g, const GenerateOptions& opt
   } else if (repairs) {
     repair_packing(g, opts.search.ii_floor, packing_repair_options(effort), s);
   }
-  s.time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::steady_clock::now() - t0).count();
+  s.time_ns = elapsed_ns(t0);
   return s;
 }
 

@@ -125,7 +125,6 @@ TEST(Start, NeverAboveIms) {
       CostBasedOptions opts;
       opts.effort = e;
       const CostBasedResult r = generate_cost_based(g, opts);
-      ASSERT_EQ(r.schedule.feasible, ims.feasible || r.schedule.feasible) << seed;
       if (!ims.feasible) continue;
       ASSERT_TRUE(r.schedule.feasible) << seed;
       EXPECT_LE(r.schedule.ii, ims.ii) << "seed " << seed << " at " << effort_name(e);

@@ -375,27 +375,19 @@ bool Generator::place_at(int64_t ii) {
   // slot's holders first (packing.h), under a fresh one.
   const bool packs = ctx_.opts.backtrack_budget_ratio > 0 && packing_plan(ctx_, ii);
   meter_.start_attempt(packs ? budgets_.attempt / kLadderShare : budgets_.attempt);
-  if (packs) {
-    if (refinement_.attempt(ii) || first_success_attempt(ii)) {
-      last_attempt_serial_ = refinement_.serial_fallback();
-      if (budgets_.walk > 0) last_placed_ = Placed{ii, placement_->starts(), last_attempt_serial_};
-      return true;
-    }
+  bool serial = false;
+  if (refinement_.attempt(ii) || first_success_attempt(ii)) {
+    serial = refinement_.serial_fallback();
+  } else if (packs) {
     meter_.start_attempt(budgets_.attempt);
     if (!refinement_.descend(ii, ctx_.opts.backtrack_budget_ratio)) return false;
     ++stats_.packed_first;
-    last_attempt_serial_ = false;
-    if (budgets_.walk > 0) last_placed_ = Placed{ii, placement_->starts(), false};
-    return true;
+  } else {
+    return false;
   }
-  if (refinement_.attempt(ii) || first_success_attempt(ii)) {
-    last_attempt_serial_ = refinement_.serial_fallback();
-    if (budgets_.walk > 0) {
-      last_placed_ = Placed{ii, placement_->starts(), refinement_.serial_fallback()};
-    }
-    return true;
-  }
-  return false;
+  last_attempt_serial_ = serial;
+  if (budgets_.walk > 0) last_placed_ = Placed{ii, placement_->starts(), serial};
+  return true;
 }
 
 bool Generator::place_at_start(IiSearchResult& r) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "model/arith.h"
+
 namespace tilesched::cost_based {
 
 namespace {
@@ -14,8 +16,6 @@ constexpr int64_t kEveryGap = 1;
 // Table rows checked or path relaxations per work unit.
 constexpr int64_t kStepsPerUnit = 16;
 
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-int64_t ceil_div_signed(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 // Longest path weights (latency - ii * distance) from `from` to every op,
 // kNone where no path leads; label-correcting, as the windows keep them.
@@ -150,7 +150,7 @@ bool Packer::stages() {
   for (int i = 0; i < k; ++i) {
     if (residue_[i] < 0) continue;
     ++assigned;
-    stage_[i] = ceil_div_signed(lo_[i] - residue_[i], ii_);
+    stage_[i] = ceil_div(lo_[i] - residue_[i], ii_);
     if (stage_[i] * ii_ + residue_[i] > hi_[i]) return false;
   }
   // Longest paths over the stages: s_j - s_i >= D[i][j] with s = stage *
@@ -169,7 +169,7 @@ bool Packer::stages() {
       for (int j = 0; j < k; ++j) {
         ++work;
         if (residue_[j] < 0 || dist_[i][j] == kNone) continue;
-        const int64_t need = ceil_div_signed(dist_[i][j] - residue_[j] + residue_[i], ii_);
+        const int64_t need = ceil_div(dist_[i][j] - residue_[j] + residue_[i], ii_);
         if (!raise(j, stage_[i] + need)) return false;
       }
     }
