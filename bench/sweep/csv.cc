@@ -69,6 +69,8 @@ const std::vector<std::string>& stat_keys() {
     std::vector<std::string> out;
     for (const auto& [key, value] : stats_fields(CostBasedStats{})) out.push_back(key);
     out.emplace_back("refinement_status");  // appended by the cost-based generator
+    // and by the packing repair after its search (api/generate.cc)
+    for (const char* k : {"repair.from_ii", "repair.tried", "repair.work"}) out.emplace_back(k);
     return out;
   }();
   return keys;

@@ -21,7 +21,7 @@ struct ImsOptions {
 
 // Schedule.generator is "ims"; stats are, in this order: ii_tried,
 // ii_screened, placement_steps, evictions, budget_exhausted,
-// storage_failures, no_seat, serial_fallback. One diagnostic line per
+// storage_failures, no_seat, work (docs/BASELINES.md), serial_fallback. One diagnostic line per
 // failed II says why. `search`: the II range and the deadline
 // (tilesched/ii_search.h). REQUIRES: g passed validate_graph.
 Schedule generate_ims(const Graph& g, const ImsOptions& opts, const IiSearchOptions& search = {});

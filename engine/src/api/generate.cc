@@ -28,9 +28,50 @@ struct GeneratorEntry {
   StatusOr<Schedule> (*run)(const Graph&, const GenerateOptions&);
 };
 
+// The repair's floor at default (about 5 ms of work, as the search's
+// bound below its start: docs/COST_BASED.md "Effort").
+constexpr int64_t kRepairFloor = 524'288;
+
+// The stats repair.from_ii, repair.tried and repair.work, after
+// refinement_status (replacing an earlier level's).
+void set_repair_stats(Schedule& s, const PackingRepairReport& r) {
+  std::erase_if(s.stats, [](const auto& kv) { return kv.first.starts_with("repair."); });
+  s.stats.emplace_back("repair.from_ii", r.from_ii);
+  s.stats.emplace_back("repair.tried", r.tried);
+  s.stats.emplace_back("repair.work", r.work);
+}
+
 StatusOr<Schedule> run_serial(const Graph& g, const GenerateOptions&) {
   return generate_serial(g);
 }
+int64_t stat(const Schedule& s, std::string_view key) {
+  for (const auto& [k, v] : s.stats) {
+    if (k == key) return v;
+  }
+  return 0;
+}
+
+// The packing repair after a cost-based level's search, on the call's one
+// meter: at default it may spend what the search spent (work.total, the
+// cheaper levels' included) or 524,288 units, whichever is more; at full,
+// no bound. Its effect is the schedule's stats repair.from_ii (the II
+// before it; 0 where it did not run), repair.tried and repair.work, and
+// work.total gains its work.
+void repair_after_search(const Graph& g, const GenerateOptions& opts, Effort effort,
+                         Schedule& s) {
+  PackingRepairOptions ro = packing_repair_options(effort);
+  if (effort == Effort::kDefault) {
+    ro.work_budget = std::max<int64_t>(kRepairFloor, stat(s, "work.total"));
+  }
+  PackingRepairReport report;
+  repair_packing(g, opts.search.ii_floor, ro, s, &report);
+  for (auto& [k, v] : s.stats) {
+    if (k == "work.total") v += report.work;
+  }
+  // A repair that did not run leaves an earlier level's statistics.
+  if (report.from_ii > 0 || stat(s, "repair.from_ii") == 0) set_repair_stats(s, report);
+}
+
 // One effort level's run and, unless it is off, the packing repair after
 // it. More effort is never worse (docs/COST_BASED.md "Effort"): a level
 // above fast starts from the cheaper level's whole run (its search, its
@@ -41,7 +82,11 @@ Schedule cost_based_at(Effort effort, const Graph& g, const GenerateOptions& opt
   const bool repairs = opts.packing_repair != PackingRepair::kOff;
   if (effort == Effort::kFast || !o.ims_start) {
     Schedule s = generate_cost_based(g, o, opts.search).schedule;
-    if (repairs) repair_packing(g, opts.search.ii_floor, packing_repair_options(effort), s);
+    if (repairs) {
+      repair_after_search(g, opts, effort, s);
+    } else {
+      set_repair_stats(s, {});
+    }
     return s;
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -49,14 +94,22 @@ Schedule cost_based_at(Effort effort, const Graph& g, const GenerateOptions& opt
   const Schedule before = cost_based_at(cheaper, g, opts);
   Schedule s =
       generate_cost_based(g, o, opts.search, before.feasible ? &before : nullptr).schedule;
-  // Kept the cheaper level's schedule: its repair already ran where this
-  // level's would run the same (default and full repair alike).
+  // Kept the cheaper level's schedule: as it was published (its repair's
+  // flag and statistics). This level's repair runs all the same: its bound
+  // is larger (fast has none, default's is bounded, full's is not).
   const bool kept = s.feasible && before.feasible && s.ii == before.ii &&
                     s.start == before.start;
-  if (kept && same_repair(packing_repair_options(effort), packing_repair_options(cheaper))) {
-    s.flags = before.flags;  // the cheaper level's schedule as it was published
-  } else if (repairs) {
-    repair_packing(g, opts.search.ii_floor, packing_repair_options(effort), s);
+  if (kept) {
+    s.flags = before.flags;
+    std::erase_if(s.stats, [](const auto& kv) { return kv.first.starts_with("repair."); });
+    for (const auto& kv : before.stats) {
+      if (kv.first.starts_with("repair.")) s.stats.push_back(kv);
+    }
+  }
+  if (repairs) {
+    repair_after_search(g, opts, effort, s);
+  } else if (!kept) {
+    set_repair_stats(s, {});
   }
   s.time_ns = elapsed_ns(t0);
   return s;

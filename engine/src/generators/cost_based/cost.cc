@@ -76,6 +76,7 @@ int64_t try_add_constraint_to_avoid_reg_spilling(Placement& p, const Context& ct
 }
 
 int64_t structural_distance(const Placement& p, OpId v, int64_t t) {
+  p.ctx().count(p.placed_count());
   int64_t inversions = 0;
   for (OpId u : p.placed_ops()) {
     // In the schedule u precedes v when (s_u, u) < (t, v).
@@ -86,6 +87,7 @@ int64_t structural_distance(const Placement& p, OpId v, int64_t t) {
 }
 
 StructuralIndex::StructuralIndex(const Placement& p, OpId v) {
+  p.ctx().count(p.placed_count());
   for (OpId u : p.placed_ops()) (u < v ? before_ : after_).push_back(p.start(u));
   std::sort(before_.begin(), before_.end());
   std::sort(after_.begin(), after_.end());

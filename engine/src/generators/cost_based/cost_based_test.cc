@@ -132,7 +132,9 @@ TEST(CostBased, GroupsShareAStageAndMaxDepthHolds) {
     EXPECT_LE(s.stage[read], 1);
     EXPECT_EQ(s.ii, 32);  // load .. fix spans 31 cycles inside one stage
   }
-  const CostBasedResult r = generate_cost_based(g, {});
+  CostBasedOptions own;
+  own.ims_start = false;  // the generator's own search, not IMS's start kept at the bound
+  const CostBasedResult r = generate_cost_based(g, own);
   EXPECT_EQ(r.stats.ii_tried, 1);  // the group's span bound starts the search at 32
 }
 
@@ -183,6 +185,7 @@ TEST(CostBased, SpillModelSurchargesSeatsOverTheRegisterBudget) {
   // The WGMMAs fill the tensor slot: without the backtracking rung, whose
   // packing would seat them first (packing.h), the ladder's arms place them.
   opts.backtrack_budget_ratio = 0;
+  opts.ims_start = false;  // the ladder's own placement, not IMS's start at the bound
   const CostBasedResult r = generate_cost_based(g, opts);
   ASSERT_TRUE(r.schedule.feasible);
   EXPECT_TRUE(verify_schedule(g, r.schedule).legal());

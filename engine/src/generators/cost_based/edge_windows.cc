@@ -21,6 +21,7 @@ struct Limits {
   std::vector<int>* queued_times = nullptr;
   int limit = 0;
   int64_t max_visits = INT64_MAX;
+  int64_t* visits = nullptr;  // gains every op dequeued and edge scanned
 };
 constexpr auto kEveryOp = [](OpId) { return true; };
 constexpr auto kNoRecord = [](OpId) {};
@@ -35,11 +36,21 @@ bool raise_labels(const Graph& g, const Adjacency& adj, const std::vector<int64_
   std::vector<int>* queued_times = lim.queued_times;
   const int limit = lim.limit;
   int64_t max_visits = lim.max_visits;
+  int64_t scanned = 0;
+  struct Count {  // into *lim.visits on every return
+    int64_t* to;
+    const int64_t& n;
+    ~Count() {
+      if (to != nullptr) *to += n;
+    }
+  } count{lim.visits, scanned};
   for (size_t head = 0; head < queue.size(); ++head) {
     const OpId x = queue[head];
     queued[x] = 0;
+    ++scanned;
     if (!expand(x)) continue;
     const int64_t base = label[x];
+    scanned += begin[x + 1] - begin[x];
     max_visits -= begin[x + 1] - begin[x];
     if (max_visits < 0) {
       for (size_t i = head + 1; i < queue.size(); ++i) queued[queue[i]] = 0;
@@ -102,7 +113,7 @@ bool EdgeWindows::reset(int64_t ii) {
   queue_ = all_ops_;
   std::fill(queued_.begin(), queued_.end(), 1);
   const bool ok = raise_labels<true>(g_, adj_, weight_, asap_, queue_, queued_, kNoRecord,
-                                     kEveryOp, Limits{&queued_times, n_ + 1});
+                                     kEveryOp, Limits{&queued_times, n_ + 1, INT64_MAX, &work_});
   clear();
   return ok;
 }
@@ -128,9 +139,11 @@ void EdgeWindows::record(OpId x) {
 void EdgeWindows::raise(bool forward) {
   auto on_raise = [&](OpId y) { record(y); };
   if (forward) {
-    raise_labels<true>(g_, adj_, weight_, up_, queue_, queued_, on_raise, kEveryOp);
+    raise_labels<true>(g_, adj_, weight_, up_, queue_, queued_, on_raise, kEveryOp,
+                       Limits{.visits = &work_});
   } else {
-    raise_labels<false>(g_, adj_, weight_, neg_down_, queue_, queued_, on_raise, kEveryOp);
+    raise_labels<false>(g_, adj_, weight_, neg_down_, queue_, queued_, on_raise, kEveryOp,
+                        Limits{.visits = &work_});
   }
 }
 
@@ -193,6 +206,7 @@ void EdgeWindows::take_back(OpId v, std::vector<int64_t>& label) {
   in_set_[v] = 1;
   for (size_t i = 0; i < set_.size(); ++i) {
     const OpId x = set_[i];
+    work_ += 1 + begin[x + 1] - begin[x];
     for (int p = begin[x]; p < begin[x + 1]; ++p) {
       const OpId y = kForward ? g_.edges[edges[p]].to : g_.edges[edges[p]].from;
       if (!in_set_[y] && label[y] == label[x] + weight_[edges[p]]) {
@@ -205,6 +219,7 @@ void EdgeWindows::take_back(OpId v, std::vector<int64_t>& label) {
     label[x] = seats_.placed[x] ? (kForward ? seats_.start[x] : -seats_.start[x]) : kNone;
   }
   for (OpId x : set_) {
+    work_ += 1 + rbegin[x + 1] - rbegin[x];
     for (int p = rbegin[x]; p < rbegin[x + 1]; ++p) {
       const OpId y = kForward ? g_.edges[redges[p]].from : g_.edges[redges[p]].to;
       if (!in_set_[y] && label[y] != kNone) {
@@ -223,7 +238,8 @@ void EdgeWindows::take_back(OpId v, std::vector<int64_t>& label) {
       queue_.push_back(x);
     }
   }
-  raise_labels<kForward>(g_, adj_, weight_, label, queue_, queued_, kNoRecord, kEveryOp);
+  raise_labels<kForward>(g_, adj_, weight_, label, queue_, queued_, kNoRecord, kEveryOp,
+                         Limits{.visits = &work_});
 }
 
 // A single-source search into `row` (kNone where it did not reach, the
@@ -242,7 +258,7 @@ bool EdgeWindows::search(OpId v, std::vector<int64_t>& row, std::vector<OpId>& r
       [&](OpId y) {
         if (row[y] == kNone) reached.push_back(y);
       },
-      expand, Limits{nullptr, 0, max_visits});
+      expand, Limits{nullptr, 0, max_visits, &work_});
 }
 
 const std::vector<int64_t>& EdgeWindows::longest_from(OpId v) const {

@@ -2,7 +2,7 @@
 // budgets, and each phase of the generator stopping at its budget, counted
 // in work units (never timed). The graph is resource_saturated at 32 ops,
 // seed 2 (`tilesched generate -f resource_saturated -n 32 -s 2`), where
-// the full effort spends about twenty times the default's walk budget.
+// the full effort spends several times the default's bounded work.
 #include "cost_based_test_support.h"
 
 #include "effort.h"
@@ -77,8 +77,8 @@ TEST(Effort, EveryPhaseStopsAtItsBudget) {
     const CostBasedResult full = RunAt(g, Effort::kFull, policy);
     const CostBasedResult def = RunAt(g, Effort::kDefault, policy);
     // Without the budgets the walk and the descent spend far more.
-    EXPECT_GT(full.stats.work_search, 2 * b.walk);
-    EXPECT_GT(full.stats.work_descent, 2 * b.descent);
+    EXPECT_GT(full.stats.work_search, 2 * def.stats.work_search);
+    EXPECT_GT(full.stats.work_descent, 2 * def.stats.work_descent);
     EXPECT_EQ(full.stats.attempts_out_of_work + full.stats.walk_out_of_work +
                   full.stats.descent_out_of_work, 0);
     // Each attempt stops at its budget, the walk and the descent at theirs
@@ -128,7 +128,12 @@ TEST(Start, NeverAboveIms) {
       if (!ims.feasible) continue;
       ASSERT_TRUE(r.schedule.feasible) << seed;
       EXPECT_LE(r.schedule.ii, ims.ii) << "seed " << seed << " at " << effort_name(e);
-      EXPECT_EQ(r.stats.start_ii, ims.ii) << seed;
+      // IMS's II, or none where the saturated lower bound placed first.
+      if (r.stats.start_ii == 0) {
+        EXPECT_EQ(r.stats.work_start, 0) << seed;
+      } else {
+        EXPECT_EQ(r.stats.start_ii, ims.ii) << seed;
+      }
       EXPECT_TRUE(verify_schedule(g, r.schedule).legal()) << seed;
     }
   }
@@ -148,6 +153,57 @@ TEST(Start, AGivenStartIsTheBoundAndItsWorkIsCarried) {
   EXPECT_EQ(next.stats.work_start, 0);  // no IMS run: the start was given
   EXPECT_GT(next.stats.work_total, first.stats.work_total);
   EXPECT_TRUE(verify_schedule(g, next.schedule).legal());
+}
+
+// A slot saturated at the lower bound: the packing-first attempt runs
+// before IMS, and where it places IMS never runs.
+TEST(Start, ASaturatedLowerBoundIsTriedBeforeIms) {
+  StatusOr<Graph> g = read_graph_file(std::string(TILESCHED_TESTDATA_DIR) +
+                                      "/cost_based/attention_s3.loop.json");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  for (Effort e : {Effort::kFast, Effort::kDefault}) {
+    const CostBasedResult r = RunAt(*g, e, ArmPolicy::kFirstSuccess);
+    EXPECT_EQ(r.schedule.ii, 97) << effort_name(e);  // the MII: one slot's density
+    EXPECT_EQ(r.stats.start_ii, 0) << effort_name(e);
+    EXPECT_EQ(r.stats.work_start, 0) << effort_name(e);
+  }
+}
+
+// A start at the lower bound is optimal: it is kept and nothing is searched.
+TEST(Start, AStartAtTheLowerBoundIsKeptAsItIs) {
+  int kept = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Graph g = RandomLoop(seed, 8 + static_cast<int>(seed % 20));
+    CostBasedOptions fast;
+    fast.effort = Effort::kFast;
+    const CostBasedResult first = generate_cost_based(g, fast);
+    if (!first.schedule.feasible || first.schedule.ii != first.schedule.mii.max()) continue;
+    const CostBasedResult next = generate_cost_based(g, CostBasedOptions{}, {}, &first.schedule);
+    EXPECT_EQ(next.schedule.ii, first.schedule.ii) << seed;
+    EXPECT_EQ(next.stats.start_kept, 1) << seed;
+    EXPECT_EQ(next.stats.work_search, 0) << seed;
+    EXPECT_EQ(next.stats.ii_tried, 0) << seed;
+    ++kept;
+  }
+  EXPECT_GT(kept, 0);
+}
+
+// Below a start the walk, and the bisection and the descent together,
+// each spend at most max(floor, factor x the start's work), whatever the
+// range.
+TEST(Effort, TheSearchBelowTheStartIsBoundedByTheStartsWork) {
+  const Graph g = Saturated();
+  const EffortBudgets b = effort_budgets(Effort::kDefault, g);
+  ASSERT_GT(b.below_factor, 0);
+  for (ArmPolicy policy : kPolicies) {
+    const CostBasedResult def = RunAt(g, Effort::kDefault, policy);
+    ASSERT_GT(def.stats.work_start, 0);
+    const int64_t bound = std::max(b.below_floor, b.below_factor * def.stats.work_start);
+    EXPECT_LE(def.stats.work_search, WithSlack(bound));   // the walk
+    EXPECT_LE(def.stats.work_descent, WithSlack(bound));  // the bisection and the descent
+    EXPECT_LE(def.schedule.ii, def.stats.start_ii);
+  }
+  EXPECT_EQ(effort_budgets(Effort::kFull, g).below_factor, 0);  // full: none
 }
 
 TEST(Start, TheSeedsGeneratorHasNone) {

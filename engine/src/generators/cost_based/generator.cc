@@ -19,134 +19,6 @@
 
 namespace tilesched {
 
-std::string_view effort_name(Effort e) {
-  static constexpr std::string_view kNames[] = {"fast", "default", "full"};
-  return kNames[static_cast<int>(e)];
-}
-std::optional<Effort> parse_effort(std::string_view name) {
-  for (Effort e : {Effort::kFast, Effort::kDefault, Effort::kFull}) {
-    if (effort_name(e) == name) return e;
-  }
-  return std::nullopt;
-}
-
-std::string_view arm_policy_name(ArmPolicy p) {
-  return p == ArmPolicy::kFirstSuccess ? "first-success" : "best-cost";
-}
-std::optional<ArmPolicy> parse_arm_policy(std::string_view name) {
-  if (name == "first-success") return ArmPolicy::kFirstSuccess;
-  if (name == "best-cost") return ArmPolicy::kBestCost;
-  return std::nullopt;
-}
-std::string_view arm_name(Arm a) {
-  static constexpr std::string_view kNames[] = {"permute", "fuse", "retry", "cost_based"};
-  return kNames[static_cast<int>(a)];
-}
-std::string_view gate_name(Gate g) {
-  static constexpr std::string_view kNames[] = {"g1_pending", "g2_max_depth", "g3_rrt",
-                                                "g4_group"};
-  return kNames[static_cast<int>(g)];
-}
-std::string_view rung_name(Rung r) {
-  static constexpr std::string_view kNames[] = {
-      "rau_refinement", "deepest_retry", "initial_placement", "cost_based_placement",
-      "initial_after_clear", "cost_based_after_clear", "backtrack", "serial_fallback"};
-  return kNames[static_cast<int>(r)];
-}
-std::string_view constraint_family_name(ConstraintFamily f) {
-  static constexpr std::string_view kNames[] = {"register_pressure", "density", "depth",
-                                                "grouping"};
-  return kNames[static_cast<int>(f)];
-}
-std::string_view give_up_name(GiveUp g) {
-  static constexpr std::string_view kNames[] = {"positive_cycle", "no_seat", "storage"};
-  return kNames[static_cast<int>(g)];
-}
-
-CostBasedOptions as_the_seeds_write_it(CostBasedOptions opts) {
-  opts.backtrack_budget_ratio = 0;
-  opts.descent_budget_ratio = 0;
-  opts.policy_fallback = false;
-  opts.all_pairs_closure = true;
-  opts.ims_start = false;
-  opts.compact_stages = false;
-  opts.effort = Effort::kFull;  // the seeds' bounds alone
-  return opts;
-}
-
-namespace {
-
-// Every statistic in the order stats_fields lists them: add(prefix, name,
-// value), its key prefix + name.
-template <class Add>
-void each_stat(const CostBasedStats& s, Add&& add) {
-  add("", "ii_tried", s.ii_tried);
-  add("", "ii_screened", s.ii_screened);
-  for (int a = 0; a < kArmCount; ++a) {
-    add("arm_proposals.", arm_name(static_cast<Arm>(a)), s.arm_proposals[a]);
-  }
-  for (int a = 0; a < kArmCount; ++a) {
-    add("arm_wins.", arm_name(static_cast<Arm>(a)), s.arm_wins[a]);
-  }
-  for (int g = 0; g < kGateCount; ++g) {
-    add("gate_rejects.", gate_name(static_cast<Gate>(g)), s.gate_rejects[g]);
-  }
-  for (int r = 0; r < kRungCount; ++r) {
-    add("rung_attempts.", rung_name(static_cast<Rung>(r)), s.rung_attempts[r]);
-  }
-  for (int r = 0; r < kRungCount; ++r) {
-    add("rung_successes.", rung_name(static_cast<Rung>(r)), s.rung_successes[r]);
-  }
-  for (int g = 0; g < kGiveUpCount; ++g) {
-    add("give_ups.", give_up_name(static_cast<GiveUp>(g)), s.give_ups[g]);
-  }
-  add("", "evictions", s.evictions);
-  add("", "backtrack_seats", s.backtrack_seats);
-  add("", "descent_successes", s.descent_successes);
-  add("", "group_reorders", s.group_reorders);
-  add("", "refinement_iterations", s.refinement_iterations);
-  add("", "constraints_added", s.constraints_added);
-  add("", "constraints_lifted", s.constraints_lifted);
-  for (int f = 0; f < kConstraintFamilyCount; ++f) {
-    const std::string_view name = constraint_family_name(static_cast<ConstraintFamily>(f));
-    add("constraints_added.", name, s.family_added[f]);
-    add("constraints_lifted.", name, s.family_lifted[f]);
-  }
-  add("", "spill_surcharges", s.spill_surcharges);
-  add("work.", "search", s.work_search);
-  add("work.", "descent", s.work_descent);
-  add("work_budget_out.", "attempts", s.attempts_out_of_work);
-  add("work_budget_out.", "walk", s.walk_out_of_work);
-  add("work_budget_out.", "descent", s.descent_out_of_work);
-  add("work.", "start", s.work_start);
-  add("work.", "graph", s.work_graph);
-  add("work.", "total", s.work_total);
-  add("", "start_ii", s.start_ii);
-  add("", "start_kept", s.start_kept);
-  add("", "packed_first", s.packed_first);
-  add("", "bisect_probes", s.bisect_probes);
-}
-
-}  // namespace
-
-std::vector<std::pair<std::string, int64_t>> stats_fields(const CostBasedStats& s) {
-  // The keys are the same for every schedule: spelled out once.
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k;
-    each_stat(CostBasedStats{}, [&](std::string_view prefix, std::string_view name, int64_t) {
-      k.push_back(std::string(prefix) + std::string(name));
-    });
-    return k;
-  }();
-  std::vector<std::pair<std::string, int64_t>> out;
-  out.reserve(keys.size());
-  size_t i = 0;
-  each_stat(s, [&](std::string_view, std::string_view, int64_t value) {
-    out.emplace_back(keys[i++], value);
-  });
-  return out;
-}
-
 namespace cost_based {
 namespace {
 
@@ -172,6 +44,7 @@ class Generator : public GeneratorFrame {
       given_start_ = start;
       for (const auto& [key, value] : start->stats) {
         if (key == "work.total") work_before_ = value;
+        if (key == "work.start") start_work_before_ = value;
       }
     }
   }
@@ -182,8 +55,12 @@ class Generator : public GeneratorFrame {
  private:
   int64_t group_span() override { return ctx_.group_span_bound; }
   IiScreen& screen() override { return screen_; }
-  // The starting schedule (opts.ims_start), then the walk's budget.
+  // The starting schedule (opts.ims_start), then the walk's budget. The
+  // start is deferred past the first attempt where a slot is saturated at
+  // the lower bound (start_deferred_).
   void begin(const IiRange& range) override;
+  // IMS's search as the start (run_ims), which bounds the walk.
+  void start_ims();
   // The upward walk under the effort's budgets; kStop once the walk's is spent.
   IiVerdict attempt(int64_t ii) override;
   // The found II's seats (the walk's, IMS's stand-in's or the serial ones),
@@ -204,6 +81,9 @@ class Generator : public GeneratorFrame {
   // `found`, whose seats (and whether they are the serial ones) it copies
   // out on each success.
   int64_t descend(int64_t found, int64_t lower);
+  // Under the bound below a start: down from `found` with the generator's
+  // whole attempt at each II (place_at), until two fail.
+  int64_t descend_from_start(int64_t found, int64_t lower);
   // Before the descent: between the walk's highest failed II (`failed`)
   // and the least placed (`found`), the middle, lower when it places,
   // higher when not; at most kBisectProbes probes, under the descent's
@@ -233,6 +113,7 @@ class Generator : public GeneratorFrame {
   // best-cost's fallback), under a fresh attempt budget.
   bool place_at(int64_t ii);
   static constexpr int64_t kLadderShare = 4;
+  static constexpr int64_t kBelowShare = 2;
   // Nothing below the start placed: the generator's own placement at the
   // start's II, preferred to the start's seats (its costs ranked the
   // seats); false where it does not place there or the walk's budget is
@@ -247,6 +128,15 @@ class Generator : public GeneratorFrame {
   const Schedule* given_start_ = nullptr;
   std::optional<Schedule> ims_;
   const Schedule* start_ = nullptr;
+  bool start_deferred_ = false;
+  IiRange range_;
+  // The bound on the search below the start (EffortBudgets::below_factor),
+  // set once the start is known from its work; 0: none.
+  void bound_below(int64_t start_work);
+  int64_t below_ = 0;
+  int64_t bisect_failed_ = 0;  // the bisection's highest failed II (or its floor)
+  int64_t walk_limit() const { return below_ > 0 ? below_ : budgets_.walk; }
+  int64_t start_work_before_ = 0;  // a given start's work.start
   int64_t work_before_ = 0;  // an earlier effort level's work.total
   int failed_attempts_ = 0;
   int64_t walk_failed_top_ = 0;  // the walk's highest failed II
@@ -288,29 +178,54 @@ class Generator : public GeneratorFrame {
 };
 
 void Generator::begin(const IiRange& range) {
+  range_ = range;
   if (ctx_.opts.ims_start) {
     if (given_start_ != nullptr) {
       start_ = given_start_;
+      stats_.start_ii = start_->ii;
+      bound_below(start_work_before_);
+    } else if (ctx_.opts.backtrack_budget_ratio > 0 && packing_plan(ctx_, range.lower)) {
+      // A slot saturated at the lower bound: IMS, seating one op at a
+      // time, rarely packs it, and the packing-first attempt often does;
+      // where it places, the II is the lower bound and IMS is not needed.
+      start_deferred_ = true;
     } else {
-      ims_ = run_ims(range);
-      if (ims_->feasible) start_ = &*ims_;
+      start_ims();
     }
-    if (start_ != nullptr) stats_.start_ii = start_->ii;
   }
-  meter_.start_phase(WorkMeter::kSearch, budgets_.walk);
+  meter_.start_phase(WorkMeter::kSearch, below_ > 0 ? below_ : budgets_.walk);
+}
+
+void Generator::start_ims() {
+  start_deferred_ = false;
+  ims_ = run_ims(range_);
+  if (ims_->feasible) {
+    start_ = &*ims_;
+    stats_.start_ii = start_->ii;
+    bound_below(meter_.spent(WorkMeter::kStart));
+    // The walk so far (the deferred first attempt) counts to it.
+    if (below_ > 0) meter_.start_phase(WorkMeter::kSearch, below_);
+  }
+}
+
+void Generator::bound_below(int64_t start_work) {
+  if (budgets_.below_factor <= 0) return;
+  below_ = std::max(budgets_.below_floor, budgets_.below_factor * start_work);
+  if (budgets_.walk > 0) below_ = std::min(below_, budgets_.walk);
 }
 
 Schedule Generator::run_ims(const IiRange& range) {
   Schedule ims = generate_ims(ctx_.g, ImsOptions{}, search_);
-  // IMS's own counts: each placement step scans a window and the op's
-  // edges; each II tried sets up its table and windows over the graph.
-  int64_t steps = 0, tried = 0;
+  // IMS's own count (its stat `work`: the table rows its probes read, its
+  // height passes, its steps); each II tried also sets up its table over
+  // the graph.
+  int64_t work = 0, tried = 0;
   for (const auto& [key, value] : ims.stats) {
-    if (key == "placement_steps") steps = value;
+    if (key == "work") work = value;
     if (key == "ii_tried") tried = value;
   }
   const int64_t size = ctx_.g.op_count() + static_cast<int64_t>(ctx_.g.edges.size());
-  meter_.add_to(WorkMeter::kStart, steps + tried * size);
+  meter_.add_to(WorkMeter::kStart, work + tried * size);
   // Where IMS finds none (and the deadline did not cut it short), the
   // serial seats at the serial II, as the ladder's last rung gives them.
   if (!ims.feasible && !deadline_passed(search_.deadline) && serial_.feasible &&
@@ -336,10 +251,21 @@ void Generator::after_search(const IiRange& range, IiSearchResult& r) {
   }
   const bool found = r.end == IiSearchEnd::kFound || place_at_start(r) || keep_start(r) ||
                      after_spent_walk(range, r);
+  // Below a start, the bisection and the descent together have the bound
+  // (bound_below) again, as the walk had.
   if (found && ctx_.opts.descent_budget_ratio > 0) {
-    meter_.start_phase(WorkMeter::kDescent, budgets_.descent);
-    if (start_ != nullptr) r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
-    r.ii = descend(r.ii, range.lower);
+    meter_.start_phase(WorkMeter::kDescent,
+                       below_ > 0 && budgets_.descent > 0 ? std::min(below_, budgets_.descent)
+                                                          : budgets_.descent);
+    if (below_ > 0) {
+      // The bisection between the highest failure and the least placed
+      // (placement is not monotone in the II), then down from there.
+      r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
+      r.ii = descend_from_start(r.ii, std::max(range.lower, bisect_failed_ + 1));
+    } else {
+      if (start_ != nullptr) r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
+      r.ii = descend(r.ii, range.lower);
+    }
   }
   if (found && ctx_.opts.compact_stages && !serial_fallback_) compact(r.ii);
   stats_.work_start = meter_.spent(WorkMeter::kStart);
@@ -353,6 +279,20 @@ IiVerdict Generator::attempt(int64_t ii) {
   // Under a budget, the galloping walks' replay of the found II takes the
   // seats it placed (a replay under a spent budget would fail).
   if (budgets_.walk > 0 && last_placed_ && last_placed_->ii == ii) return IiVerdict::kPlaced;
+  if (start_deferred_) {
+    // The attempt at the lower bound before the start (begin): where it
+    // places, the II is optimal; otherwise (or where the screen skipped
+    // the lower bound) IMS's schedule is computed and bounds the walk.
+    const bool at_lower = ii == range_.lower;
+    if (at_lower) {
+      if (place_at(ii)) return IiVerdict::kPlaced;
+      ++failed_attempts_;
+      walk_failed_top_ = std::max(walk_failed_top_, ii);
+      if (meter_.attempt_out()) ++stats_.attempts_out_of_work;
+    }
+    start_ims();
+    if (at_lower) return meter_.phase_out() ? IiVerdict::kStop : IiVerdict::kNotPlaced;
+  }
   // Below the starting schedule only, and a bounded number of failures.
   if (start_ != nullptr &&
       (ii >= start_->ii || failed_attempts_ >= max_failed_attempts())) {
@@ -374,12 +314,17 @@ bool Generator::place_at(int64_t ii) {
   // cost vector's seats), then the backtracking rung, which packs the
   // slot's holders first (packing.h), under a fresh one.
   const bool packs = ctx_.opts.backtrack_budget_ratio > 0 && packing_plan(ctx_, ii);
-  meter_.start_attempt(packs ? budgets_.attempt / kLadderShare : budgets_.attempt);
+  // Below a start an attempt takes at most a share of the bound
+  // (bound_below), so that a few failing ones leave room for the rest.
+  const int64_t attempt = below_ > 0 && budgets_.attempt > 0
+                              ? std::min(budgets_.attempt, below_ / kBelowShare)
+                              : budgets_.attempt;
+  meter_.start_attempt(packs ? attempt / kLadderShare : attempt);
   bool serial = false;
   if (refinement_.attempt(ii) || first_success_attempt(ii)) {
     serial = refinement_.serial_fallback();
   } else if (packs) {
-    meter_.start_attempt(budgets_.attempt);
+    meter_.start_attempt(attempt);
     if (!refinement_.descend(ii, ctx_.opts.backtrack_budget_ratio)) return false;
     ++stats_.packed_first;
   } else {
@@ -391,7 +336,12 @@ bool Generator::place_at(int64_t ii) {
 }
 
 bool Generator::place_at_start(IiSearchResult& r) {
-  if (start_ == nullptr || meter_.phase_out() || deadline_passed(ctx_.deadline)) return false;
+  // At the lower bound the start is optimal: nothing to gain in II, and
+  // the deferred start's first attempt already failed there.
+  if (start_ == nullptr || start_->ii <= range_.lower || below_ > 0 || meter_.phase_out() ||
+      deadline_passed(ctx_.deadline)) {
+    return false;
+  }
   if (!place_at(start_->ii)) return false;
   r.end = IiSearchEnd::kFound;
   r.ii = start_->ii;
@@ -404,13 +354,18 @@ bool Generator::keep_start(IiSearchResult& r) {
   if (start_ == nullptr) return false;
   stats_.start_kept = 1;
   if (fallback_from_) stats_.walk_out_of_work = 1;
-  notes_.add("no II below the starting schedule's (" +
-             std::string(given_start_ != nullptr ? "a cheaper effort level's" : "IMS's") +
-             ", II " + std::to_string(start_->ii) + ") placed" +
-             (fallback_from_ ? ": the effort's budget for the II walk (" +
-                                   std::to_string(budgets_.walk) + " work units) is spent"
-                             : std::string()) +
-             "; its schedule is kept");
+  const std::string whose = given_start_ != nullptr ? "a cheaper effort level's" : "IMS's";
+  if (start_->ii <= range_.lower) {
+    notes_.add("the starting schedule (" + whose + ", II " + std::to_string(start_->ii) +
+               ") is at the lower bound: it is kept");
+  } else {
+    notes_.add("no II below the starting schedule's (" + whose + ", II " +
+               std::to_string(start_->ii) + ") placed" +
+               (fallback_from_ ? ": the effort's budget for the II walk (" +
+                                     std::to_string(walk_limit()) + " work units) is spent"
+                               : std::string()) +
+               "; its schedule is kept");
+  }
   r.end = IiSearchEnd::kFound;
   r.ii = start_->ii;
   seats_ = start_->start;
@@ -424,7 +379,7 @@ bool Generator::after_spent_walk(const IiRange& range, IiSearchResult& r) {
   Schedule ims = run_ims(range);
   const bool serial = has_flag(ims, "serial_fallback");
   notes_.add("II " + std::to_string(*fallback_from_) + ": the effort's budget for the II walk (" +
-             std::to_string(budgets_.walk) + " work units) is spent; " +
+             std::to_string(walk_limit()) + " work units) is spent; " +
              (!ims.feasible ? std::string("IMS found no schedule either")
               : serial      ? "IMS found none; the serial seats at II " + std::to_string(ims.ii)
                             : "IMS's schedule at II " + std::to_string(ims.ii) + " stands in"));
@@ -453,31 +408,40 @@ bool Generator::first_success_attempt(int64_t ii) {
 }
 
 void Generator::compact(int64_t ii) {
-  Placement& p = *placement_;
-  p.constraints().clear();
-  if (!p.reset(ii) || !p.seat_all(seats_)) return;
   // Each op in topological order of the distance-0 edges (so each sees
   // its predecessors' new seats) to the earliest seat at or before its own
-  // that its window (every other op's seat) and the table allow. Leader
-  // groups' members stay (their shared stage is the gates' to keep).
-  std::vector<OpId> order(ctx_.g.op_count());
-  for (OpId v = 0; v < ctx_.g.op_count(); ++v) order[v] = v;
+  // that its in-edges and the table allow: moving an op earlier keeps its
+  // out-edges, stage bounds and every other op's window, so its in-edges
+  // are all it has to meet (no window upkeep). Leader groups' members stay
+  // (their shared stage is the gates' to keep).
+  const Graph& g = ctx_.g;
+  ModuloRrt rrt(g.target);
+  rrt.reset(ii);
+  for (OpId v = 0; v < g.op_count(); ++v) rrt.commit(ctx_.nodes[v], seats_[v]);
+  std::vector<OpId> order(g.op_count());
+  for (OpId v = 0; v < g.op_count(); ++v) order[v] = v;
   std::sort(order.begin(), order.end(),
             [&](OpId a, OpId b) { return ctx_.topo_rank[a] < ctx_.topo_rank[b]; });
-  int64_t work = 0;
+  std::vector<int64_t> s = seats_;
+  int64_t work = g.op_count();
   for (OpId v : order) {
     if (ctx_.group_of[v] != kNoGroup) continue;
-    const int64_t t = p.start(v);
-    p.unplace(v);
-    const Window w = p.window(v);
-    const int64_t lo = std::max<int64_t>(w.lo, 0);
-    int64_t seat = lo <= t ? p.first_fit(v, lo, t) : -1;
+    const int64_t t = s[v];
+    int64_t lo = 0;
+    for (int p = ctx_.adj.in_begin[v]; p < ctx_.adj.in_begin[v + 1]; ++p) {
+      const Edge& e = g.edges[ctx_.adj.in_edges[p]];
+      if (e.from != v) lo = std::max(lo, s[e.from] + e.latency - e.distance * ii);
+    }
+    work += 1 + (ctx_.adj.in_begin[v + 1] - ctx_.adj.in_begin[v]);
+    if (lo >= t) continue;
+    rrt.release(ctx_.nodes[v], t);
+    int64_t seat = rrt.first_fit(ctx_.nodes[v], lo, t);
     if (seat < 0 || seat > t) seat = t;
-    p.place(v, seat);
-    work += 1 + (t - seat);
+    rrt.commit(ctx_.nodes[v], seat);
+    s[v] = seat;
+    work += t - seat;
   }
   ctx_.count(work);
-  std::vector<int64_t> s = p.starts();
   if (s == seats_) return;
   // Rule L4 with the moved seats (a buffer's copies follow its lifetime).
   if (ctx_.max_storage > 0 && storage_bytes_needed(ctx_.g, ctx_.adj, s, ii, ctx_.max_storage) >
@@ -498,16 +462,41 @@ int64_t Generator::bisect(int64_t found, int64_t failed) {
       lo = mid;
       continue;
     }
-    if (refinement_.descend(mid, ctx_.opts.descent_budget_ratio)) {
+    // Under the bound below a start, the whole attempt (place_at); else
+    // the backtracking rung alone.
+    if (below_ > 0 ? place_at(mid) : refinement_.descend(mid, ctx_.opts.descent_budget_ratio)) {
       hi = mid;
       seats_ = placement_->starts();
-      serial_fallback_ = false;
+      serial_fallback_ = below_ > 0 && last_attempt_serial_;
       ++stats_.descent_successes;
     } else {
       lo = mid;
     }
   }
+  bisect_failed_ = lo;
   return hi;
+}
+
+int64_t Generator::descend_from_start(int64_t found, int64_t lower) {
+  const IiDescentResult d = descend_ii(
+      found, lower,
+      [&](int64_t ii) {
+        if (meter_.phase_out()) {
+          stats_.descent_out_of_work = 1;
+          return DescentVerdict::kOutOfBudget;
+        }
+        if (!place_at(ii)) {
+          if (meter_.phase_out()) stats_.descent_out_of_work = 1;
+          return DescentVerdict::kOutOfBudget;
+        }
+        seats_ = placement_->starts();
+        serial_fallback_ = last_attempt_serial_;
+        return DescentVerdict::kPlaced;
+      },
+      &screen_, ctx_.deadline);
+  stats_.ii_screened += d.screened;
+  stats_.descent_successes += d.placed;
+  return d.ii;
 }
 
 int64_t Generator::descend(int64_t found, int64_t lower) {

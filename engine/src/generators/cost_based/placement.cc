@@ -44,7 +44,9 @@ Placement::~Placement() = default;
 
 bool Placement::reset(int64_t ii) {
   ii_ = ii;
-  if (!windows_->reset(ii)) return false;
+  const bool ok = windows_->reset(ii);
+  ctx_.count(windows_->take_work());  // the ASAP pass over the graph
+  if (!ok) return false;
   clear_seats();
   return true;
 }
@@ -124,7 +126,7 @@ void Placement::place(OpId v, int64_t t) {
   if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
   pressure_.add_bank(v, t, +1);
   // A seat's work: its own, and what the windows count for it.
-  ctx_.count(1 + windows_->seat(v, t));
+  ctx_.count(1 + windows_->seat(v, t) + windows_->take_work());
   // Not for trial seats: no one reads the rows in a trial.
   if (trial_depth_ == 0) update_live_ranges(v, +1);
 }
@@ -140,6 +142,7 @@ void Placement::unplace(OpId v) {
   const int group = ctx_.group_of[v];
   if (group != kNoGroup) --group_placed_[group];
   windows_->unseat(v);
+  ctx_.count(windows_->take_work());
   if (trial) {
     assert(seats_.trial.back() == v && "trials unplace in reverse order");
     seats_.end_trial_seat(v);

@@ -171,8 +171,17 @@ class Windows {
   // and its direct neighbours included. Valid until the next seat or unseat.
   virtual std::span<const OpId> moved(OpId v) = 0;
 
+  // The work the windows did since the last call (ops and edges their
+  // label updates and path searches visited), for the meter; then 0.
+  int64_t take_work() {
+    const int64_t w = work_;
+    work_ = 0;
+    return w;
+  }
+
  protected:
   std::vector<int64_t> asap_;
+  mutable int64_t work_ = 0;  // take_work's; the seeds' closure counts none
 };
 
 }  // namespace tilesched::cost_based

@@ -29,8 +29,11 @@ AttemptResult Attempt::run(int64_t ii, int64_t budget) {
   assert(ii >= 1 && budget >= 1);
   ii_ = ii;
   evictions_ = 0;
+  work_ = 0;
   AttemptResult r;
-  if (!compute_heights()) {
+  const bool heights = compute_heights();
+  r.work = work_;
+  if (!heights) {
     r.outcome = Outcome::kPositiveCycle;
     r.why = "a dependence cycle is longer than II allows (II < RecMII)";
     return r;
@@ -38,6 +41,7 @@ AttemptResult Attempt::run(int64_t ii, int64_t budget) {
   rank_by_priority();
   rrt_.reset(ii);
   if (std::optional<std::string> m = misfit()) {
+    r.work = work_ + p_.g.op_count();
     r.outcome = Outcome::kNoSeat;
     r.why = std::move(*m);
     return r;
@@ -49,6 +53,7 @@ AttemptResult Attempt::run(int64_t ii, int64_t budget) {
   for (int k = 0; k < p_.g.op_count(); ++k) unplaced_.push(k);
 
   while (!unplaced_.empty()) {
+    r.work = work_ + r.steps;
     if (r.steps == budget) {
       r.outcome = Outcome::kBudgetExhausted;
       r.why = "budget of " + std::to_string(budget) + " placement steps spent with " +
@@ -66,11 +71,13 @@ AttemptResult Attempt::run(int64_t ii, int64_t budget) {
       r.why = "op '" + p_.g.ops[v].name + "' found no claimant to evict at cycle " +
               std::to_string(t);
       r.evictions = evictions_;
+      r.work = work_ + r.steps;
       return r;
     }
   }
   shift_to_stage_zero();
   r.evictions = evictions_;
+  r.work = work_ + r.steps;
   return r;
 }
 
@@ -85,6 +92,7 @@ bool Attempt::compute_heights() {
   for (OpId v = 0; v < n; ++v) height_[v] = g.ops[v].latency;
   for (int pass = 0; pass <= n; ++pass) {
     bool changed = false;
+    work_ += n + static_cast<int64_t>(g.edges.size());
     for (OpId v = n - 1; v >= 0; --v) {
       for (int q = p_.adj.out_begin[v]; q < p_.adj.out_begin[v + 1]; ++q) {
         const Edge& e = g.edges[p_.adj.out_edges[q]];
@@ -159,11 +167,13 @@ int64_t Attempt::find_slot(OpId v) const {
     // stage, else its last cycle; place() evicts the predecessors that
     // pushed v there.
     for (int64_t t = last_cycle; t >= std::max<int64_t>(0, last_cycle - ii_ + 1); --t) {
+      ++work_;
       if (rrt_.probe(node, t)) return t;
     }
     return last_cycle;
   }
   const int64_t free = rrt_.first_fit(node, lo, hi);
+  work_ += (free >= 0 ? free : hi) - lo + 1;
   if (free >= 0) return free;
   if (last_start_[v] != kNever && last_start_[v] >= lo && last_start_[v] < last_cycle) {
     return last_start_[v] + 1;
@@ -195,7 +205,7 @@ bool Attempt::place(OpId v, int64_t t) {
     }
   }
   RrtConflict why;
-  while (!rrt_.probe(p_.nodes[v], t, &why)) {
+  while ((++work_, !rrt_.probe(p_.nodes[v], t, &why))) {
     const std::optional<OpId> victim = claimant(why);
     if (!victim) return false;
     unseat(*victim);

@@ -28,6 +28,10 @@ struct AttemptResult {
   std::string why;         // one line for the diagnostics; empty when placed
   int64_t steps = 0;       // placement steps taken
   int64_t evictions = 0;   // ops unplaced to make room
+  // The attempt's table probes (each start a window scan tries, each
+  // probe of the eviction loop), its height passes' op and edge visits
+  // and its placement steps: what its time goes to, counted.
+  int64_t work = 0;
 };
 
 class Attempt {
@@ -62,6 +66,7 @@ class Attempt {
   ModuloRrt rrt_;
   int64_t ii_ = 0;
   int64_t evictions_ = 0;
+  mutable int64_t work_ = 0;  // AttemptResult::work so far
   std::vector<int64_t> height_;
   std::vector<int> rank_;                  // priority position per op, 0 first
   std::vector<OpId> by_rank_;

@@ -28,6 +28,7 @@ struct Stats {
   int64_t budget_exhausted = 0;  // IIs whose budget ran out
   int64_t storage_failures = 0;  // IIs where L4 failed (after placement or by the floor)
   int64_t no_seat = 0;           // IIs where some op fits no row (or a positive cycle)
+  int64_t work = 0;              // the attempts' AttemptResult::work together
 };
 
 // The counters in their order; the frame adds serial_fallback last.
@@ -39,7 +40,8 @@ std::vector<std::pair<std::string, int64_t>> fields(const Stats& s) {
           {"evictions", s.evictions},
           {"budget_exhausted", s.budget_exhausted},
           {"storage_failures", s.storage_failures},
-          {"no_seat", s.no_seat}};
+          {"no_seat", s.no_seat},
+          {"work", s.work}};
 }
 
 std::string format_ratio(double r) {
@@ -114,6 +116,7 @@ IiVerdict Generator::attempt(int64_t ii) {
   const AttemptResult r = attempt_.run(ii, budget_);
   stats_.placement_steps += r.steps;
   stats_.evictions += r.evictions;
+  stats_.work += r.work;
   const std::string at = "II " + std::to_string(ii) + ": ";
   switch (r.outcome) {
     case Outcome::kPlaced:

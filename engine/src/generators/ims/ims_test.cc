@@ -244,7 +244,7 @@ TEST(Ims, StatsComeInAFixedOrder) {
   for (const auto& kv : s.stats) keys.push_back(kv.first);
   EXPECT_EQ(keys, (std::vector<std::string>{"ii_tried", "ii_screened", "placement_steps",
                                             "evictions", "budget_exhausted", "storage_failures",
-                                            "no_seat", "serial_fallback"}));
+                                            "no_seat", "work", "serial_fallback"}));
   ASSERT_FALSE(s.options.empty());
   EXPECT_EQ(s.options[0], (std::pair<std::string, std::string>{"budget_ratio", "3"}));
 }

@@ -40,8 +40,32 @@ struct Packed {
 // when `stable_only`: the starts of a legal schedule at ii, or none
 // (unsat, out of budget, no model, or a schedule the verifier refuses,
 // which would be a bug in the model). `used` gains the work spent.
+// The work of the repair in the generator's units, against its bound.
+struct Meter {
+  int64_t budget = 0;  // 0: none
+  int64_t work = 0;
+  bool out = false;
+  bool admits(int64_t more) {
+    if (budget > 0 && work + more > budget) out = true;
+    return !out;
+  }
+};
+
+// The size of the model at `spec`: every op's window of starts times the
+// cycles its holds occupy (the resource clauses dominate).
+int64_t model_size(const Graph& g, const exact_internal::ModelSpec& spec) {
+  int64_t size = 0;
+  for (OpId v = 0; v < g.op_count(); ++v) {
+    int64_t held = 1;
+    for (const Triple& t : g.ops[v].resources) held += t.duration;
+    const int64_t window = exact_internal::latest_start(g, spec, v) - spec.asap[v] + 1;
+    size += std::max<int64_t>(window, 1) * held;
+  }
+  return size;
+}
+
 Packed pack_at(const Graph& g, int64_t ii, int64_t stages, int64_t units, bool stable_only,
-               exact_internal::Backend& backend, int64_t& used) {
+               exact_internal::Backend& backend, int64_t& used, Meter& meter) {
   std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g, ii, false);
   if (!asap) return {Answer::kUnsat, std::nullopt};  // II below RecMII
   // A tight stage bound, as the oracle's first check at an II: a much
@@ -51,10 +75,17 @@ Packed pack_at(const Graph& g, int64_t ii, int64_t stages, int64_t units, bool s
       g, ii, std::min(stages, exact_internal::stage_bound(g, ii)), Clock::time_point::max(),
       std::move(asap));
   spec.stable_only = stable_only;
+  const int64_t size = model_size(g, spec);
+  if (!meter.admits(size)) return {};
+  meter.work += size;
   const std::unique_ptr<exact_internal::IiProblem> model = backend.build(g, spec);
   if (model == nullptr) return {};  // over the backend's size limit
+  if (meter.budget > 0) {
+    units = std::min(units, std::max<int64_t>(1, (meter.budget - meter.work) / kUnitsPerSolverUnit));
+  }
   const Answer a = model->check(spec.stage_bound, Clock::time_point::max(), units);
   used += std::max<int64_t>(model->units_used(), 1);
+  meter.work += std::max<int64_t>(model->units_used(), 1) * kUnitsPerSolverUnit;
   if (a != Answer::kSat) return {a, std::nullopt};
   Schedule s;
   s.ii = ii;
@@ -97,28 +128,27 @@ std::string repair_line(int64_t from, int64_t to, const Tally& t) {
 std::optional<std::vector<int64_t>> try_ii(const Graph& g, int64_t ii, int64_t stages,
                                            const PackingRepairOptions& opts,
                                            ComponentScreen& screen,
-                                           exact_internal::Backend& backend, Tally& t) {
+                                           exact_internal::Backend& backend, Tally& t,
+                                           Meter& meter) {
+  const int64_t screened = t.screened;
   if (opts.units_screen > 0 && t.screened < opts.units_total &&
       screen.rules_out(ii, opts.units_screen, backend, t.screened)) {
+    meter.work += (t.screened - screened) * kUnitsPerSolverUnit;
     ++t.ruled_out;
     return std::nullopt;  // the check of the whole graph would be unsat
   }
-  Packed p = pack_at(g, ii, stages, next_budget(opts, t), false, backend, t.used);
-  if (p.start || p.answer != Answer::kUnknown) return std::move(p.start);
+  meter.work += (t.screened - screened) * kUnitsPerSolverUnit;
+  Packed p = pack_at(g, ii, stages, next_budget(opts, t), false, backend, t.used, meter);
+  if (p.start || p.answer != Answer::kUnknown || meter.out) return std::move(p.start);
   if (opts.units_second <= 0 || t.second >= opts.units_total) return std::nullopt;
   p = pack_at(g, ii, stages, std::min(opts.units_second, opts.units_total - t.second), true,
-              backend, t.second);
+              backend, t.second, meter);
   if (p.start) ++t.found_second;
   return std::move(p.start);
 }
 
 }  // namespace
 
-bool same_repair(const PackingRepairOptions& a, const PackingRepairOptions& b) {
-  return a.max_ops == b.max_ops && a.units_per_ii == b.units_per_ii &&
-         a.units_total == b.units_total && a.units_screen == b.units_screen &&
-         a.units_second == b.units_second;
-}
 
 PackingRepairOptions packing_repair_options(Effort effort) {
   PackingRepairOptions o;
@@ -139,8 +169,10 @@ bool packs_rows(const Graph& g) {
 }
 
 void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions& opts,
-                    Schedule& s) {
+                    Schedule& s, PackingRepairReport* report) {
   if (!s.feasible || g.op_count() > opts.max_ops || !packs_rows(g)) return;
+  Meter meter;
+  meter.budget = opts.work_budget;
   const auto t0 = std::chrono::steady_clock::now();
   const int64_t from = s.ii;
   // The least II found so far is `hi` (s.ii); below `lo` nothing is tried
@@ -153,12 +185,13 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
   std::unique_ptr<exact_internal::Backend> backend;
   ComponentScreen screen(g);
   Tally t;
-  for (int64_t ii = lo; ii < hi && t.used < opts.units_total; ii = lo + (hi - lo) / 2) {
+  for (int64_t ii = lo; ii < hi && t.used < opts.units_total && !meter.out;
+       ii = lo + (hi - lo) / 2) {
     if (!backend) backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
     ++t.tried;
     std::optional<std::vector<int64_t>> start;
     try {
-      start = try_ii(g, ii, stages, opts, screen, *backend, t);
+      start = try_ii(g, ii, stages, opts, screen, *backend, t, meter);
     } catch (const exact_internal::BackendFailure&) {
       break;  // the solver failed: the schedule in hand stands
     }
@@ -171,6 +204,7 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
     }
   }
   if (t.tried > 0) s.time_ns += elapsed_ns(t0);
+  if (report != nullptr) *report = {from, t.tried, meter.work, meter.out};
   if (s.ii == from) return;
   derive_stage_order(s);
   // Values materialized from the old starts no longer hold (generate_schedule

@@ -39,10 +39,26 @@ struct PackingRepairOptions {
   // default mode does not within the budget, and misses others); 0: none.
   // Its attempts have a units_total of their own.
   int64_t units_second = 5'000;
+  // The repair's bound in the cost-based generator's work units (one
+  // meter for the call, docs/COST_BASED.md "Effort"): before each check of
+  // the whole graph its model's size is estimated (every op's window of
+  // starts times the cycles its holds occupy) and counted, with every
+  // solver unit spent counted as kUnitsPerSolverUnit; a check whose
+  // estimate passes what is left is not built, and the repair ends.
+  // 0: no such bound.
+  int64_t work_budget = 0;
 };
 
-// The same budgets and limits.
-bool same_repair(const PackingRepairOptions& a, const PackingRepairOptions& b);
+// What one repair did: the II it started from, the IIs it tried, and its
+// work in the generator's units (PackingRepairOptions::work_budget).
+struct PackingRepairReport {
+  int64_t from_ii = 0;
+  int64_t tried = 0;
+  int64_t work = 0;
+  bool out_of_work = false;  // a check was left out for want of budget
+};
+inline constexpr int64_t kUnitsPerSolverUnit = 64;
+
 
 // The repair at an effort level (tilesched/cost_based.h): the defaults
 // above; at kFast max_ops 0, no repair (docs/EXACT.md "The packing
@@ -63,7 +79,8 @@ bool packs_rows(const Graph& g);
 // "packing_repair", one diagnostic line).
 // Deterministic. Leaves s alone when g does not pack
 // rows, has more than max_ops ops, or s is not feasible.
+// With `report`, what it did (from_ii 0 where it did not run).
 void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions& opts,
-                    Schedule& s);
+                    Schedule& s, PackingRepairReport* report = nullptr);
 
 }  // namespace tilesched
