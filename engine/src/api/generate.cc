@@ -30,7 +30,7 @@ struct GeneratorEntry {
 
 // The repair's floor at default (about 5 ms of work, as the search's
 // bound below its start: docs/COST_BASED.md "Effort").
-constexpr int64_t kRepairFloor = 524'288;
+constexpr int64_t kRepairFloor = 524'288, kRepairFactor = 16;
 
 // The stats repair.from_ii, repair.tried and repair.work, after
 // refinement_status (replacing an earlier level's).
@@ -52,16 +52,16 @@ int64_t stat(const Schedule& s, std::string_view key) {
 }
 
 // The packing repair after a cost-based level's search, on the call's one
-// meter: at default it may spend what the search spent (work.total, the
-// cheaper levels' included) or 524,288 units, whichever is more; at full,
-// no bound. Its effect is the schedule's stats repair.from_ii (the II
+// meter: at default it may spend 16 times what the search spent
+// (work.total, the cheaper levels' included) or 524,288 units, whichever is
+// more; at full, no bound. Its effect is the schedule's stats repair.from_ii (the II
 // before it; 0 where it did not run), repair.tried and repair.work, and
 // work.total gains its work.
 void repair_after_search(const Graph& g, const GenerateOptions& opts, Effort effort,
                          Schedule& s) {
   PackingRepairOptions ro = packing_repair_options(effort);
   if (effort == Effort::kDefault) {
-    ro.work_budget = std::max<int64_t>(kRepairFloor, stat(s, "work.total"));
+    ro.work_budget = std::max<int64_t>(kRepairFloor, kRepairFactor * stat(s, "work.total"));
   }
   PackingRepairReport report;
   repair_packing(g, opts.search.ii_floor, ro, s, &report);

@@ -40,6 +40,10 @@ class Generator : public GeneratorFrame {
         refinement_(ctx_, *placement_, driver_, ladder_, builder_, stats_, notes_) {
     ctx_.work = &meter_;
     ctx_.deadline = search.deadline;
+    // The run's fixed cost: the frame's serial pass and MII bounds, the
+    // context's tables (per op and edge), and a constant for the rest.
+    meter_.add_to(WorkMeter::kGraph,
+                  kSetupUnits + kSetupPerElement * (g.op_count() + static_cast<int64_t>(g.edges.size())));
     if (start != nullptr && start->feasible) {
       given_start_ = start;
       for (const auto& [key, value] : start->stats) {
@@ -114,6 +118,7 @@ class Generator : public GeneratorFrame {
   bool place_at(int64_t ii);
   static constexpr int64_t kLadderShare = 4;
   static constexpr int64_t kBelowShare = 2;
+  static constexpr int64_t kSetupUnits = 1'024, kSetupPerElement = 16;
   // Nothing below the start placed: the generator's own placement at the
   // start's II, preferred to the start's seats (its costs ranked the
   // seats); false where it does not place there or the walk's budget is
@@ -315,7 +320,7 @@ bool Generator::place_at(int64_t ii) {
   // slot's holders first (packing.h), under a fresh one.
   const bool packs = ctx_.opts.backtrack_budget_ratio > 0 && packing_plan(ctx_, ii);
   // Below a start an attempt takes at most a share of the bound
-  // (bound_below), so that a few failing ones leave room for the rest.
+  // (bound_below), so that a failing one leaves room for the rest.
   const int64_t attempt = below_ > 0 && budgets_.attempt > 0
                               ? std::min(budgets_.attempt, below_ / kBelowShare)
                               : budgets_.attempt;

@@ -61,7 +61,7 @@ int64_t model_size(const Graph& g, const exact_internal::ModelSpec& spec) {
     const int64_t window = exact_internal::latest_start(g, spec, v) - spec.asap[v] + 1;
     size += std::max<int64_t>(window, 1) * held;
   }
-  return size;
+  return size * kUnitsPerModelCell;
 }
 
 Packed pack_at(const Graph& g, int64_t ii, int64_t stages, int64_t units, bool stable_only,

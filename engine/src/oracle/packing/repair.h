@@ -42,7 +42,8 @@ struct PackingRepairOptions {
   // The repair's bound in the cost-based generator's work units (one
   // meter for the call, docs/COST_BASED.md "Effort"): before each check of
   // the whole graph its model's size is estimated (every op's window of
-  // starts times the cycles its holds occupy) and counted, with every
+  // starts times the cycles its holds occupy, kUnitsPerModelCell units
+  // each) and counted, with every
   // solver unit spent counted as kUnitsPerSolverUnit; a check whose
   // estimate passes what is left is not built, and the repair ends.
   // 0: no such bound.
@@ -58,6 +59,10 @@ struct PackingRepairReport {
   bool out_of_work = false;  // a check was left out for want of budget
 };
 inline constexpr int64_t kUnitsPerSolverUnit = 64;
+// Units per cell of a model's size estimate (one op's start in its window
+// times one cycle of its holds): building the model and the solver's
+// first propagation cost about this much per cell.
+inline constexpr int64_t kUnitsPerModelCell = 32;
 
 
 // The repair at an effort level (tilesched/cost_based.h): the defaults
