@@ -41,12 +41,18 @@ struct Packed {
 // (unsat, out of budget, no model, or a schedule the verifier refuses,
 // which would be a bug in the model). `used` gains the work spent.
 // The work of the repair in the generator's units, against its bound.
+// The lower bound's check may spend the whole bound (where the rows pack
+// exactly it is the answer); the bisection's checks after it only what is
+// left of a kLaterShare-th of it.
 struct Meter {
   int64_t budget = 0;  // 0: none
   int64_t work = 0;
+  bool first = true;
   bool out = false;
+  static constexpr int64_t kLaterShare = 8;
+  int64_t limit() const { return first ? budget : budget / kLaterShare; }
   bool admits(int64_t more) {
-    if (budget > 0 && work + more > budget) out = true;
+    if (budget > 0 && work + more > limit()) out = true;
     return !out;
   }
 };
@@ -81,7 +87,7 @@ Packed pack_at(const Graph& g, int64_t ii, int64_t stages, int64_t units, bool s
   const std::unique_ptr<exact_internal::IiProblem> model = backend.build(g, spec);
   if (model == nullptr) return {};  // over the backend's size limit
   if (meter.budget > 0) {
-    units = std::min(units, std::max<int64_t>(1, (meter.budget - meter.work) / kUnitsPerSolverUnit));
+    units = std::min(units, std::max<int64_t>(1, (meter.limit() - meter.work) / kUnitsPerSolverUnit));
   }
   const Answer a = model->check(spec.stage_bound, Clock::time_point::max(), units);
   used += std::max<int64_t>(model->units_used(), 1);
@@ -192,6 +198,7 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
     std::optional<std::vector<int64_t>> start;
     try {
       start = try_ii(g, ii, stages, opts, screen, *backend, t, meter);
+      meter.first = false;
     } catch (const exact_internal::BackendFailure&) {
       break;  // the solver failed: the schedule in hand stands
     }
