@@ -67,11 +67,15 @@ struct CostBasedOptions {
   // start"): IMS's schedule (or the caller's `start`) is computed first and
   // is the upper bound and the fallback, so the walk only tries IIs below
   // it, and at most max_failed_attempts of them fail before it stops (0:
-  // the effort's, 2 at fast, 4 at default, 8 at full); the descent then
-  // works down from the II kept. false: the seeds' walk from the lower
-  // bound up to the cap.
+  // the effort's, 1 at fast and default, 8 at full); the bisection and
+  // the descent then work below the II kept. false: the seeds' walk from
+  // the lower bound up to the cap.
   bool ims_start = true;
   int max_failed_attempts = 0;
+  // The bound on the search below the start has its floor (effort.h); a
+  // stage cap's capped runs leave it out (the call's uncapped run paid
+  // it), keeping only the multiple of their start's work.
+  bool below_floor = true;
   // After the search: every op (but leader-group members), in
   // topological order, moved to the earliest seat at or before its own
   // that the other ops' seats and the table allow (docs/COST_BASED.md

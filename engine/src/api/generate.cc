@@ -241,6 +241,9 @@ GenerateOptions for_run(const GenerateOptions& opts, const StageCapRun& r) {
   int64_t& cap = o.search.ii_cap;
   if (r.ii_cap > 0) cap = cap > 0 ? std::min(cap, r.ii_cap) : r.ii_cap;
   o.exact.time_limit_ms = std::max<int64_t>(0, o.exact.time_limit_ms - r.spent_ns / 1'000'000);
+  // A capped run's search below its start: its start's multiple alone (the
+  // uncapped run paid the floor).
+  if (r.ii_floor > 0) o.cost_based.below_floor = false;
   return o;
 }
 

@@ -13,6 +13,14 @@ namespace tilesched {
 
 namespace {
 
+// The cost-based generator's stat work.total (0 for the others).
+int64_t work_total(const Schedule& s) {
+  for (const auto& [k, v] : s.stats) {
+    if (k == "work.total") return v;
+  }
+  return 0;
+}
+
 // True when `s` is a better answer than `best` (none yet: any feasible one):
 // the least II; on equal IIs the first run found stands.
 bool better(const Schedule& s, const std::optional<Schedule>& best) {
@@ -43,6 +51,7 @@ class CappedChain {
     StatusOr<Schedule> s = run_(with_stage_cap(g_, cap), r);
     if (!s.ok()) return s.status();
     spent_ += s->time_ns;
+    work_ += work_total(*s);
     if (better(*s, best)) {
       best = *s;
       found_at = cap;
@@ -54,12 +63,14 @@ class CappedChain {
   std::optional<Schedule> best;
   int64_t found_at = 0;
   Schedule last;
+  int64_t work() const { return work_; }  // the runs' work.total together
 
  private:
   const Graph& g_;
   int64_t floor_;
   const StageCapRunFn& run_;
   int64_t& spent_;
+  int64_t work_ = 0;
   bool done_ = false;
 };
 
@@ -93,6 +104,10 @@ Schedule answer(const Graph& g, int64_t max_stages, const Schedule& uncapped,
   }
   out.mii = compute_mii(with_stage_cap(g, max_stages));
   out.time_ns = spent;
+  // work.total, as time_ns, is every run's: the uncapped one and the chain's.
+  for (auto& [k, v] : out.stats) {
+    if (k == "work.total") v = work_total(uncapped) + (chain != nullptr ? chain->work() : 0);
+  }
   // The caller's options, as the uncapped run records them (a capped run's
   // record its narrowed range).
   out.options = uncapped.options;

@@ -215,7 +215,8 @@ void Generator::start_ims() {
 
 void Generator::bound_below(int64_t start_work) {
   if (budgets_.below_factor <= 0) return;
-  below_ = std::max(budgets_.below_floor, budgets_.below_factor * start_work);
+  below_ = std::max(ctx_.opts.below_floor ? budgets_.below_floor : 1,
+                    budgets_.below_factor * start_work);
   if (budgets_.walk > 0) below_ = std::min(below_, budgets_.walk);
 }
 
