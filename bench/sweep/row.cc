@@ -95,6 +95,44 @@ void fill_outcome(const Schedule& s, const VerifyReport& report, SweepRow& r) {
   }
 }
 
+// Materializes `s`'s Pipe_/Mutex_ values into it (a feasible schedule)
+// and verifies it. The row reads the verdict, never the region, so the
+// first try leaves out the region and the materializer's own postcondition
+// check: verify_schedule derives the values on its own and checks every
+// one that is carried (coverage, grouping, owners, depths, recorded edges,
+// ids, agents, the fallback flag), so a schedule that passes it would have
+// passed with_materialization's check too, and its row is the same either
+// way. A schedule it refuses is materialized again as with_materialization
+// does (postconditions checked: a failure leaves the values out and becomes
+// a diagnostic) and verified again, so an illegal row's reason is what it
+// always was. A build with assertions checks the postconditions every time.
+VerifyReport materialize_and_verify(const Graph& g, Schedule& s) {
+  if (!s.feasible) return verify_schedule(g, s);
+  std::vector<Pipe> pipes = s.pipes;
+  std::vector<Mutex> mutexes = s.mutexes;
+  std::vector<std::string> agents = s.agents;
+  std::vector<std::string> flags = s.flags;
+  const size_t diagnostics = s.diagnostics.size();
+  MaterializeOptions fast;
+  fast.postconditions = false;
+  fast.region = false;
+  StatusOr<Materialization> m = materialize(g, s, fast);
+  if (m.ok()) {
+    attach_materialization(s, std::move(*m));
+  } else {
+    s.diagnostics.push_back(m.status().message());
+  }
+  VerifyReport report = verify_schedule(g, s);
+  if (report.legal()) return report;
+  s.pipes = std::move(pipes);
+  s.mutexes = std::move(mutexes);
+  s.agents = std::move(agents);
+  s.flags = std::move(flags);
+  s.diagnostics.resize(diagnostics);
+  s = with_materialization(g, std::move(s));
+  return verify_schedule(g, s);
+}
+
 // A foreign scheduler's row (tilesched/foreign.h): its failure kind and
 // message, or its schedule materialized and verified like any other.
 // time_ns and wall_ns are the whole call's wall time (the process started,
@@ -116,25 +154,22 @@ void run_foreign_config(const Graph& g, const GeneratorConfig& config, ConfigRun
     return;
   }
   Schedule& s = *o.schedule;
-  if (s.feasible) {
-    StatusOr<Materialization> m = materialize(g, s);
-    if (m.ok()) {
-      attach_materialization(s, std::move(*m));
-    } else {
-      s.diagnostics.push_back(m.status().message());
-    }
-  }
-  fill_outcome(s, verify_schedule(g, s), r);
+  const VerifyReport report = materialize_and_verify(g, s);
+  fill_outcome(s, report, r);
   run.schedule = std::move(s);
 }
 
 }  // namespace
 
 uint64_t graph_hash(const Graph& g) {
-  Graph unnamed = g;
-  unnamed.name.clear();
+  // The text of the graph with an empty name, written into a buffer the
+  // thread keeps (a graph's text is a few kilobytes; the sweep hashes every
+  // graph).
+  thread_local std::string text;
+  text.clear();
+  append_graph_json(g, "", text);
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a offset basis
-  for (const char c : write_graph_json(unnamed)) {
+  for (const char c : text) {
     h ^= static_cast<unsigned char>(c);
     h *= 0x100000001b3ull;  // FNV prime
   }
@@ -168,7 +203,6 @@ ConfigRun run_config(const Graph& g, uint64_t hash, const GraphKey& key,
   const int64_t cpu0 = thread_cpu_ns();
   StatusOr<Schedule> s = generate_schedule(g, opts);
   r.cpu_ns = thread_cpu_ns() - cpu0;
-  if (s.ok()) *s = with_materialization(g, std::move(*s));
   if (!s.ok()) {
     r.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                     std::chrono::steady_clock::now() - t0).count();
@@ -178,7 +212,7 @@ ConfigRun run_config(const Graph& g, uint64_t hash, const GraphKey& key,
     r.reason = clip(msg);
     return run;
   }
-  const VerifyReport report = verify_schedule(g, *s);
+  const VerifyReport report = materialize_and_verify(g, *s);
   r.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::steady_clock::now() - t0).count();
   fill_outcome(*s, report, r);

@@ -514,7 +514,13 @@ void append_lines(const std::vector<Item>& items, Write write, std::string& out)
 }  // namespace
 
 std::string write_graph_json(const Graph& g) {
-  std::string out = "{\n";
+  std::string out;
+  append_graph_json(g, g.name, out);
+  return out;
+}
+
+void append_graph_json(const Graph& g, std::string_view name, std::string& out) {
+  out += "{\n";
   auto member = [&](std::string_view key) {
     out += "  ";
     const size_t start = out.size();
@@ -528,7 +534,7 @@ std::string write_graph_json(const Graph& g) {
     out += ",\n";
   };
   value("format", Json(std::string(kLoopFormat)));
-  value("name", Json(g.name));
+  value("name", Json(std::string(name)));
   value("target", target_json(g.target));
   if (g.attrs != GraphAttrs{}) {
     Json attrs = Json::object();
@@ -545,7 +551,6 @@ std::string write_graph_json(const Graph& g) {
   member("edges");
   append_lines(g.edges, [&](const Edge& e, std::string& o) { append_edge(g, e, o); }, out);
   out += "\n}\n";
-  return out;
 }
 
 }  // namespace tilesched

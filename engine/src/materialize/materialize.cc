@@ -151,12 +151,18 @@ std::vector<RegionStep> rebuild_region(const Graph& g, const Schedule& s,
 using namespace materialize_internal;
 
 StatusOr<Materialization> materialize(const Graph& g, const Schedule& s) {
+  return materialize(g, s, MaterializeOptions{});
+}
+
+StatusOr<Materialization> materialize(const Graph& g, const Schedule& s,
+                                      const MaterializeOptions& opts) {
   std::vector<PairSolve> solves;
-  return materialize_internal::materialize_traced(g, s, solves);
+  return materialize_internal::materialize_traced(g, s, solves, opts);
 }
 
 StatusOr<Materialization> materialize_internal::materialize_traced(
-    const Graph& g, const Schedule& s, std::vector<PairSolve>& solves) {
+    const Graph& g, const Schedule& s, std::vector<PairSolve>& solves,
+    const MaterializeOptions& opts) {
   if (!s.feasible) return Status::InvalidInput("materialize: the schedule is not feasible");
   if (s.ii < 1) {
     return Status::InvalidInput("materialize: II " + std::to_string(s.ii) + " is below 1");
@@ -191,7 +197,14 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
     p.producer_agent =
         p.producers.empty() ? p.consumer_agent : maps.agents.name_of(p.producers.front());
   }
-  m.region = rebuild_region(g, s, m.pipes, m.mutexes);
+#ifdef NDEBUG
+  const bool check = opts.postconditions;
+#else
+  const bool check = true;  // a build with assertions checks every materialization
+#endif
+  // The region checks need the region.
+  if (opts.region || check) m.region = rebuild_region(g, s, m.pipes, m.mutexes);
+  if (!check) return m;
 
   const std::vector<std::string> violations = check_materialization_with(g, s, m, maps);
   if (!violations.empty()) {
@@ -201,6 +214,7 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
     }
     return Status::InvalidInput(std::move(message));
   }
+  if (!opts.region) m.region.clear();
   return m;
 }
 

@@ -47,7 +47,8 @@ std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDra
 // materialize() with its trace: `solves` gets one record per candidate
 // pair, in walker order (what Schedule::solve did for it).
 StatusOr<Materialization> materialize_traced(const Graph& g, const Schedule& s,
-                                             std::vector<PairSolve>& solves);
+                                             std::vector<PairSolve>& solves,
+                                             const MaterializeOptions& opts = {});
 
 // check_materialization for the pass driver, which has checked the stage
 // order and built `maps` (build_value_maps(g, s): a function of g and s
