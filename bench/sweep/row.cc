@@ -255,6 +255,8 @@ std::vector<SweepRow> run_graph(const GraphKey& key, const std::vector<Generator
     return rows;
   }
   std::vector<ConfigRun> runs;
+  runs.reserve(configs.size());
+  rows.reserve(configs.size());
   const uint64_t hash = graph_hash(*g);  // once per graph, not per row
   for (const GeneratorConfig& c : configs) runs.push_back(run_config(*g, hash, key, c));
   fill_optimal(runs);

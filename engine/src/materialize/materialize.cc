@@ -74,10 +74,29 @@ std::vector<CandidatePair> candidate_pairs(const std::vector<PipePlaceholder>& p
   return pairs;
 }
 
-std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDraft>>& drafts,
+namespace {
+
+// The pipes so far by (consumer, producers), looked up with a draft's
+// (consumer, producers) without copying them into a key.
+struct ByEnds {
+  using is_transparent = void;
+  using Key = std::pair<OpId, const std::vector<OpId>&>;
+  const std::vector<Pipe>* pipes;
+  Key key(int p) const { return {(*pipes)[p].consumer, (*pipes)[p].producers}; }
+  static bool less(const Key& a, const Key& b) {
+    return a.first != b.first ? a.first < b.first : a.second < b.second;
+  }
+  bool operator()(int a, int b) const { return less(key(a), key(b)); }
+  bool operator()(int a, const Key& b) const { return less(key(a), b); }
+  bool operator()(const Key& a, int b) const { return less(a, key(b)); }
+};
+
+}  // namespace
+
+std::vector<Pipe> collapse_duplicate_pipes(std::vector<std::vector<PipeDraft>> drafts,
                                            std::vector<PairSolve>& solves) {
   std::vector<Pipe> pipes;
-  std::map<std::pair<OpId, std::vector<OpId>>, int> index;  // (consumer, producers) -> pipe
+  std::set<int, ByEnds> index(ByEnds{&pipes});  // pipes by (consumer, producers)
   // (consumer, owner, is the fallback) -> pipe, for the owner map's answers
   std::map<std::tuple<OpId, OpId, bool>, int> by_owner;
   for (size_t pair = 0; pair < drafts.size(); ++pair) {
@@ -90,21 +109,22 @@ std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDra
       }
       continue;
     }
-    for (const PipeDraft& d : drafts[pair]) {
-      auto [it, fresh] =
-          index.try_emplace({d.consumer, d.producers}, static_cast<int>(pipes.size()));
-      by_owner.try_emplace({d.consumer, d.owner, d.producers.empty()}, it->second);
-      if (fresh) {
+    for (PipeDraft& d : drafts[pair]) {
+      const auto it = index.find(ByEnds::Key{d.consumer, d.producers});
+      const int at = it == index.end() ? static_cast<int>(pipes.size()) : *it;
+      by_owner.try_emplace({d.consumer, d.owner, d.producers.empty()}, at);
+      if (it == index.end()) {
         Pipe p;
         p.id = "Pipe_" + std::to_string(pipes.size());
-        p.producers = d.producers;
+        p.producers = std::move(d.producers);
         p.consumer = d.consumer;
         p.owner = d.owner;
         p.depth = d.depth;
-        p.edges = d.edges;
+        p.edges = std::move(d.edges);
         pipes.push_back(std::move(p));
+        index.insert(at);
       } else {
-        Pipe& p = pipes[it->second];
+        Pipe& p = pipes[at];
         p.depth = std::max(p.depth, d.depth);
         std::vector<int> merged;
         std::set_union(p.edges.begin(), p.edges.end(), d.edges.begin(), d.edges.end(),
@@ -112,7 +132,7 @@ std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDra
         p.edges = std::move(merged);
         ++solves[pair].collapsed;
       }
-      solves[pair].pipes.push_back(it->second);
+      solves[pair].pipes.push_back(at);
     }
   }
   return pipes;
@@ -179,7 +199,10 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
   std::vector<std::vector<PipeDraft>> drafts;
   ConsumerWork work;  // phases 1-3a and the owner map of the current consumer
   OwnerMap owners(0);
-  for (const CandidatePair& pair : candidate_pairs(placeholders)) {
+  const std::vector<CandidatePair> pairs = candidate_pairs(placeholders);
+  solves.reserve(solves.size() + pairs.size());
+  drafts.reserve(pairs.size());
+  for (const CandidatePair& pair : pairs) {
     if (solves.empty() || solves.back().consumer != pair.consumer) {
       work = prepare_consumer(g, s, maps, pair.consumer);
       owners = OwnerMap(work.work.size());
@@ -189,7 +212,7 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
     solves.push_back(std::move(out.record));
     drafts.push_back(std::move(out.drafts));
   }
-  m.pipes = collapse_duplicate_pipes(drafts, solves);
+  m.pipes = collapse_duplicate_pipes(std::move(drafts), solves);
   m.agents.reserve(g.ops.size());
   for (OpId v = 0; v < g.op_count(); ++v) m.agents.push_back(maps.agents.name_of(v));
   for (Pipe& p : m.pipes) {

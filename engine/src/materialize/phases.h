@@ -41,7 +41,7 @@ std::vector<CandidatePair> candidate_pairs(const std::vector<PipePlaceholder>& p
 // final pipe indices and the number of its drafts that were duplicates; a
 // pair the owner map answered (repeat_of) gets the pipe of the group with
 // that owner at its consumer, counted as collapsed too.
-std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDraft>>& drafts,
+std::vector<Pipe> collapse_duplicate_pipes(std::vector<std::vector<PipeDraft>> drafts,
                                            std::vector<PairSolve>& solves);
 
 // materialize() with its trace: `solves` gets one record per candidate
