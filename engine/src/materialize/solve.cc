@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <set>
 #include <utility>
 
 #include "stage_order.h"
@@ -97,13 +96,16 @@ std::vector<int> close_under_live_at_consumer(const ConsumerWork& cw, const Solv
       frontier.push_back(i);
     }
   }
-  std::set<int64_t> expanded;  // keys already followed
+  // Keys already followed, marked at the first entry of their range in
+  // cw.carried (every key a candidate carries has one).
+  std::vector<char> expanded(cw.carried.size(), 0);
   while (!frontier.empty()) {
     const int i = frontier.back();
     frontier.pop_back();
     for (int64_t key : cw.info[i].keys) {
-      if (!expanded.insert(key).second) continue;
       const auto [lo, hi] = carriers(cw, key);
+      if (lo == hi || expanded[lo]) continue;
+      expanded[lo] = 1;
       for (size_t j = lo; j < hi; ++j) {
         const int p = cw.carried[j].second;
         if (!in[p]) {
@@ -146,7 +148,7 @@ std::vector<PipeDraft> emit_group_pipes(const Graph& g, const Schedule& s, const
   for (int root : dsu.roots()) {
     PipeDraft d;
     d.consumer = cw.consumer;
-    for (int i : dsu.members(root)) d.producers.push_back(cw.work[live[i]]);
+    for (int i : dsu.member_span(root)) d.producers.push_back(cw.work[live[i]]);
     sort_by_stage_order(s, d.producers);
     d.owner = d.producers.front();  // choose_earliest_owner
     d.depth = 0;
@@ -160,7 +162,7 @@ std::vector<PipeDraft> emit_group_pipes(const Graph& g, const Schedule& s, const
       }
     }
     std::sort(d.edges.begin(), d.edges.end());
-    for (int i : dsu.members(root)) owners.owner[live[i]] = d.owner;
+    for (int i : dsu.member_span(root)) owners.owner[live[i]] = d.owner;
     drafts.push_back(std::move(d));
   }
   return drafts;
