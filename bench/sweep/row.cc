@@ -95,44 +95,6 @@ void fill_outcome(const Schedule& s, const VerifyReport& report, SweepRow& r) {
   }
 }
 
-// Materializes `s`'s Pipe_/Mutex_ values into it (a feasible schedule)
-// and verifies it. The row reads the verdict, never the region, so the
-// first try leaves out the region and the materializer's own postcondition
-// check: verify_schedule derives the values on its own and checks every
-// one that is carried (coverage, grouping, owners, depths, recorded edges,
-// ids, agents, the fallback flag), so a schedule that passes it would have
-// passed with_materialization's check too, and its row is the same either
-// way. A schedule it refuses is materialized again as with_materialization
-// does (postconditions checked: a failure leaves the values out and becomes
-// a diagnostic) and verified again, so an illegal row's reason is what it
-// always was. A build with assertions checks the postconditions every time.
-VerifyReport materialize_and_verify(const Graph& g, Schedule& s) {
-  if (!s.feasible) return verify_schedule(g, s);
-  std::vector<Pipe> pipes = s.pipes;
-  std::vector<Mutex> mutexes = s.mutexes;
-  std::vector<std::string> agents = s.agents;
-  std::vector<std::string> flags = s.flags;
-  const size_t diagnostics = s.diagnostics.size();
-  MaterializeOptions fast;
-  fast.postconditions = false;
-  fast.region = false;
-  StatusOr<Materialization> m = materialize(g, s, fast);
-  if (m.ok()) {
-    attach_materialization(s, std::move(*m));
-  } else {
-    s.diagnostics.push_back(m.status().message());
-  }
-  VerifyReport report = verify_schedule(g, s);
-  if (report.legal()) return report;
-  s.pipes = std::move(pipes);
-  s.mutexes = std::move(mutexes);
-  s.agents = std::move(agents);
-  s.flags = std::move(flags);
-  s.diagnostics.resize(diagnostics);
-  s = with_materialization(g, std::move(s));
-  return verify_schedule(g, s);
-}
-
 // A foreign scheduler's row (tilesched/foreign.h): its failure kind and
 // message, or its schedule materialized and verified like any other.
 // time_ns and wall_ns are the whole call's wall time (the process started,
@@ -160,6 +122,44 @@ void run_foreign_config(const Graph& g, const GeneratorConfig& config, ConfigRun
 }
 
 }  // namespace
+
+// (row.h) The row reads the verdict, never the region, so the first try
+// leaves out the region and the materializer's own postcondition check:
+// verify_schedule derives the values on its own and checks every one that
+// is carried (coverage, grouping, owners, depths, recorded edges, ids,
+// agents, the fallback flag). A schedule it accepts has the row it always
+// had: had the postcondition check refused the values, with_materialization
+// would have left them out, and the verifier, which asks about values only
+// when some are carried, would have accepted the schedule all the same. A
+// schedule it refuses is materialized again as with_materialization does
+// and verified again, so its reason is what it always was. A build with
+// assertions checks the postconditions every time.
+VerifyReport materialize_and_verify(const Graph& g, Schedule& s) {
+  if (!s.feasible) return verify_schedule(g, s);
+  std::vector<Pipe> pipes = s.pipes;
+  std::vector<Mutex> mutexes = s.mutexes;
+  std::vector<std::string> agents = s.agents;
+  std::vector<std::string> flags = s.flags;
+  const size_t diagnostics = s.diagnostics.size();
+  MaterializeOptions fast;
+  fast.postconditions = false;
+  fast.region = false;
+  StatusOr<Materialization> m = materialize(g, s, fast);
+  if (m.ok()) {
+    attach_materialization(s, std::move(*m));
+  } else {
+    s.diagnostics.push_back(m.status().message());
+  }
+  VerifyReport report = verify_schedule(g, s);
+  if (report.legal()) return report;
+  s.pipes = std::move(pipes);
+  s.mutexes = std::move(mutexes);
+  s.agents = std::move(agents);
+  s.flags = std::move(flags);
+  s.diagnostics.resize(diagnostics);
+  s = with_materialization(g, std::move(s));
+  return verify_schedule(g, s);
+}
 
 uint64_t graph_hash(const Graph& g) {
   // The text of the graph with an empty name, written into a buffer the

@@ -13,6 +13,7 @@
 #include "sweep/worklist.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
+#include "tilesched/verify.h"
 
 namespace tilesched::sweep {
 
@@ -22,6 +23,14 @@ namespace tilesched::sweep {
 // field but the name), and two graphs that differ only in their names
 // (e.g. two seeds of a family that drew the same instance) hash equal.
 uint64_t graph_hash(const Graph& g);
+
+// Materializes a feasible `s`'s Pipe_/Mutex_ values into it and verifies
+// it: `s` and the report are those of with_materialization(g, s) then
+// verify_schedule, but for a schedule the verifier accepts, whose values
+// are not checked twice (the materializer's postcondition check is left
+// to the verifier, which checks every carried value on its own; row.cc).
+// An infeasible `s` is only verified.
+VerifyReport materialize_and_verify(const Graph& g, Schedule& s);
 
 struct ConfigRun {
   SweepRow row;

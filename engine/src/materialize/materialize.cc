@@ -24,7 +24,9 @@ std::vector<Mutex> seed_mutex_placeholders(const Graph& g, const Schedule& s,
   for (int i = 0; i < g.edge_count(); ++i) {
     if (g.edges[i].kind == EdgeKind::kOrder) order_edges.push_back(i);
   }
-  std::stable_sort(order_edges.begin(), order_edges.end(), [&](int a, int b) {
+  // A strict total order (the edge id breaks ties): std::sort gives the
+  // stable order without a temporary buffer.
+  std::sort(order_edges.begin(), order_edges.end(), [&](int a, int b) {
     const Edge& ea = g.edges[a];
     const Edge& eb = g.edges[b];
     if (ea.to != eb.to) return before(s, ea.to, eb.to);
@@ -62,14 +64,29 @@ std::vector<PipePlaceholder> seed_pipe_placeholders(const Graph& g, const Schedu
 
 std::vector<CandidatePair> candidate_pairs(const std::vector<PipePlaceholder>& placeholders) {
   std::vector<CandidatePair> pairs;
-  // (kind, op, agent) of the current consumer's raw values
-  std::set<std::tuple<int, OpId, int>> seen;
-  for (const PipePlaceholder& p : placeholders) {
-    // A consumer's placeholders are contiguous: only its own pairs can repeat.
-    if (pairs.empty() || pairs.back().consumer != p.consumer) seen.clear();
-    if (seen.insert({static_cast<int>(p.raw.kind), p.raw.op, p.raw.agent}).second) {
-      pairs.push_back({p.raw, p.consumer});
+  // A consumer's placeholders are contiguous: only its own pairs can
+  // repeat. Per consumer, its placeholders' (kind, op, agent, position)
+  // sorted: the first position of each distinct raw value is a pair.
+  std::vector<std::tuple<int, OpId, int, size_t>> seen;
+  std::vector<char> first(placeholders.size(), 0);
+  for (size_t i = 0; i < placeholders.size();) {
+    size_t j = i;
+    seen.clear();
+    for (; j < placeholders.size() && placeholders[j].consumer == placeholders[i].consumer; ++j) {
+      const RawValue& r = placeholders[j].raw;
+      seen.emplace_back(static_cast<int>(r.kind), r.op, r.agent, j);
     }
+    std::sort(seen.begin(), seen.end());
+    for (size_t k = 0; k < seen.size(); ++k) {
+      const bool repeat = k > 0 && std::get<0>(seen[k]) == std::get<0>(seen[k - 1]) &&
+                          std::get<1>(seen[k]) == std::get<1>(seen[k - 1]) &&
+                          std::get<2>(seen[k]) == std::get<2>(seen[k - 1]);
+      if (!repeat) first[std::get<3>(seen[k])] = 1;
+    }
+    i = j;
+  }
+  for (size_t i = 0; i < placeholders.size(); ++i) {
+    if (first[i]) pairs.push_back({placeholders[i].raw, placeholders[i].consumer});
   }
   return pairs;
 }

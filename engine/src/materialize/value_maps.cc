@@ -36,7 +36,9 @@ ValueMaps build_value_maps(const Graph& g, const Schedule& s) {
     });
   }
   for (std::vector<int>& in : maps.needed_in) {
-    std::stable_sort(in.begin(), in.end(), [&](int a, int b) {
+    // A strict total order (the edge id breaks ties): std::sort gives the
+    // stable order without a temporary buffer.
+    std::sort(in.begin(), in.end(), [&](int a, int b) {
       const OpId ua = g.edges[a].from;
       const OpId ub = g.edges[b].from;
       if (ua != ub) return before(s, ua, ub);

@@ -61,6 +61,15 @@ class ValuesCheck {
   void check_pipe_grouping(const Pipe& p, const std::vector<int>& carried);
   void check_pipe_coverage(const std::vector<std::vector<int>>& carried);
   void check_arrivals_share_a_pipe(const std::vector<std::vector<int>>& carried);
+  // What one (releaser, acquirer) pair of order edges needs of its mutex.
+  struct NeededMutex {
+    OpId releaser = 0, acquirer = 0;
+    size_t begin = 0, end = 0;  // its edges: a run of needed_mutexes' `edges`
+    OpId owner = 0;
+    int64_t depth = 0;
+    int carried = 0;  // mutexes naming this pair
+  };
+  std::vector<NeededMutex> needed_mutexes(std::vector<int>& edges) const;
   void check_mutexes();
   void check_agents();
   void check_flag();
@@ -334,28 +343,22 @@ void ValuesCheck::check_agents() {
 // (releaser, acquirer) pair, carrying all its edges, owned by the earlier
 // of the two, as deep as its deepest edge. Each carried mutex is compared
 // with the one its pair needs; each pair must be carried exactly once.
-void ValuesCheck::check_mutexes() {
-  // The order edges by (releaser, acquirer, id): each pair's edges a run,
-  // ascending id, the pairs in (releaser, acquirer) order.
-  std::vector<int> edges = order_edges_;
+// The order edges by (releaser, acquirer, id) into `edges`, and one entry
+// per (releaser, acquirer) pair, in that order: its edges are a run of
+// `edges`, ascending id.
+std::vector<ValuesCheck::NeededMutex> ValuesCheck::needed_mutexes(std::vector<int>& edges) const {
+  edges = order_edges_;
   std::sort(edges.begin(), edges.end(), [&](int a, int b) {
     const Edge& x = g_.edges[a];
     const Edge& y = g_.edges[b];
     return std::tie(x.from, x.to, a) < std::tie(y.from, y.to, b);
   });
-  struct Needed {
-    OpId releaser = 0, acquirer = 0;
-    size_t begin = 0, end = 0;  // its edges: edges[begin, end)
-    OpId owner = 0;
-    int64_t depth = 0;
-    int carried = 0;  // mutexes naming this pair
-  };
-  std::vector<Needed> needed;  // by (releaser, acquirer)
+  std::vector<NeededMutex> needed;
   for (size_t i = 0; i < edges.size(); ++i) {
     const Edge& edge = g_.edges[edges[i]];
     if (needed.empty() || needed.back().releaser != edge.from ||
         needed.back().acquirer != edge.to) {
-      Needed n;
+      NeededMutex n;
       n.releaser = edge.from;
       n.acquirer = edge.to;
       n.begin = i;
@@ -363,13 +366,19 @@ void ValuesCheck::check_mutexes() {
       n.owner = runs_before(s_, edge.to, edge.from) ? edge.to : edge.from;
       needed.push_back(n);
     }
-    Needed& n = needed.back();
+    NeededMutex& n = needed.back();
     n.depth = std::max(n.depth, needs_[edges[i]].depth);
     n.end = i + 1;
   }
-  auto edges_of = [&](const Needed& n) {
-    return std::vector<int>(edges.begin() + static_cast<std::ptrdiff_t>(n.begin),
-                            edges.begin() + static_cast<std::ptrdiff_t>(n.end));
+  return needed;
+}
+
+void ValuesCheck::check_mutexes() {
+  std::vector<int> edges;
+  std::vector<NeededMutex> needed = needed_mutexes(edges);
+  const auto run = [&](const NeededMutex& n) {
+    return std::pair(edges.begin() + static_cast<std::ptrdiff_t>(n.begin),
+                     edges.begin() + static_cast<std::ptrdiff_t>(n.end));
   };
   for (const Mutex& m : s_.mutexes) {
     const auto who = [&] {
@@ -377,20 +386,19 @@ void ValuesCheck::check_mutexes() {
     };
     const auto it = std::lower_bound(
         needed.begin(), needed.end(), std::pair(m.releaser, m.acquirer),
-        [](const Needed& n, const std::pair<OpId, OpId>& k) {
+        [](const NeededMutex& n, const std::pair<OpId, OpId>& k) {
           return std::pair(n.releaser, n.acquirer) < k;
         });
     if (it == needed.end() || it->releaser != m.releaser || it->acquirer != m.acquirer) {
       add(who() + ": no order edge runs from " + name(m.releaser) + " to " + name(m.acquirer));
       continue;
     }
-    Needed& n = *it;
+    NeededMutex& n = *it;
     ++n.carried;
-    if (!std::equal(m.edges.begin(), m.edges.end(),
-                    edges.begin() + static_cast<std::ptrdiff_t>(n.begin),
-                    edges.begin() + static_cast<std::ptrdiff_t>(n.end))) {
+    const auto [lo, hi] = run(n);
+    if (!std::equal(m.edges.begin(), m.edges.end(), lo, hi)) {
       add(who() + ": records edges " + list_text(m.edges) + " but carries " +
-          list_text(edges_of(n)));
+          list_text(std::vector<int>(lo, hi)));
     }
     if (m.owner != n.owner) {
       add(who() + ": owner " + name(m.owner) + " is not the earliest by (stage, order); expected " +
@@ -402,7 +410,7 @@ void ValuesCheck::check_mutexes() {
           " (max of stage(acquirer) - stage(releaser) + distance + 1)");
     }
   }
-  for (const Needed& n : needed) {
+  for (const NeededMutex& n : needed) {
     for (size_t i = n.begin; i < n.end; ++i) {
       if (n.carried == 0) add(edge_text(edges[i]) + " needs a mutex and no mutex carries it");
       if (n.carried > 1) {
