@@ -45,6 +45,7 @@ ConsumerWork prepare_consumer(const Graph& g, const Schedule& s, const ValueMaps
     info.order = s.order[cw.work[p]];
     info.async = is_async(g, cw.work[p]);
   }
+  cw.carried.reserve(maps.needed_in[consumer].size());
   for (int e : maps.needed_in[consumer]) {
     const auto it = std::lower_bound(by_id.begin(), by_id.end(), g.edges[e].from);
     const int p = position_by_id[it - by_id.begin()];
@@ -145,7 +146,9 @@ std::vector<PipeDraft> emit_group_pipes(const Graph& g, const Schedule& s, const
                                         DisjointSets& dsu, OwnerMap& owners) {
   std::vector<PipeDraft> drafts;
   std::vector<int> from;
-  for (int root : dsu.roots()) {
+  const std::vector<int> roots = dsu.roots();
+  drafts.reserve(roots.size() + 1);  // and the fallback solve_pair may add
+  for (int root : roots) {
     PipeDraft d;
     d.consumer = cw.consumer;
     for (int i : dsu.member_span(root)) d.producers.push_back(cw.work[live[i]]);
