@@ -41,7 +41,7 @@ struct ConfigRun {
 // aborts on a generator error: that becomes a row with feasible = 0,
 // verified = 0 and the reason. cpu_ns is the thread's CPU time of the
 // generator call alone (generate_schedule without the materialization),
-// what time_ns times; wall_ns covers the materialization and the
+// what time_ns times, less the cost of reading the clock; wall_ns covers the materialization and the
 // verification too. `hash` is graph_hash(g), computed once per graph.
 ConfigRun run_config(const Graph& g, uint64_t hash, const GraphKey& key,
                      const GeneratorConfig& config);
