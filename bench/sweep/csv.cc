@@ -27,28 +27,43 @@ constexpr std::array<std::string_view, kFixedColumnCount> kColumnNames = {
 };
 constexpr size_t kTimingColumns = 3;  // time_ns, wall_ns, cpu_ns: after the statistics
 
-std::string opt_int(const std::optional<int64_t>& v) {
-  return v ? std::to_string(*v) : std::string();
+}  // namespace
+
+namespace {
+
+// csv_field(value) appended to `out`, with no string of its own unless the
+// field is quoted (format_row writes every row through here).
+void append_field(std::string_view v, std::string& out) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  // Line breaks become spaces, so a field that has one can start or end blank.
+  auto at = [](char c) { return c == '\n' || c == '\r' ? ' ' : c; };
+  const bool needs_quotes =
+      v.find_first_of(",\"") != std::string_view::npos ||
+      (!v.empty() && (blank(at(v.front())) || blank(at(v.back())) || v.front() == '#'));
+  if (needs_quotes) out += '"';
+  for (const char c : v) {
+    if (needs_quotes && c == '"') out += '"';
+    out += at(c);
+  }
+  if (needs_quotes) out += '"';
+}
+
+template <class Int>
+void append_int(Int v, std::string& out) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+
+void append_opt_int(const std::optional<int64_t>& v, std::string& out) {
+  if (v) append_int(*v, out);
 }
 
 }  // namespace
 
 std::string csv_field(std::string_view value) {
-  std::string v(value);
-  for (char& c : v) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  const bool needs_quotes =
-      v.find_first_of(",\"") != std::string::npos ||
-      (!v.empty() && (v.front() == ' ' || v.front() == '\t' || v.back() == ' ' ||
-                      v.back() == '\t' || v.front() == '#'));
-  if (!needs_quotes) return v;
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
+  std::string out;
+  append_field(value, out);
   return out;
 }
 
@@ -56,7 +71,7 @@ std::string csv_line(const std::vector<std::string>& fields) {
   std::string out;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) out += ',';
-    out += csv_field(fields[i]);
+    append_field(fields[i], out);
   }
   out += '\n';
   return out;
@@ -102,41 +117,61 @@ std::string hash_text(uint64_t hash) {
   return buf;
 }
 
+// The fields of csv_line, written straight into the line: no string per
+// field (numbers never need quotes).
 std::string format_row(const SweepRow& r) {
-  std::vector<std::string> f;
-  f.reserve(kFixedColumnCount + r.stats.size());
-  f.push_back(r.family);
-  f.push_back(std::to_string(r.ops));
-  f.push_back(std::to_string(r.edges));
-  f.push_back(std::to_string(r.seed));
-  f.push_back(hash_text(r.graph_hash));
-  f.push_back(r.generator);
-  f.push_back(r.arm_policy);
-  f.push_back(r.feasible ? "1" : "0");
-  f.push_back(opt_int(r.ii));
-  f.push_back(std::to_string(r.mii));
-  f.push_back(std::to_string(r.res_mii));
-  f.push_back(std::to_string(r.rec_mii));
-  f.push_back(std::to_string(r.fine_mii));
-  f.push_back(std::to_string(r.dep_mii));
-  f.push_back(opt_int(r.stage_count));
-  f.push_back(r.verified ? "1" : "0");
-  f.push_back(opt_int(r.optimal_ii));
-  f.push_back(r.proven ? (*r.proven ? "1" : "0") : "");
-  f.push_back(r.stages_proven ? (*r.stages_proven ? "1" : "0") : "");
-  f.push_back(r.engine_version);
-  f.push_back(r.failure);
-  f.push_back(r.reason);
-  f.push_back(std::to_string(r.graph_ops));
-  f.push_back(r.graph);
-  f.push_back(std::to_string(r.max_stages));
-  f.push_back(r.effort);
-  f.push_back(r.generator_version);
-  for (const std::optional<int64_t>& s : r.stats) f.push_back(opt_int(s));
-  f.push_back(std::to_string(r.time_ns));
-  f.push_back(std::to_string(r.wall_ns));
-  f.push_back(std::to_string(r.cpu_ns));
-  return csv_line(f);
+  std::string out;
+  out.reserve(512);
+  auto text = [&out](std::string_view v) {
+    append_field(v, out);
+    out += ',';
+  };
+  auto integer = [&out](int64_t v) {
+    append_int(v, out);
+    out += ',';
+  };
+  auto opt = [&out](const std::optional<int64_t>& v) {
+    append_opt_int(v, out);
+    out += ',';
+  };
+  auto flag = [&out](const std::optional<bool>& v) {
+    if (v) out += *v ? '1' : '0';
+    out += ',';
+  };
+  text(r.family);
+  integer(r.ops);
+  integer(r.edges);
+  append_int(r.seed, out);
+  out += ',';
+  text(hash_text(r.graph_hash));
+  text(r.generator);
+  text(r.arm_policy);
+  flag(std::optional<bool>(r.feasible));
+  opt(r.ii);
+  integer(r.mii);
+  integer(r.res_mii);
+  integer(r.rec_mii);
+  integer(r.fine_mii);
+  integer(r.dep_mii);
+  opt(r.stage_count);
+  flag(std::optional<bool>(r.verified));
+  opt(r.optimal_ii);
+  flag(r.proven);
+  flag(r.stages_proven);
+  text(r.engine_version);
+  text(r.failure);
+  text(r.reason);
+  integer(r.graph_ops);
+  text(r.graph);
+  integer(r.max_stages);
+  text(r.effort);
+  text(r.generator_version);
+  for (const std::optional<int64_t>& s : r.stats) opt(s);
+  integer(r.time_ns);
+  integer(r.wall_ns);
+  append_int(r.cpu_ns, out);
+  out += '\n';
+  return out;
 }
 
 std::string RowKey::text() const {

@@ -13,6 +13,7 @@
 #include "sweep/worklist.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
+#include "tilesched/verify.h"
 
 namespace tilesched::sweep {
 
@@ -23,6 +24,14 @@ namespace tilesched::sweep {
 // (e.g. two seeds of a family that drew the same instance) hash equal.
 uint64_t graph_hash(const Graph& g);
 
+// Materializes a feasible `s`'s Pipe_/Mutex_ values into it and verifies
+// it: `s` and the report are those of with_materialization(g, s) then
+// verify_schedule, but for a schedule the verifier accepts, whose values
+// are not checked twice (the materializer's postcondition check is left
+// to the verifier, which checks every carried value on its own; row.cc).
+// An infeasible `s` is only verified.
+VerifyReport materialize_and_verify(const Graph& g, Schedule& s);
+
 struct ConfigRun {
   SweepRow row;
   std::optional<Schedule> schedule;  // absent when the generator failed to run
@@ -32,7 +41,7 @@ struct ConfigRun {
 // aborts on a generator error: that becomes a row with feasible = 0,
 // verified = 0 and the reason. cpu_ns is the thread's CPU time of the
 // generator call alone (generate_schedule without the materialization),
-// what time_ns times; wall_ns covers the materialization and the
+// what time_ns times, less the cost of reading the clock; wall_ns covers the materialization and the
 // verification too. `hash` is graph_hash(g), computed once per graph.
 ConfigRun run_config(const Graph& g, uint64_t hash, const GraphKey& key,
                      const GeneratorConfig& config);

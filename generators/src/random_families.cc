@@ -89,7 +89,7 @@ StatusOr<Graph> build_sparse_recurrent(int ops, uint64_t seed, const ParamMap& p
     const OpId u = uniform_int(rng, std::max<int64_t>(0, v - span), v);
     b.edge(v, u, std::nullopt, rng.uniform(1, param(p, "max_distance")));
   }
-  return b.build();
+  return std::move(b).build();
 }
 
 // Series-parallel: split the op count recursively, in series (a then b)
@@ -126,7 +126,7 @@ StatusOr<Graph> build_series_parallel(int ops, uint64_t seed, const ParamMap& p)
   };
   const auto [entry, exit] = build(ops);
   if (param(p, "carried") != 0) b.edge(exit, entry, std::nullopt, 1);
-  return b.build();
+  return std::move(b).build();
 }
 
 // Long critical paths: a few chains of ALU/SFU/MMA/SMEM work with long
@@ -158,7 +158,7 @@ StatusOr<Graph> build_chains(int ops, uint64_t seed, const ParamMap& p) {
     if (!rng.chance_per_mille(param(p, "close_per_mille"))) continue;
     b.edge(begin[c + 1] - 1, begin[c], std::nullopt, rng.uniform(1, param(p, "max_distance")));
   }
-  return b.build();
+  return std::move(b).build();
 }
 
 // Many ops on few slots of a generic target: some slots pooled (capacity
@@ -200,7 +200,7 @@ StatusOr<Graph> build_resource_saturated(int ops, uint64_t seed, const ParamMap&
     const OpId v = uniform_int(rng, 0, ops - 1);
     b.edge(v, uniform_int(rng, 0, v), std::nullopt, 1);
   }
-  return b.build();
+  return std::move(b).build();
 }
 
 // SMEM-bound: buffers written by a TMA load + SMEM write and read by SMEM
@@ -247,7 +247,7 @@ StatusOr<Graph> build_memory_bound(int ops, uint64_t seed, const ParamMap& p) {
     const int64_t share = budget * param(p, "fill_per_mille") / 1000 / total_copies;
     for (OpId w : writes) b.at(w).store_bytes = rng.uniform(std::max<int64_t>(1, share * 7 / 8), std::max<int64_t>(1, share));
   }
-  return b.build();
+  return std::move(b).build();
 }
 
 // Constraint-heavy: a sparse DAG plus leader groups (L5), max depths (L6)
@@ -285,7 +285,7 @@ StatusOr<Graph> build_constraint_heavy(int ops, uint64_t seed, const ParamMap& p
       b.edge(v, u, latency, rng.uniform(1, 2), EdgeKind::kOrder);
     }
   }
-  return b.build();
+  return std::move(b).build();
 }
 
 }  // namespace tilesched::graphgen::detail

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tilesched/graph_builder.h"
@@ -143,7 +144,7 @@ StatusOr<Graph> random_layered(const LayeredParams& p) {
   }
   const int64_t forward = add_forward_edges(b, begin, p, rng);
   share_smem(b, writes, add_carried_edges(b, n, forward, p, rng), rng);
-  return b.build();
+  return std::move(b).build();
 }
 
 }  // namespace tilesched::graphgen

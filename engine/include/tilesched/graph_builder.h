@@ -23,7 +23,10 @@ class GraphBuilder {
   int edge(OpId from, OpId to, std::optional<int64_t> latency = std::nullopt,
            int64_t distance = 0, EdgeKind kind = EdgeKind::kData);
   GraphBuilder& force_serial(bool on = true);
-  StatusOr<Graph> build() const;
+  StatusOr<Graph> build() const&;
+  // The same, moving the graph out instead of copying it (the builder is
+  // left empty).
+  StatusOr<Graph> build() &&;
 
  private:
   Graph graph_;

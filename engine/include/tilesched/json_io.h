@@ -21,6 +21,9 @@ StatusOr<Graph> parse_graph_json(std::string_view text, std::string_view source)
 StatusOr<Graph> read_graph_file(const std::string& path);
 // Fields equal to the kind's defaults are left out.
 std::string write_graph_json(const Graph& g);
+// write_graph_json(g)'s text with `name` written for g.name, appended to
+// `out` (what the sweep hashes, under an empty name, with no copy of g).
+void append_graph_json(const Graph& g, std::string_view name, std::string& out);
 
 // Reads a schedule of graph `g`: needs format, ii and every op's start;
 // stage and order default to their derived values when absent. A schedule

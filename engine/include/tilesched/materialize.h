@@ -51,6 +51,20 @@ struct Materialization {
 // that is InvalidInput too, naming the first one.
 StatusOr<Materialization> materialize(const Graph& g, const Schedule& s);
 
+// What materialize() does beyond emitting the values. The defaults are
+// the whole pass; the sweep, which hands every schedule to the independent
+// verifier (verify.h: it derives the values again and checks each pipe's
+// and mutex's coverage, grouping, owner, depth, recorded edges, ids,
+// agents and the fallback flag) and never reads the region, leaves both
+// off. A build with assertions (no NDEBUG) checks the postconditions
+// whatever `postconditions` says.
+struct MaterializeOptions {
+  bool postconditions = true;  // check_materialization as a hard postcondition
+  bool region = true;          // rebuild Materialization::region
+};
+StatusOr<Materialization> materialize(const Graph& g, const Schedule& s,
+                                      const MaterializeOptions& opts);
+
 // Stores m's pipes and mutexes in s, and kTrivialFallbackFlag in s.flags
 // when m used the fallback (once). Pass an rvalue where m is not needed
 // after: its values move.

@@ -1,9 +1,10 @@
 // The agent (warp-role) assignment of docs/MATERIALIZE.md, "Agents".
 #include "tilesched/agents.h"
 
-#include <functional>
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <string_view>
 
 namespace tilesched {
 
@@ -22,10 +23,13 @@ bool valid_agent_name(std::string_view name) {
   return true;
 }
 
+// The names are views of the ops' own `agent` strings and of the two
+// defaults until the end: the assignment runs several times per schedule
+// (the materializer's maps, the verifier), so it allocates only its result.
 AgentAssignment assign_agents(const Graph& g) {
   const int n = g.op_count();
   // Pass 1: explicit agents and copy ops.
-  std::vector<std::string> agent(n);
+  std::vector<std::string_view> agent(n);
   std::vector<char> copy(n, 0);
   for (OpId v = 0; v < n; ++v) {
     const Op& op = g.ops[v];
@@ -33,12 +37,12 @@ AgentAssignment assign_agents(const Graph& g) {
     if (op.agent) {
       agent[v] = *op.agent;
     } else if (copy[v]) {
-      agent[v] = std::string(kProducerAgent);
+      agent[v] = kProducerAgent;
     }
   }
   // Pass 2: a barrier op without its own agent follows its copies when they
   // agree on one; every other op is a consumer.
-  std::vector<std::optional<std::string>> follow(n);
+  std::vector<std::optional<std::string_view>> follow(n);
   std::vector<char> broken(n, 0);  // a neighbour that is not a copy, or two agents
   std::vector<char> seen(n, 0);
   auto visit = [&](OpId barrier, OpId copy_side) {
@@ -59,15 +63,26 @@ AgentAssignment assign_agents(const Graph& g) {
   }
   for (OpId v = 0; v < n; ++v) {
     if (!agent[v].empty()) continue;
-    agent[v] = seen[v] && !broken[v] && follow[v] ? *follow[v] : std::string(kConsumerAgent);
+    agent[v] = seen[v] && !broken[v] && follow[v] ? *follow[v] : kConsumerAgent;
   }
+  // A loop has a handful of agents: a linear search of the first names,
+  // an index once there are more.
+  constexpr int kLinear = 8;
   AgentAssignment a;
   a.of_op.resize(n);
-  std::map<std::string, int, std::less<>> index;  // name -> position in a.names
+  std::map<std::string_view, int> index;  // name -> position in a.names, past kLinear names
   for (OpId v = 0; v < n; ++v) {
-    const auto [it, fresh] = index.try_emplace(agent[v], a.count());
-    if (fresh) a.names.push_back(agent[v]);
-    a.of_op[v] = it->second;
+    int at = 0;
+    while (at < std::min(a.count(), kLinear) && a.names[at] != agent[v]) ++at;
+    if (at == kLinear) {
+      const auto it = index.find(agent[v]);
+      at = it == index.end() ? a.count() : it->second;
+    }
+    if (at == a.count()) {
+      a.names.emplace_back(agent[v]);
+      if (at >= kLinear) index.emplace(agent[v], at);
+    }
+    a.of_op[v] = at;
   }
   return a;
 }

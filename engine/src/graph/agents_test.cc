@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tilesched/json_io.h"
 
 namespace tilesched {
@@ -86,6 +88,30 @@ TEST(Agents, ExplicitAgentsWinAndBarriersFollowRenamedCopies) {
   const AgentAssignment a = assign_agents(g);
   EXPECT_EQ(a.names, (std::vector<std::string>{"loader", "consumer0", "consumer1"}));
   EXPECT_EQ(a.of_op, (std::vector<int>{0, 0, 1, 2}));
+}
+
+// Past the first eight names the assignment indexes them: the names stay
+// in order of first use by op id, each op with its own.
+TEST(Agents, ManyExplicitAgentsKeepTheirOrderOfFirstUse) {
+  const Target t = make_generic_target("t", {{"alu", 4, false}}, {});
+  GraphBuilder b(t, "many");
+  std::vector<std::string> want_names;
+  std::vector<int> want_of_op;
+  for (int v = 0; v < 30; ++v) {
+    const int agent = (v * 7) % 13;  // 13 agents, first used in a scrambled order
+    const std::string name = "w" + std::to_string(agent);
+    b.at(b.generic("op" + std::to_string(v), 1, {{1, 1, 1}})).agent = name;
+    const auto it = std::find(want_names.begin(), want_names.end(), name);
+    want_of_op.push_back(static_cast<int>(it - want_names.begin()));
+    if (it == want_names.end()) want_names.push_back(name);
+  }
+  b.generic("plain", 1, {{1, 1, 1}});  // no agent: the consumer's
+  want_of_op.push_back(static_cast<int>(want_names.size()));
+  want_names.emplace_back("consumer");
+  const Graph g = std::move(b).build().value();
+  const AgentAssignment a = assign_agents(g);
+  EXPECT_EQ(a.names, want_names);
+  EXPECT_EQ(a.of_op, want_of_op);
 }
 
 TEST(Agents, AGenericTargetHasOneAgent) {

@@ -1,6 +1,8 @@
 // Graphs built in code (tilesched/graph_builder.h).
 #include "tilesched/graph_builder.h"
 
+#include <utility>
+
 #include "tilesched/validate.h"
 
 namespace tilesched {
@@ -38,17 +40,30 @@ GraphBuilder& GraphBuilder::force_serial(bool on) {
   return *this;
 }
 
-StatusOr<Graph> GraphBuilder::build() const {
-  Graph g = graph_;
+namespace {
+
+// Resolves the pending latencies into `g` and validates it.
+StatusOr<Graph> finish(Graph g, const std::vector<std::optional<int64_t>>& pending_latency) {
   for (int e = 0; e < g.edge_count(); ++e) {
     Edge& edge = g.edges[e];
-    if (pending_latency_[e]) {
-      edge.latency = *pending_latency_[e];
+    if (pending_latency[e]) {
+      edge.latency = *pending_latency[e];
     } else if (edge.from >= 0 && edge.from < g.op_count()) {
       edge.latency = g.ops[edge.from].latency;  // the source op's latency (docs/FORMATS.md)
     }
   }
   if (Status s = validate_graph(g); !s.ok()) return s;
+  return g;
+}
+
+}  // namespace
+
+StatusOr<Graph> GraphBuilder::build() const& { return finish(graph_, pending_latency_); }
+
+StatusOr<Graph> GraphBuilder::build() && {
+  StatusOr<Graph> g = finish(std::move(graph_), pending_latency_);
+  graph_ = Graph{};
+  pending_latency_.clear();
   return g;
 }
 

@@ -6,6 +6,7 @@
 // The writer leaves out whatever equals its default, and parse(write(g))
 // gives g back.
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <utility>
 
@@ -408,6 +409,8 @@ namespace {
 // without building a Json per op and edge: the sweep hashes every graph it
 // runs through write_graph_json. The text is the one the Json writer gave
 // (families_test.cc's golden hashes, the sweeps' graph_hash columns).
+using namespace std::string_view_literals;
+
 class InlineObject {
  public:
   explicit InlineObject(std::string& out) : out_(out) { out_ += '{'; }
@@ -415,13 +418,17 @@ class InlineObject {
   InlineObject(const InlineObject&) = delete;
   InlineObject& operator=(const InlineObject&) = delete;
   std::string& key(std::string_view k) {
-    if (!first_) out_ += ", ";
+    if (!first_) out_ += ", "sv;
     first_ = false;
     jsonio::append_string(k, out_);
-    out_ += ": ";
+    out_ += ": "sv;
     return out_;
   }
-  void integer(std::string_view k, int64_t v) { key(k) += std::to_string(v); }
+  void integer(std::string_view k, int64_t v) {
+    char buf[24];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    key(k).append(buf, end);
+  }
   void string(std::string_view k, std::string_view v) { jsonio::append_string(v, key(k)); }
 
  private:
@@ -439,7 +446,7 @@ void append_op(const Target& t, const Op& op, std::string& out) {
     std::string& res = o.key("resources");
     res += '[';
     for (size_t i = 0; i < op.resources.size(); ++i) {
-      if (i > 0) res += ", ";
+      if (i > 0) res += ", "sv;
       InlineObject tr(res);
       tr.integer("slot", op.resources[i].slot);
       tr.integer("duration", op.resources[i].duration);
@@ -498,37 +505,43 @@ void append_edge(const Graph& g, const Edge& e, std::string& out) {
 template <typename Item, typename Write>
 void append_lines(const std::vector<Item>& items, Write write, std::string& out) {
   if (items.empty()) {
-    out += "[]";
+    out += "[]"sv;
     return;
   }
-  out += "[\n";
+  out += "[\n"sv;
   for (size_t i = 0; i < items.size(); ++i) {
-    out += "    ";
+    out += "    "sv;
     write(items[i], out);
     if (i + 1 < items.size()) out += ',';
     out += '\n';
   }
-  out += "  ]";
+  out += "  ]"sv;
 }
 
 }  // namespace
 
 std::string write_graph_json(const Graph& g) {
-  std::string out = "{\n";
+  std::string out;
+  append_graph_json(g, g.name, out);
+  return out;
+}
+
+void append_graph_json(const Graph& g, std::string_view name, std::string& out) {
+  out += "{\n"sv;
   auto member = [&](std::string_view key) {
-    out += "  ";
+    out += "  "sv;
     const size_t start = out.size();
     jsonio::append_string(key, out);
-    out += ": ";
+    out += ": "sv;
     return 2 + (out.size() - start);  // the value's column
   };
   auto value = [&](std::string_view key, const Json& v) {
     const size_t column = member(key);
     jsonio::append_member_value(v, 2, column, out);
-    out += ",\n";
+    out += ",\n"sv;
   };
   value("format", Json(std::string(kLoopFormat)));
-  value("name", Json(g.name));
+  value("name", Json(std::string(name)));
   value("target", target_json(g.target));
   if (g.attrs != GraphAttrs{}) {
     Json attrs = Json::object();
@@ -541,11 +554,10 @@ std::string write_graph_json(const Graph& g) {
   }
   member("ops");
   append_lines(g.ops, [&](const Op& op, std::string& o) { append_op(g.target, op, o); }, out);
-  out += ",\n";
+  out += ",\n"sv;
   member("edges");
   append_lines(g.edges, [&](const Edge& e, std::string& o) { append_edge(g, e, o); }, out);
-  out += "\n}\n";
-  return out;
+  out += "\n}\n"sv;
 }
 
 }  // namespace tilesched

@@ -71,4 +71,11 @@ std::vector<int> DisjointSets::members(int root) const {
   return std::vector<int>(b.inline_members.begin(), b.inline_members.begin() + b.size);
 }
 
+std::span<const int> DisjointSets::member_span(int root) const {
+  assert(root >= 0 && root < element_count() && parent_[root] == root);
+  const Bucket& b = buckets_[root];
+  if (b.size > kInline) return b.heap;
+  return std::span<const int>(b.inline_members.data(), static_cast<size_t>(b.size));
+}
+
 }  // namespace tilesched::materialize_internal

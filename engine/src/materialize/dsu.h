@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace tilesched::materialize_internal {
@@ -32,6 +33,8 @@ class DisjointSets {
   std::vector<int> roots();
   // REQUIRES: `root` is a root. Members in the order they joined the set.
   std::vector<int> members(int root) const;
+  // The same members, as a view into the forest (valid until it changes).
+  std::span<const int> member_span(int root) const;
   int set_size(int root) const { return buckets_[root].size; }
   // True when the set's members live on the heap (more than kInline).
   bool spilled(int root) const { return buckets_[root].size > kInline; }

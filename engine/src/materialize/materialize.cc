@@ -24,7 +24,9 @@ std::vector<Mutex> seed_mutex_placeholders(const Graph& g, const Schedule& s,
   for (int i = 0; i < g.edge_count(); ++i) {
     if (g.edges[i].kind == EdgeKind::kOrder) order_edges.push_back(i);
   }
-  std::stable_sort(order_edges.begin(), order_edges.end(), [&](int a, int b) {
+  // A strict total order (the edge id breaks ties): std::sort gives the
+  // stable order without a temporary buffer.
+  std::sort(order_edges.begin(), order_edges.end(), [&](int a, int b) {
     const Edge& ea = g.edges[a];
     const Edge& eb = g.edges[b];
     if (ea.to != eb.to) return before(s, ea.to, eb.to);
@@ -62,22 +64,56 @@ std::vector<PipePlaceholder> seed_pipe_placeholders(const Graph& g, const Schedu
 
 std::vector<CandidatePair> candidate_pairs(const std::vector<PipePlaceholder>& placeholders) {
   std::vector<CandidatePair> pairs;
-  // (kind, op, agent) of the current consumer's raw values
-  std::set<std::tuple<int, OpId, int>> seen;
-  for (const PipePlaceholder& p : placeholders) {
-    // A consumer's placeholders are contiguous: only its own pairs can repeat.
-    if (pairs.empty() || pairs.back().consumer != p.consumer) seen.clear();
-    if (seen.insert({static_cast<int>(p.raw.kind), p.raw.op, p.raw.agent}).second) {
-      pairs.push_back({p.raw, p.consumer});
+  // A consumer's placeholders are contiguous: only its own pairs can
+  // repeat. Per consumer, its placeholders' (kind, op, agent, position)
+  // sorted: the first position of each distinct raw value is a pair.
+  std::vector<std::tuple<int, OpId, int, size_t>> seen;
+  std::vector<char> first(placeholders.size(), 0);
+  for (size_t i = 0; i < placeholders.size();) {
+    size_t j = i;
+    seen.clear();
+    for (; j < placeholders.size() && placeholders[j].consumer == placeholders[i].consumer; ++j) {
+      const RawValue& r = placeholders[j].raw;
+      seen.emplace_back(static_cast<int>(r.kind), r.op, r.agent, j);
     }
+    std::sort(seen.begin(), seen.end());
+    for (size_t k = 0; k < seen.size(); ++k) {
+      const bool repeat = k > 0 && std::get<0>(seen[k]) == std::get<0>(seen[k - 1]) &&
+                          std::get<1>(seen[k]) == std::get<1>(seen[k - 1]) &&
+                          std::get<2>(seen[k]) == std::get<2>(seen[k - 1]);
+      if (!repeat) first[std::get<3>(seen[k])] = 1;
+    }
+    i = j;
+  }
+  for (size_t i = 0; i < placeholders.size(); ++i) {
+    if (first[i]) pairs.push_back({placeholders[i].raw, placeholders[i].consumer});
   }
   return pairs;
 }
 
-std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDraft>>& drafts,
+namespace {
+
+// The pipes so far by (consumer, producers), looked up with a draft's
+// (consumer, producers) without copying them into a key.
+struct ByEnds {
+  using is_transparent = void;
+  using Key = std::pair<OpId, const std::vector<OpId>&>;
+  const std::vector<Pipe>* pipes;
+  Key key(int p) const { return {(*pipes)[p].consumer, (*pipes)[p].producers}; }
+  static bool less(const Key& a, const Key& b) {
+    return a.first != b.first ? a.first < b.first : a.second < b.second;
+  }
+  bool operator()(int a, int b) const { return less(key(a), key(b)); }
+  bool operator()(int a, const Key& b) const { return less(key(a), b); }
+  bool operator()(const Key& a, int b) const { return less(a, key(b)); }
+};
+
+}  // namespace
+
+std::vector<Pipe> collapse_duplicate_pipes(std::vector<std::vector<PipeDraft>> drafts,
                                            std::vector<PairSolve>& solves) {
   std::vector<Pipe> pipes;
-  std::map<std::pair<OpId, std::vector<OpId>>, int> index;  // (consumer, producers) -> pipe
+  std::set<int, ByEnds> index(ByEnds{&pipes});  // pipes by (consumer, producers)
   // (consumer, owner, is the fallback) -> pipe, for the owner map's answers
   std::map<std::tuple<OpId, OpId, bool>, int> by_owner;
   for (size_t pair = 0; pair < drafts.size(); ++pair) {
@@ -90,21 +126,22 @@ std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDra
       }
       continue;
     }
-    for (const PipeDraft& d : drafts[pair]) {
-      auto [it, fresh] =
-          index.try_emplace({d.consumer, d.producers}, static_cast<int>(pipes.size()));
-      by_owner.try_emplace({d.consumer, d.owner, d.producers.empty()}, it->second);
-      if (fresh) {
+    for (PipeDraft& d : drafts[pair]) {
+      const auto it = index.find(ByEnds::Key{d.consumer, d.producers});
+      const int at = it == index.end() ? static_cast<int>(pipes.size()) : *it;
+      by_owner.try_emplace({d.consumer, d.owner, d.producers.empty()}, at);
+      if (it == index.end()) {
         Pipe p;
         p.id = "Pipe_" + std::to_string(pipes.size());
-        p.producers = d.producers;
+        p.producers = std::move(d.producers);
         p.consumer = d.consumer;
         p.owner = d.owner;
         p.depth = d.depth;
-        p.edges = d.edges;
+        p.edges = std::move(d.edges);
         pipes.push_back(std::move(p));
+        index.insert(at);
       } else {
-        Pipe& p = pipes[it->second];
+        Pipe& p = pipes[at];
         p.depth = std::max(p.depth, d.depth);
         std::vector<int> merged;
         std::set_union(p.edges.begin(), p.edges.end(), d.edges.begin(), d.edges.end(),
@@ -112,7 +149,7 @@ std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDra
         p.edges = std::move(merged);
         ++solves[pair].collapsed;
       }
-      solves[pair].pipes.push_back(it->second);
+      solves[pair].pipes.push_back(at);
     }
   }
   return pipes;
@@ -151,12 +188,18 @@ std::vector<RegionStep> rebuild_region(const Graph& g, const Schedule& s,
 using namespace materialize_internal;
 
 StatusOr<Materialization> materialize(const Graph& g, const Schedule& s) {
+  return materialize(g, s, MaterializeOptions{});
+}
+
+StatusOr<Materialization> materialize(const Graph& g, const Schedule& s,
+                                      const MaterializeOptions& opts) {
   std::vector<PairSolve> solves;
-  return materialize_internal::materialize_traced(g, s, solves);
+  return materialize_internal::materialize_traced(g, s, solves, opts);
 }
 
 StatusOr<Materialization> materialize_internal::materialize_traced(
-    const Graph& g, const Schedule& s, std::vector<PairSolve>& solves) {
+    const Graph& g, const Schedule& s, std::vector<PairSolve>& solves,
+    const MaterializeOptions& opts) {
   if (!s.feasible) return Status::InvalidInput("materialize: the schedule is not feasible");
   if (s.ii < 1) {
     return Status::InvalidInput("materialize: II " + std::to_string(s.ii) + " is below 1");
@@ -173,7 +216,10 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
   std::vector<std::vector<PipeDraft>> drafts;
   ConsumerWork work;  // phases 1-3a and the owner map of the current consumer
   OwnerMap owners(0);
-  for (const CandidatePair& pair : candidate_pairs(placeholders)) {
+  const std::vector<CandidatePair> pairs = candidate_pairs(placeholders);
+  solves.reserve(solves.size() + pairs.size());
+  drafts.reserve(pairs.size());
+  for (const CandidatePair& pair : pairs) {
     if (solves.empty() || solves.back().consumer != pair.consumer) {
       work = prepare_consumer(g, s, maps, pair.consumer);
       owners = OwnerMap(work.work.size());
@@ -183,7 +229,7 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
     solves.push_back(std::move(out.record));
     drafts.push_back(std::move(out.drafts));
   }
-  m.pipes = collapse_duplicate_pipes(drafts, solves);
+  m.pipes = collapse_duplicate_pipes(std::move(drafts), solves);
   m.agents.reserve(g.ops.size());
   for (OpId v = 0; v < g.op_count(); ++v) m.agents.push_back(maps.agents.name_of(v));
   for (Pipe& p : m.pipes) {
@@ -191,7 +237,14 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
     p.producer_agent =
         p.producers.empty() ? p.consumer_agent : maps.agents.name_of(p.producers.front());
   }
-  m.region = rebuild_region(g, s, m.pipes, m.mutexes);
+#ifdef NDEBUG
+  const bool check = opts.postconditions;
+#else
+  const bool check = true;  // a build with assertions checks every materialization
+#endif
+  // The region checks need the region.
+  if (opts.region || check) m.region = rebuild_region(g, s, m.pipes, m.mutexes);
+  if (!check) return m;
 
   const std::vector<std::string> violations = check_materialization_with(g, s, m, maps);
   if (!violations.empty()) {
@@ -201,6 +254,7 @@ StatusOr<Materialization> materialize_internal::materialize_traced(
     }
     return Status::InvalidInput(std::move(message));
   }
+  if (!opts.region) m.region.clear();
   return m;
 }
 

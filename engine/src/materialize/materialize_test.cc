@@ -10,6 +10,7 @@
 #include "stage_order.h"
 #include "tilesched/generate.h"
 #include "tilesched/graph_builder.h"
+#include "tilesched/verify.h"
 
 namespace tilesched::materialize_internal {
 namespace {
@@ -218,6 +219,49 @@ TEST(Materialize, RefusesWhatItCannotMaterialize) {
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().message().find("postcondition violated"), std::string::npos)
       << b.status().message();
+}
+
+// MaterializeOptions: without the region or the postcondition check the
+// values are the same; the region is left empty only when asked. A build
+// with assertions checks the postconditions whatever the options say.
+TEST(Materialize, TheOptionsLeaveTheValuesAlone) {
+  const Gemm k = SmallGemm();
+  const Schedule s = GemmSchedule();
+  StatusOr<Materialization> full = materialize(k.g, s);
+  ASSERT_TRUE(full.ok());
+  MaterializeOptions lean;
+  lean.postconditions = false;
+  lean.region = false;
+  StatusOr<Materialization> m = materialize(k.g, s, lean);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->pipes, full->pipes);
+  EXPECT_EQ(m->mutexes, full->mutexes);
+  EXPECT_EQ(m->agents, full->agents);
+  EXPECT_EQ(m->trivial_fallback, full->trivial_fallback);
+  EXPECT_TRUE(m->region.empty());
+  lean.region = true;
+  StatusOr<Materialization> with_region = materialize(k.g, s, lean);
+  ASSERT_TRUE(with_region.ok());
+  EXPECT_EQ(*with_region, *full);
+
+  // The broken schedule of RefusesWhatItCannotMaterialize: the check
+  // refuses it; unchecked (a release build), its values go out and the
+  // verifier, which checks them on its own, refuses them.
+  const Schedule broken = At(20, {0, 8, 16, 17, 80});
+  lean.region = false;
+  StatusOr<Materialization> b = materialize(k.g, broken, lean);
+#ifdef NDEBUG
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  Schedule attached = broken;
+  attach_materialization(attached, std::move(*b));
+  const VerifyReport report = verify_schedule(k.g, attached);
+  EXPECT_TRUE(report.violates(Rule::kDependence));
+  EXPECT_TRUE(report.violates(Rule::kMaterialization));
+#else
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("postcondition violated"), std::string::npos)
+      << b.status().message();
+#endif
 }
 
 // The pass boundary: everything but ii, start, stage and order is ignored,

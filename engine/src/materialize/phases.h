@@ -41,13 +41,14 @@ std::vector<CandidatePair> candidate_pairs(const std::vector<PipePlaceholder>& p
 // final pipe indices and the number of its drafts that were duplicates; a
 // pair the owner map answered (repeat_of) gets the pipe of the group with
 // that owner at its consumer, counted as collapsed too.
-std::vector<Pipe> collapse_duplicate_pipes(const std::vector<std::vector<PipeDraft>>& drafts,
+std::vector<Pipe> collapse_duplicate_pipes(std::vector<std::vector<PipeDraft>> drafts,
                                            std::vector<PairSolve>& solves);
 
 // materialize() with its trace: `solves` gets one record per candidate
 // pair, in walker order (what Schedule::solve did for it).
 StatusOr<Materialization> materialize_traced(const Graph& g, const Schedule& s,
-                                             std::vector<PairSolve>& solves);
+                                             std::vector<PairSolve>& solves,
+                                             const MaterializeOptions& opts = {});
 
 // check_materialization for the pass driver, which has checked the stage
 // order and built `maps` (build_value_maps(g, s): a function of g and s

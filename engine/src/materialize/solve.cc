@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <set>
 #include <utility>
 
 #include "stage_order.h"
@@ -46,6 +45,7 @@ ConsumerWork prepare_consumer(const Graph& g, const Schedule& s, const ValueMaps
     info.order = s.order[cw.work[p]];
     info.async = is_async(g, cw.work[p]);
   }
+  cw.carried.reserve(maps.needed_in[consumer].size());
   for (int e : maps.needed_in[consumer]) {
     const auto it = std::lower_bound(by_id.begin(), by_id.end(), g.edges[e].from);
     const int p = position_by_id[it - by_id.begin()];
@@ -97,13 +97,16 @@ std::vector<int> close_under_live_at_consumer(const ConsumerWork& cw, const Solv
       frontier.push_back(i);
     }
   }
-  std::set<int64_t> expanded;  // keys already followed
+  // Keys already followed, marked at the first entry of their range in
+  // cw.carried (every key a candidate carries has one).
+  std::vector<char> expanded(cw.carried.size(), 0);
   while (!frontier.empty()) {
     const int i = frontier.back();
     frontier.pop_back();
     for (int64_t key : cw.info[i].keys) {
-      if (!expanded.insert(key).second) continue;
       const auto [lo, hi] = carriers(cw, key);
+      if (lo == hi || expanded[lo]) continue;
+      expanded[lo] = 1;
       for (size_t j = lo; j < hi; ++j) {
         const int p = cw.carried[j].second;
         if (!in[p]) {
@@ -143,10 +146,12 @@ std::vector<PipeDraft> emit_group_pipes(const Graph& g, const Schedule& s, const
                                         DisjointSets& dsu, OwnerMap& owners) {
   std::vector<PipeDraft> drafts;
   std::vector<int> from;
-  for (int root : dsu.roots()) {
+  const std::vector<int> roots = dsu.roots();
+  drafts.reserve(roots.size() + 1);  // and the fallback solve_pair may add
+  for (int root : roots) {
     PipeDraft d;
     d.consumer = cw.consumer;
-    for (int i : dsu.members(root)) d.producers.push_back(cw.work[live[i]]);
+    for (int i : dsu.member_span(root)) d.producers.push_back(cw.work[live[i]]);
     sort_by_stage_order(s, d.producers);
     d.owner = d.producers.front();  // choose_earliest_owner
     d.depth = 0;
@@ -160,7 +165,7 @@ std::vector<PipeDraft> emit_group_pipes(const Graph& g, const Schedule& s, const
       }
     }
     std::sort(d.edges.begin(), d.edges.end());
-    for (int i : dsu.members(root)) owners.owner[live[i]] = d.owner;
+    for (int i : dsu.member_span(root)) owners.owner[live[i]] = d.owner;
     drafts.push_back(std::move(d));
   }
   return drafts;

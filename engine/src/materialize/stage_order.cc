@@ -13,7 +13,10 @@ int compare_stage_order(const Schedule& s, OpId a, OpId b) {
 }
 
 void sort_by_stage_order(const Schedule& s, std::vector<OpId>& ops) {
-  std::stable_sort(ops.begin(), ops.end(),
+  // The relation is a strict total order on distinct ops (it never answers
+  // "equal"), so an unstable sort gives the stable sort's order, without
+  // the temporary buffer std::stable_sort allocates.
+  std::sort(ops.begin(), ops.end(),
                    [&](OpId a, OpId b) { return compare_stage_order(s, a, b) < 0; });
 }
 

@@ -22,7 +22,7 @@ int compare_stage_order(const Schedule& s, OpId a, OpId b);
 
 inline bool before(const Schedule& s, OpId a, OpId b) { return compare_stage_order(s, a, b) < 0; }
 
-// Stable-sorts ops by (stage, order).
+// Sorts ops by (stage, order): stably, the relation being total.
 void sort_by_stage_order(const Schedule& s, std::vector<OpId>& ops);
 
 // Every op of the schedule, in (stage, order).

@@ -19,6 +19,16 @@ ValueMaps build_value_maps(const Graph& g, const Schedule& s) {
   maps.op_depth = s.stage;
   maps.needed_in.assign(n, {});
   maps.data_in.assign(n, {});
+  // Each op's data in-edges counted first, so that each list is allocated
+  // once (every schedule of a sweep builds these maps).
+  std::vector<int> data_degree(n, 0);
+  for (const Edge& e : g.edges) {
+    if (e.kind == EdgeKind::kData) ++data_degree[e.to];
+  }
+  for (int v = 0; v < n; ++v) {
+    maps.data_in[v].reserve(data_degree[v]);
+    maps.needed_in[v].reserve(data_degree[v]);
+  }
   for (int i = 0; i < m; ++i) {
     const Edge& e = g.edges[i];
     maps.depth[i] = edge_depth(s, e);
@@ -36,7 +46,9 @@ ValueMaps build_value_maps(const Graph& g, const Schedule& s) {
     });
   }
   for (std::vector<int>& in : maps.needed_in) {
-    std::stable_sort(in.begin(), in.end(), [&](int a, int b) {
+    // A strict total order (the edge id breaks ties): std::sort gives the
+    // stable order without a temporary buffer.
+    std::sort(in.begin(), in.end(), [&](int a, int b) {
       const OpId ua = g.edges[a].from;
       const OpId ub = g.edges[b].from;
       if (ua != ub) return before(s, ua, ub);

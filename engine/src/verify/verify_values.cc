@@ -10,9 +10,7 @@
 #include "verify_values.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -37,10 +35,14 @@ bool asynchronous(const Graph& g, OpId v) {
   return kind != nullptr && (kind->async || kind->tma || kind->wgmma);
 }
 
+std::vector<EdgeNeed> edge_needs_with(const Graph& g, const Schedule& s,
+                                      const std::vector<int64_t>& stage,
+                                      const AgentAssignment& agents);
+
 class ValuesCheck {
  public:
   ValuesCheck(const Graph& g, const Schedule& s, const std::vector<int64_t>& stage)
-      : g_(g), s_(s), needs_(edge_needs(g, s, stage)), agents_(assign_agents(g)) {}
+      : g_(g), s_(s), agents_(assign_agents(g)), needs_(edge_needs_with(g, s, stage, agents_)) {}
   std::vector<std::string> run() &&;
 
  private:
@@ -52,21 +54,30 @@ class ValuesCheck {
 
   bool check_names_and_references();
   void index_edges();
-  std::vector<int> edges_into(const std::vector<int>& index, OpId to,
-                              std::optional<OpId> from) const;
+  std::pair<std::vector<int>::const_iterator, std::vector<int>::const_iterator> edges_into(
+      const std::vector<int>& index, OpId to, std::optional<OpId> from) const;
   std::vector<int> carried_by(const Pipe& p) const;
   void check_pipe(const Pipe& p, const std::vector<int>& carried);
   void check_pipe_grouping(const Pipe& p, const std::vector<int>& carried);
   void check_pipe_coverage(const std::vector<std::vector<int>>& carried);
   void check_arrivals_share_a_pipe(const std::vector<std::vector<int>>& carried);
+  // What one (releaser, acquirer) pair of order edges needs of its mutex.
+  struct NeededMutex {
+    OpId releaser = 0, acquirer = 0;
+    size_t begin = 0, end = 0;  // its edges: a run of needed_mutexes' `edges`
+    OpId owner = 0;
+    int64_t depth = 0;
+    int carried = 0;  // mutexes naming this pair
+  };
+  std::vector<NeededMutex> needed_mutexes(std::vector<int>& edges) const;
   void check_mutexes();
   void check_agents();
   void check_flag();
 
   const Graph& g_;
   const Schedule& s_;
-  const std::vector<EdgeNeed> needs_;
   const AgentAssignment agents_;  // the graph's warp roles (tilesched/agents.h)
+  const std::vector<EdgeNeed> needs_;
   std::vector<int> data_edges_;   // data edge ids by (to, from, id)
   std::vector<int> order_edges_;  // order edge ids by (to, from, id)
   std::vector<std::string> out_;
@@ -133,51 +144,51 @@ void ValuesCheck::index_edges() {
   std::sort(order_edges_.begin(), order_edges_.end(), by_ends);
 }
 
-// The edges of one index into `to`, from `from` (any source when nullopt),
-// ascending id.
-std::vector<int> ValuesCheck::edges_into(const std::vector<int>& index, OpId to,
-                                         std::optional<OpId> from) const {
+// The edges of one index into `to`, from `from` (any source when
+// nullopt): a range of the index, which is sorted by (to, from, id).
+std::pair<std::vector<int>::const_iterator, std::vector<int>::const_iterator>
+ValuesCheck::edges_into(const std::vector<int>& index, OpId to, std::optional<OpId> from) const {
   const auto key = [&](int e) {
     const Edge& x = g_.edges[e];
     return std::pair(x.to, from ? x.from : 0);
   };
   const std::pair<OpId, OpId> wanted(to, from.value_or(0));
-  auto it = std::lower_bound(index.begin(), index.end(), wanted,
-                             [&](int e, const std::pair<OpId, OpId>& w) { return key(e) < w; });
-  std::vector<int> out;
-  for (; it != index.end() && key(*it) == wanted; ++it) out.push_back(*it);
-  std::sort(out.begin(), out.end());
-  return out;
+  const auto lo = std::lower_bound(index.begin(), index.end(), wanted,
+                                   [&](int e, const std::pair<OpId, OpId>& w) { return key(e) < w; });
+  const auto hi = std::upper_bound(lo, index.end(), wanted,
+                                   [&](const std::pair<OpId, OpId>& w, int e) { return w < key(e); });
+  return {lo, hi};
 }
 
 // What a pipe carries, from its fields: every live data edge from one of
 // its producers to its consumer; a pipe without producers (the trivial
-// fallback) every data edge into its consumer that is not live.
+// fallback) every data edge into its consumer that is not live. Ascending
+// id, each once.
 std::vector<int> ValuesCheck::carried_by(const Pipe& p) const {
   std::vector<int> out;
   if (p.producers.empty()) {
-    for (int e : edges_into(data_edges_, p.consumer, std::nullopt)) {
-      if (!needs_[e].live) out.push_back(e);
+    const auto [lo, hi] = edges_into(data_edges_, p.consumer, std::nullopt);
+    for (auto it = lo; it != hi; ++it) {
+      if (!needs_[*it].live) out.push_back(*it);
     }
   } else {
-    std::vector<OpId> producers = p.producers;
-    std::sort(producers.begin(), producers.end());
-    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
-    for (OpId u : producers) {
-      for (int e : edges_into(data_edges_, p.consumer, u)) {
-        if (needs_[e].live) out.push_back(e);
+    for (OpId u : p.producers) {
+      const auto [lo, hi] = edges_into(data_edges_, p.consumer, u);
+      for (auto it = lo; it != hi; ++it) {
+        if (needs_[*it].live) out.push_back(*it);
       }
     }
   }
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());  // a producer listed twice
   return out;
 }
 
 void ValuesCheck::check_pipe(const Pipe& p, const std::vector<int>& carried) {
-  const std::string who = pipe_text(p);
+  const auto who = [&] { return pipe_text(p); };  // only for a message
   for (size_t i = 1; i < p.producers.size(); ++i) {
     if (!runs_before(s_, p.producers[i - 1], p.producers[i])) {
-      add(who + ": producers are not listed once each in (stage, order)");
+      add(who() + ": producers are not listed once each in (stage, order)");
       break;
     }
   }
@@ -186,17 +197,17 @@ void ValuesCheck::check_pipe(const Pipe& p, const std::vector<int>& carried) {
     if (runs_before(s_, u, owner)) owner = u;
   }
   if (p.owner != owner) {
-    add(who + ": owner " + name(p.owner) + " is not the earliest by (stage, order); expected " +
+    add(who() + ": owner " + name(p.owner) + " is not the earliest by (stage, order); expected " +
         name(owner));
   }
   if (p.edges != carried) {
-    add(who + ": records edges " + list_text(p.edges) + " but carries " + list_text(carried));
+    add(who() + ": records edges " + list_text(p.edges) + " but carries " + list_text(carried));
   }
   if (std::none_of(carried.begin(), carried.end(),
                    [&](int e) { return needs_[e].need == Need::kPipe; })) {
-    add(who + ": carries no edge that needs a pipe");
+    add(who() + ": carries no edge that needs a pipe");
   }
-  if (p.depth < 1) add(who + ": depth " + str(p.depth) + " is below 1");
+  if (p.depth < 1) add(who() + ": depth " + str(p.depth) + " is below 1");
   // The fallback holds one value; any other pipe the deepest edge it carries.
   std::optional<int64_t> depth;
   if (p.producers.empty()) depth = 1;
@@ -204,7 +215,7 @@ void ValuesCheck::check_pipe(const Pipe& p, const std::vector<int>& carried) {
     if (!p.producers.empty()) depth = std::max(depth.value_or(needs_[e].depth), needs_[e].depth);
   }
   if (depth && p.depth != *depth) {
-    add(who + ": depth " + str(p.depth) + ", expected " + str(*depth) +
+    add(who() + ": depth " + str(p.depth) + ", expected " + str(*depth) +
         (p.producers.empty() ? " (a consumer-only pipe)"
                              : " (max of stage(consumer) - stage(producer) + distance + 1)"));
   }
@@ -214,7 +225,7 @@ void ValuesCheck::check_pipe(const Pipe& p, const std::vector<int>& carried) {
 // Each producer hands the consumer a live value; two or more producers
 // share one pipe only as asynchronous same-iteration arrivals.
 void ValuesCheck::check_pipe_grouping(const Pipe& p, const std::vector<int>& carried) {
-  const std::string who = pipe_text(p);
+  const auto who = [&] { return pipe_text(p); };  // only for a message
   for (OpId u : p.producers) {
     bool feeds = false;
     bool arrives = false;
@@ -224,9 +235,9 @@ void ValuesCheck::check_pipe_grouping(const Pipe& p, const std::vector<int>& car
       arrives = arrives || needs_[e].arrival;
     }
     if (!feeds) {
-      add(who + ": producer " + name(u) + " has no live data edge to " + name(p.consumer));
+      add(who() + ": producer " + name(u) + " has no live data edge to " + name(p.consumer));
     } else if (p.producers.size() >= 2 && !arrives) {
-      add(who + ": groups " + name(u) +
+      add(who() + ": groups " + name(u) +
           ", which shares no origin value with the other producers (not an asynchronous "
           "same-iteration arrival at " +
           name(p.consumer) + ")");
@@ -236,18 +247,21 @@ void ValuesCheck::check_pipe_grouping(const Pipe& p, const std::vector<int>& car
 
 // Every edge that needs a pipe is carried by exactly one; none by two.
 void ValuesCheck::check_pipe_coverage(const std::vector<std::vector<int>>& carried) {
-  std::vector<std::vector<int>> pipes_of(g_.edges.size());
-  for (size_t p = 0; p < carried.size(); ++p) {
-    for (int e : carried[p]) pipes_of[e].push_back(static_cast<int>(p));
+  std::vector<int> count(g_.edges.size(), 0);  // pipes carrying each edge
+  for (const std::vector<int>& edges : carried) {
+    for (int e : edges) ++count[e];
   }
   for (int e : data_edges_) {
-    const std::vector<int>& pipes = pipes_of[e];
-    if (pipes.empty() && needs_[e].need == Need::kPipe) {
+    if (count[e] == 0 && needs_[e].need == Need::kPipe) {
       add(edge_text(e) + " needs a pipe and no pipe carries it");
-    } else if (pipes.size() > 1) {
+    } else if (count[e] > 1) {
       std::string ids;
-      for (int p : pipes) ids += (ids.empty() ? "" : ", ") + s_.pipes[p].id;
-      add(edge_text(e) + " is carried by " + std::to_string(pipes.size()) + " pipes (" + ids +
+      for (size_t p = 0; p < carried.size(); ++p) {
+        if (std::binary_search(carried[p].begin(), carried[p].end(), e)) {
+          ids += (ids.empty() ? "" : ", ") + s_.pipes[p].id;
+        }
+      }
+      add(edge_text(e) + " is carried by " + std::to_string(count[e]) + " pipes (" + ids +
           "), not one");
     }
   }
@@ -256,22 +270,33 @@ void ValuesCheck::check_pipe_coverage(const std::vector<std::vector<int>>& carri
 // The asynchronous same-iteration producers of a consumer arrive on one
 // barrier: all their edges in one pipe.
 void ValuesCheck::check_arrivals_share_a_pipe(const std::vector<std::vector<int>>& carried) {
-  // (consumer, producer agent) -> the pipes carrying such arrivals
-  std::map<std::pair<OpId, int>, std::set<int>> arrival_pipes;
+  // (consumer, producer agent, pipe) of every carried arrival, sorted: the
+  // pipes of one (consumer, producer agent) are then a run, ascending
+  std::vector<std::tuple<OpId, int, int>> arrivals;
   for (size_t p = 0; p < carried.size(); ++p) {
     for (int e : carried[p]) {
       if (needs_[e].arrival) {
         const Edge& edge = g_.edges[e];
-        arrival_pipes[{edge.to, agents_.of_op[edge.from]}].insert(static_cast<int>(p));
+        arrivals.emplace_back(edge.to, agents_.of_op[edge.from], static_cast<int>(p));
       }
     }
   }
-  for (const auto& [key, pipes] : arrival_pipes) {
-    if (pipes.size() < 2) continue;
+  std::sort(arrivals.begin(), arrivals.end());
+  arrivals.erase(std::unique(arrivals.begin(), arrivals.end()), arrivals.end());
+  for (size_t i = 0; i < arrivals.size();) {
+    const auto [consumer, agent, first] = arrivals[i];
+    size_t j = i;
     std::string ids;
-    for (int p : pipes) ids += (ids.empty() ? "" : ", ") + s_.pipes[p].id;
-    add("the asynchronous producers of agent " + agents_.names[key.second] + " arriving at " +
-        name(key.first) + " are split across " + ids + " (they share one origin value)");
+    for (; j < arrivals.size() && std::get<0>(arrivals[j]) == consumer &&
+           std::get<1>(arrivals[j]) == agent;
+         ++j) {
+      ids += (ids.empty() ? "" : ", ") + s_.pipes[std::get<2>(arrivals[j])].id;
+    }
+    if (j - i >= 2) {
+      add("the asynchronous producers of agent " + agents_.names[agent] + " arriving at " +
+          name(consumer) + " are split across " + ids + " (they share one origin value)");
+    }
+    i = j;
   }
 }
 
@@ -292,17 +317,19 @@ void ValuesCheck::check_agents() {
       }
     }
   }
+  std::vector<int> producers;  // the distinct agents of a pipe's producers, ascending
   for (const Pipe& p : s_.pipes) {
-    std::set<int> producers;
-    for (OpId u : p.producers) producers.insert(agents_.of_op[u]);
+    producers.clear();
+    for (OpId u : p.producers) producers.push_back(agents_.of_op[u]);
+    std::sort(producers.begin(), producers.end());
+    producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
     if (producers.size() > 1) {
       add(pipe_text(p) + ": its producers run in " + str(static_cast<int64_t>(producers.size())) +
           " agents; a pipe joins one producer agent to one consumer agent");
     }
     if (p.producer_agent.empty() && p.consumer_agent.empty()) continue;
     const std::string& consumer = agents_.name_of(p.consumer);
-    const std::string& producer =
-        producers.empty() ? consumer : agents_.names[*producers.begin()];
+    const std::string& producer = producers.empty() ? consumer : agents_.names[producers.front()];
     if (p.consumer_agent != consumer) {
       add(pipe_text(p) + ": consumer agent " + p.consumer_agent + ", expected " + consumer);
     }
@@ -316,49 +343,79 @@ void ValuesCheck::check_agents() {
 // (releaser, acquirer) pair, carrying all its edges, owned by the earlier
 // of the two, as deep as its deepest edge. Each carried mutex is compared
 // with the one its pair needs; each pair must be carried exactly once.
-void ValuesCheck::check_mutexes() {
-  struct Needed {
-    std::vector<int> edges;
-    OpId owner = 0;
-    int64_t depth = 0;
-    int carried = 0;  // mutexes naming this pair
-  };
-  std::map<std::pair<OpId, OpId>, Needed> needed;  // by (releaser, acquirer)
-  for (int e : order_edges_) {
-    const Edge& edge = g_.edges[e];
-    Needed& n = needed[{edge.from, edge.to}];
-    n.depth = n.edges.empty() ? needs_[e].depth : std::max(n.depth, needs_[e].depth);
-    n.edges.push_back(e);
-    n.owner = runs_before(s_, edge.to, edge.from) ? edge.to : edge.from;
+// The order edges by (releaser, acquirer, id) into `edges`, and one entry
+// per (releaser, acquirer) pair, in that order: its edges are a run of
+// `edges`, ascending id.
+std::vector<ValuesCheck::NeededMutex> ValuesCheck::needed_mutexes(std::vector<int>& edges) const {
+  edges = order_edges_;
+  std::sort(edges.begin(), edges.end(), [&](int a, int b) {
+    const Edge& x = g_.edges[a];
+    const Edge& y = g_.edges[b];
+    return std::tie(x.from, x.to, a) < std::tie(y.from, y.to, b);
+  });
+  std::vector<NeededMutex> needed;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const Edge& edge = g_.edges[edges[i]];
+    if (needed.empty() || needed.back().releaser != edge.from ||
+        needed.back().acquirer != edge.to) {
+      NeededMutex n;
+      n.releaser = edge.from;
+      n.acquirer = edge.to;
+      n.begin = i;
+      n.depth = needs_[edges[i]].depth;
+      n.owner = runs_before(s_, edge.to, edge.from) ? edge.to : edge.from;
+      needed.push_back(n);
+    }
+    NeededMutex& n = needed.back();
+    n.depth = std::max(n.depth, needs_[edges[i]].depth);
+    n.end = i + 1;
   }
-  for (auto& [pair, n] : needed) std::sort(n.edges.begin(), n.edges.end());
+  return needed;
+}
+
+void ValuesCheck::check_mutexes() {
+  std::vector<int> edges;
+  std::vector<NeededMutex> needed = needed_mutexes(edges);
+  const auto run = [&](const NeededMutex& n) {
+    return std::pair(edges.begin() + static_cast<std::ptrdiff_t>(n.begin),
+                     edges.begin() + static_cast<std::ptrdiff_t>(n.end));
+  };
   for (const Mutex& m : s_.mutexes) {
-    const std::string who = m.id + " (" + name(m.releaser) + " -> " + name(m.acquirer) + ")";
-    const auto it = needed.find({m.releaser, m.acquirer});
-    if (it == needed.end()) {
-      add(who + ": no order edge runs from " + name(m.releaser) + " to " + name(m.acquirer));
+    const auto who = [&] {
+      return m.id + " (" + name(m.releaser) + " -> " + name(m.acquirer) + ")";
+    };
+    const auto it = std::lower_bound(
+        needed.begin(), needed.end(), std::pair(m.releaser, m.acquirer),
+        [](const NeededMutex& n, const std::pair<OpId, OpId>& k) {
+          return std::pair(n.releaser, n.acquirer) < k;
+        });
+    if (it == needed.end() || it->releaser != m.releaser || it->acquirer != m.acquirer) {
+      add(who() + ": no order edge runs from " + name(m.releaser) + " to " + name(m.acquirer));
       continue;
     }
-    Needed& n = it->second;
+    NeededMutex& n = *it;
     ++n.carried;
-    if (m.edges != n.edges) {
-      add(who + ": records edges " + list_text(m.edges) + " but carries " + list_text(n.edges));
+    const auto [lo, hi] = run(n);
+    if (!std::equal(m.edges.begin(), m.edges.end(), lo, hi)) {
+      add(who() + ": records edges " + list_text(m.edges) + " but carries " +
+          list_text(std::vector<int>(lo, hi)));
     }
     if (m.owner != n.owner) {
-      add(who + ": owner " + name(m.owner) + " is not the earliest by (stage, order); expected " +
+      add(who() + ": owner " + name(m.owner) + " is not the earliest by (stage, order); expected " +
           name(n.owner));
     }
-    if (m.depth < 1) add(who + ": depth " + str(m.depth) + " is below 1");
+    if (m.depth < 1) add(who() + ": depth " + str(m.depth) + " is below 1");
     if (m.depth != n.depth) {
-      add(who + ": depth " + str(m.depth) + ", expected " + str(n.depth) +
+      add(who() + ": depth " + str(m.depth) + ", expected " + str(n.depth) +
           " (max of stage(acquirer) - stage(releaser) + distance + 1)");
     }
   }
-  for (const auto& [pair, n] : needed) {
-    for (int e : n.edges) {
-      if (n.carried == 0) add(edge_text(e) + " needs a mutex and no mutex carries it");
+  for (const NeededMutex& n : needed) {
+    for (size_t i = n.begin; i < n.end; ++i) {
+      if (n.carried == 0) add(edge_text(edges[i]) + " needs a mutex and no mutex carries it");
       if (n.carried > 1) {
-        add(edge_text(e) + " is carried by " + std::to_string(n.carried) + " mutexes, not one");
+        add(edge_text(edges[i]) + " is carried by " + std::to_string(n.carried) +
+            " mutexes, not one");
       }
     }
   }
@@ -393,8 +450,15 @@ std::vector<std::string> ValuesCheck::run() && {
 
 std::vector<EdgeNeed> edge_needs(const Graph& g, const Schedule& s,
                                  const std::vector<int64_t>& stage) {
+  return edge_needs_with(g, s, stage, assign_agents(g));
+}
+
+namespace {
+
+std::vector<EdgeNeed> edge_needs_with(const Graph& g, const Schedule& s,
+                                      const std::vector<int64_t>& stage,
+                                      const AgentAssignment& agents) {
   std::vector<EdgeNeed> out(g.edges.size());
-  const AgentAssignment agents = assign_agents(g);
   for (size_t i = 0; i < g.edges.size(); ++i) {
     const Edge& e = g.edges[i];
     EdgeNeed& need = out[i];
@@ -416,6 +480,8 @@ std::vector<EdgeNeed> edge_needs(const Graph& g, const Schedule& s,
   }
   return out;
 }
+
+}  // namespace
 
 bool carries_values(const Schedule& s) {
   return !s.pipes.empty() || !s.mutexes.empty() ||

@@ -44,6 +44,9 @@ std::string_view family_kind_name(FamilyKind k);  // "random" | "structured"
 // Builds a graph of about `ops` ops from resolved parameters. The graph's
 // name, as returned, holds only the derived sizes the family wants to
 // record ("k_tiles=4"), or is empty; generate() writes the full name.
+// The graph is valid (validate_graph): every family builds it with
+// GraphBuilder::build(), which validates, and generate() does not validate
+// it again.
 using FamilyFn = StatusOr<Graph> (*)(int ops, uint64_t seed, const ParamMap& params);
 
 struct Family {
