@@ -1,10 +1,10 @@
 // Tests for the candidate stage assignments of a TTGIR loop
-// (tilesched/graphgen/triton_candidates.h) on the committed pointer matmul
+// (tilesched/triton_candidates.h) on the committed pointer matmul
 // at num_stages 3: one candidate per distinct stage vector, every finder
 // accounted for, Triton's own among them and priced as `tilesched stages`
 // prices it, every price the model's, the list ranked by predicted time,
 // and the manifests.
-#include "tilesched/graphgen/triton_candidates.h"
+#include "tilesched/triton_candidates.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/hopper_registers.h"
 
-namespace tilesched::graphgen {
+namespace tilesched {
 namespace {
 
 const std::string kMatmul = std::string(TILESCHED_GEN_TESTDATA) +
@@ -118,4 +118,4 @@ TEST(TritonCandidates, TheStageBoundIsTheDeepestMaxDepth) {
 }
 
 }  // namespace
-}  // namespace tilesched::graphgen
+}  // namespace tilesched

@@ -1,5 +1,5 @@
 // The packing repair (see repair.h).
-#include "repair.h"
+#include "repair/packing_repair.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,61 +8,20 @@
 #include <string>
 #include <vector>
 
-#include "util/elapsed.h"
-#include "../exact/bounds.h"
-#include "../exact/query.h"
-#include "graph/graph_algo.h"
+#include "oracle/exact/work_checks.h"
+#include "repair/screen.h"
 #include "search/ii_range.h"
-#include "screen.h"
 #include "tilesched/mii.h"
 #include "tilesched/verify.h"
+#include "util/elapsed.h"
 
 namespace tilesched {
 
 namespace {
 
-using exact_internal::Answer;
-using exact_internal::Clock;
-
 // The least II worth a check: the heuristics' own lower bound, and the floor.
 int64_t lowest_ii(const Graph& g, int64_t ii_floor) {
   return std::max(ii_lower_bound(g, compute_mii(g).max()), ii_floor);
-}
-
-// What one check of the whole graph gave: the starts of a legal schedule,
-// or none with the solver's answer.
-struct Packed {
-  Answer answer = Answer::kUnknown;
-  std::optional<std::vector<int64_t>> start;
-};
-
-// One II's check under `units` of work, CaDiCaL in its stable mode only
-// when `stable_only`: the starts of a legal schedule at ii, or none
-// (unsat, out of budget, no model, or a schedule the verifier refuses,
-// which would be a bug in the model). `used` gains the work spent.
-Packed pack_at(const Graph& g, int64_t ii, int64_t stages, int64_t units, bool stable_only,
-               exact_internal::Backend& backend, int64_t& used) {
-  std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g, ii, false);
-  if (!asap) return {Answer::kUnsat, std::nullopt};  // II below RecMII
-  // A tight stage bound, as the oracle's first check at an II: a much
-  // smaller model; a schedule it finds is legal all the same. The budget is
-  // work, never the clock.
-  exact_internal::ModelSpec spec = *exact_internal::model_spec(
-      g, ii, std::min(stages, exact_internal::stage_bound(g, ii)), Clock::time_point::max(),
-      std::move(asap));
-  spec.stable_only = stable_only;
-  const std::unique_ptr<exact_internal::IiProblem> model = backend.build(g, spec);
-  if (model == nullptr) return {};  // over the backend's size limit
-  const Answer a = model->check(spec.stage_bound, Clock::time_point::max(), units);
-  used += std::max<int64_t>(model->units_used(), 1);
-  if (a != Answer::kSat) return {a, std::nullopt};
-  Schedule s;
-  s.ii = ii;
-  s.start = model->starts();
-  s.feasible = true;
-  derive_stage_order(s);
-  if (!verify_schedule(g, s).legal()) return {};
-  return {a, std::move(s.start)};
 }
 
 // The work of one repair: the SAT checks of the whole graph (`used`,
@@ -94,21 +53,23 @@ std::string repair_line(int64_t from, int64_t to, const Tally& t) {
 // second attempt in CaDiCaL's stable mode. Each under its own budget, so
 // the screen and the second attempt never take work from the checks of
 // the whole graph.
-std::optional<std::vector<int64_t>> try_ii(const Graph& g, int64_t ii, int64_t stages,
+std::optional<std::vector<int64_t>> try_ii(int64_t ii, int64_t stages,
                                            const PackingRepairOptions& opts,
-                                           ComponentScreen& screen,
-                                           exact_internal::Backend& backend, Tally& t) {
+                                           ComponentScreen& screen, WorkChecks& checks, Tally& t) {
   if (opts.units_screen > 0 && t.screened < opts.units_total &&
-      screen.rules_out(ii, opts.units_screen, backend, t.screened)) {
+      screen.rules_out(ii, opts.units_screen, t.screened)) {
     ++t.ruled_out;
     return std::nullopt;  // the check of the whole graph would be unsat
   }
-  Packed p = pack_at(g, ii, stages, next_budget(opts, t), false, backend, t.used);
-  if (p.start || p.answer != Answer::kUnknown) return std::move(p.start);
+  // The budget is work, never the clock.
+  WorkChecks::Result p = checks.whole_graph(ii, stages, next_budget(opts, t), false, t.used);
+  if (p.answer == WorkChecks::Answer::kFound) return std::move(p.start);
+  if (p.answer != WorkChecks::Answer::kUnknown) return std::nullopt;
   if (opts.units_second <= 0 || t.second >= opts.units_total) return std::nullopt;
-  p = pack_at(g, ii, stages, std::min(opts.units_second, opts.units_total - t.second), true,
-              backend, t.second);
-  if (p.start) ++t.found_second;
+  p = checks.whole_graph(ii, stages, std::min(opts.units_second, opts.units_total - t.second),
+                         true, t.second);
+  if (p.answer != WorkChecks::Answer::kFound) return std::nullopt;
+  ++t.found_second;
   return std::move(p.start);
 }
 
@@ -150,16 +111,15 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
   int64_t lo = lowest_ii(g, ii_floor), hi = s.ii;
   // The model's stage bound (largest stage): one above the heuristic's.
   const int64_t stages = s.stage_count;
-  std::unique_ptr<exact_internal::Backend> backend;
-  ComponentScreen screen(g);
+  WorkChecks checks(g);
+  ComponentScreen screen(g, checks);
   Tally t;
   for (int64_t ii = lo; ii < hi && t.used < opts.units_total; ii = lo + (hi - lo) / 2) {
-    if (!backend) backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
     ++t.tried;
     std::optional<std::vector<int64_t>> start;
     try {
-      start = try_ii(g, ii, stages, opts, screen, *backend, t);
-    } catch (const exact_internal::BackendFailure&) {
+      start = try_ii(ii, stages, opts, screen, checks, t);
+    } catch (const WorkChecks::SolverFailed&) {
       break;  // the solver failed: the schedule in hand stands
     }
     if (start) {
