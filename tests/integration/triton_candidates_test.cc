@@ -25,7 +25,7 @@ const std::string kMatmul = std::string(TILESCHED_GEN_TESTDATA) +
                             "/ttgir/matmul_STAGES3_BM128_BN128_BK64_W8.triton-scheduled.ttgir";
 
 Graph imported() {
-  StatusOr<TtgirImport> r = import_ttgir(kMatmul, {});
+  StatusOr<graphgen::TtgirImport> r = graphgen::import_ttgir(kMatmul, {});
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? r->graph : Graph{};
 }
