@@ -1,9 +1,8 @@
-// The packing repair (see repair.h).
+// The packing repair (see packing_repair.h).
 #include "repair/packing_repair.h"
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +11,7 @@
 #include "repair/screen.h"
 #include "search/ii_range.h"
 #include "tilesched/mii.h"
-#include "tilesched/verify.h"
+#include "tilesched/schedule.h"
 #include "util/elapsed.h"
 
 namespace tilesched {
