@@ -182,6 +182,16 @@ expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exa
   --sat-encoding time
 grep -q -- "--sat-encoding applies to --exact-backend sat only" "$work/err" ||
   fail "smt --sat-encoding: $(cat "$work/err")"
+# --exact-start-sum (the SMT backend's tie-break by the sum of starts)
+# keeps the proven optimum and is recorded; the SAT backend is refused it.
+expect 0 "$bin" schedule "$examples/gemm_mainloop.loop.json" --generator exact --exact-backend smt \
+  --exact-start-sum -o "$work/gemm_mainloop.sum.json"
+grep -q '"minimise_start_sum": "true"' "$work/gemm_mainloop.sum.json" ||
+  fail "exact: minimise_start_sum not recorded"
+same_optimum gemm_mainloop "$work/gemm_mainloop.sum.json" "$work/gemm_mainloop.exact.json" "the start sum"
+expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator exact --exact-start-sum
+grep -q -- "--exact-start-sum applies to --exact-backend smt only" "$work/err" ||
+  fail "sat --exact-start-sum: $(cat "$work/err")"
 expect 2 "$bin" schedule "$examples/attention_forward.loop.json" --generator cost-based --sat-encoding time
 grep -q -- "--exact-backend" <("$bin" schedule --help) || fail "schedule --help does not list --exact-backend"
 

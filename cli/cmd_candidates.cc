@@ -2,7 +2,7 @@
 // loop imported from TTGIR that every generator finds under every stage cap
 // from 1 to the graph's stage bound, and Triton's own, each priced by the
 // hopper model and ranked by predicted time
-// (tilesched/graphgen/triton_candidates.h; docs/TTGIR.md, "Candidates").
+// (tilesched/triton_candidates.h; docs/TTGIR.md, "Candidates").
 // DIR gets one tilesched.triton/1 export per candidate the export accepts
 // (RANK.SOURCE.json), candidates.tsv and candidates.json, written into a
 // fresh directory beside it that then takes its place: DIR holds one whole
@@ -25,7 +25,7 @@
 #include "commands.h"
 #include "hopper_options.h"
 #include "option_rules.h"
-#include "tilesched/graphgen/triton_candidates.h"
+#include "tilesched/triton_candidates.h"
 #include "tilesched/hopper_registers.h"
 
 namespace po = boost::program_options;
@@ -113,9 +113,9 @@ Status check_flags(const CandidateFlags& f, const po::variables_map& vm) {
   return Status::Ok();
 }
 
-graphgen::CandidateOptions options_for(const Graph& g, const CandidateFlags& f,
+CandidateOptions options_for(const Graph& g, const CandidateFlags& f,
                                        const po::variables_map& vm) {
-  graphgen::CandidateOptions o;
+  CandidateOptions o;
   o.generators = *parse_generators(f.generators);  // checked by check_flags
   o.max_cap = f.max_cap;
   o.effort = *parse_effort(f.effort);  // checked by check_flags
@@ -227,7 +227,7 @@ Status publish(const std::string& temp, const std::string& dir) {
 // The exports, then candidates.tsv and candidates.json, into a fresh
 // directory renamed into place: a failure leaves DIR as it was.
 Status write_all(const Graph& g, const std::string& dir,
-                 const std::vector<graphgen::Candidate>& list) {
+                 const std::vector<Candidate>& list) {
   StatusOr<std::string> temp = fresh_dir_beside(dir);
   if (!temp.ok()) return temp.status();
   auto write_set = [&]() -> Status {
@@ -238,10 +238,10 @@ Status write_all(const Graph& g, const std::string& dir,
       const std::string text = triton_schedule_json(list[i].schedule);
       if (Status s = emit(*temp + "/" + files.back(), text); !s.ok()) return s;
     }
-    if (Status s = emit(*temp + "/candidates.tsv", graphgen::candidates_tsv(list, files)); !s.ok()) {
+    if (Status s = emit(*temp + "/candidates.tsv", candidates_tsv(list, files)); !s.ok()) {
       return s;
     }
-    return emit(*temp + "/candidates.json", graphgen::candidates_json(g, list, files));
+    return emit(*temp + "/candidates.json", candidates_json(g, list, files));
   };
   if (Status s = write_set(); !s.ok()) {
     std::error_code ec;
@@ -281,13 +281,13 @@ int run_candidates(const Args& args) {
       !s.ok()) {
     return fail("candidates", s);
   }
-  StatusOr<std::vector<graphgen::Candidate>> list =
-      graphgen::triton_candidates(*graph, options_for(*graph, f, vm));
+  StatusOr<std::vector<Candidate>> list =
+      triton_candidates(*graph, options_for(*graph, f, vm));
   if (!list.ok()) return fail("candidates", list.status());
   if (Status s = write_all(*graph, *dir, *list); !s.ok()) return fail("candidates", s);
   if (!quiet(vm)) {
     size_t refused = 0;
-    for (const graphgen::Candidate& c : *list) refused += c.refused ? 1 : 0;
+    for (const Candidate& c : *list) refused += c.refused ? 1 : 0;
     std::cerr << "tilesched candidates: " << list->size() << " distinct stage assignments, "
               << refused << " refused by the export, in " << f.dir << "\n";
   }

@@ -94,6 +94,9 @@ void add_budget_options(po::options_description& visible, ScheduleFlags& f,
       ("exact-backend", po::value(&f.exact_backend)->default_value("sat"),
        "exact: sat (a CNF on CaDiCaL) or smt (an integer model on Z3); "
        "docs/EXACT.md")
+      ("exact-start-sum", po::bool_switch(&opts.exact.minimise_start_sum),
+       "exact, --exact-backend smt: after the stage count, minimise the sum of starts (a "
+       "canonical tie-break among the optimal schedules; dozens more checks); docs/EXACT.md")
       ("sat-encoding", po::value(&f.sat_encoding)->default_value("rowstage"),
        "exact, --exact-backend sat: the CNF, rowstage (an op's row and stage apart) or time "
        "(one literal per op and cycle of its window: larger models); docs/EXACT.md")
@@ -199,12 +202,18 @@ Status check_numbers(const ScheduleFlags& f, GenerateOptions& opts) {
   return Status::Ok();
 }
 
-// --sat-encoding with another backend than sat: the backend reads no CNF.
+// --sat-encoding with another backend than sat (the backend reads no CNF),
+// --exact-start-sum with another than smt.
 // (Which generator reads which option is the table of option_rules.cc.)
 Status check_backend_options(const po::variables_map& vm) {
   if (vm.count("sat-encoding") && !vm["sat-encoding"].defaulted() &&
       vm["exact-backend"].as<std::string>() != "sat") {
     return Status::InvalidInput("--sat-encoding applies to --exact-backend sat only");
+  }
+  // The sum over every start has no small CNF: the SAT backend cannot bound it.
+  if (vm.count("exact-start-sum") && !vm["exact-start-sum"].defaulted() &&
+      vm["exact-backend"].as<std::string>() != "smt") {
+    return Status::InvalidInput("--exact-start-sum applies to --exact-backend smt only");
   }
   return Status::Ok();
 }

@@ -48,6 +48,7 @@ const std::vector<OptionRule>& rules() {
       {kGenerating, "time-limit", {K::kExact}},
       {{"schedule"}, "exact-backend", {K::kExact}},
       {{"schedule"}, "sat-encoding", {K::kExact}},
+      {{"schedule"}, "exact-start-sum", {K::kExact}},
       // Options that only work with another, or not with another.
       {{"stages", "predict"}, "persistent", {}, "grid"},
       {{"export"}, "skip-buffer-rule", {}, "to"},

@@ -31,7 +31,7 @@ make_tree() {
   put engine/src/bounds/rrt.h '#pragma once' '#include "tilesched/graph.h"'
   put engine/src/bounds/rrt.cc '#include "rrt.h"' '#include "mii.h"'
   put engine/src/search/ii_range.h '#pragma once' '#include "bounds/rrt.h"'
-  put engine/src/testing/test_graphs.h '#pragma once' '#include "tilesched/graph.h"'
+  put engine/testing/test_graphs.h '#pragma once' '#include "tilesched/graph.h"'
   put engine/src/model/graph_test.cc '#include "tilesched/graph.h"' '#include "testing/test_graphs.h"'
   put bench/sweep/csv.h '#pragma once' '#include "tilesched/graph.h"'
   put cli/main.cc '#include "sweep/csv.h"' '#include "tilesched/graph.h"'
@@ -84,7 +84,7 @@ expect_fault outside '^engine/src/bounds/rrt.cc:2: the engine includes bench/swe
 # Rule 5: code that is not a test includes test support.
 make_tree testcode
 put cli/main.cc '#include "sweep/csv.h"' '#include "testing/test_graphs.h"'
-expect_fault testcode '^cli/main.cc:2: cli/main is not a test but includes the test code engine/src/testing/test_graphs$'
+expect_fault testcode '^cli/main.cc:2: cli/main is not a test but includes the test code engine/testing/test_graphs$'
 
 if ((failures > 0)); then
   echo "$failures failure(s)"

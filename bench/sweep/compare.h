@@ -1,21 +1,11 @@
 // `tilesched compare BASE.csv NEW.csv`: match the rows of two sweeps by key
 // (family, ops, seed, generator, arm policy), summarise each generator and
-// family side by side, and decide whether NEW regresses against BASE.
-//
-// Regressions (exit 1), docs/SWEEP.md explains why these and not others:
-//   - a matched row whose II went up (both feasible), or that was feasible
-//     and verified in BASE and is not in NEW (feasible and verified there);
-//   - a BASE row feasible and verified that NEW lacks (a lost row: a
-//     generator configuration or graph dropped from the sweep), unless
-//     allow_missing;
-//   - a NEW row with a schedule that failed verification;
-//   - a matched row whose graph_hash differs (the family generator changed:
-//     the rows no longer measure the same thing; regenerate the baseline),
-//     unless allow_graph_changes;
-//   - no row in common;
-//   - with time_fail_ratio set: a group whose median generator time grew by
-//     more than that ratio. Without it, timing only warns (shared machines
-//     are noisy).
+// family side by side, and decide whether NEW regresses against BASE (exit
+// 1): an II that went up, a feasible row lost or no longer verified, a row
+// that failed verification, a changed graph_hash (unless
+// allow_graph_changes), no row in common, and with time_fail_ratio a median
+// time grown past it (otherwise timing only warns). docs/SWEEP.md says which
+// regressions count and why.
 #pragma once
 
 #include <optional>

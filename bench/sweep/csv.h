@@ -1,18 +1,10 @@
-// The sweep CSV (docs/SWEEP.md lists every column): our
-// own RFC 4180 writer with a fixed, versioned column list, and a reader
-// built on libfccp (the Fast C++ CSV Parser) that the resume, compare and
-// replay paths share.
-//
-// File layout (tilesched.sweep/4): line 1 is the header, then one row per
-// line; the format name is in the context file (context.h), so pandas and
-// csv.DictReader read the file with no options. Versions 1 and 2 began with
-// a "# tilesched.sweep/N" line before the header; the reader still takes
-// them (compare reads old baselines). A field is quoted when it contains a comma,
-// a double quote, leading or trailing blanks, or starts with '#'; quotes
-// inside are doubled. Fields never contain line breaks (the writer turns
-// them into spaces): libfccp, like most line-oriented tools, reads one
-// record per line, and a row that is one line can be appended, detected as
-// partial and dropped atomically.
+// The sweep CSV (docs/SWEEP.md lists every column and the layout): our own
+// RFC 4180 writer with a fixed, versioned column list (tilesched.sweep/4:
+// the header, then one row per line), and a reader built on libfccp (the
+// Fast C++ CSV Parser) that the resume, compare and replay paths share; it
+// still takes versions 1 and 2 (old baselines). Fields never contain line
+// breaks (the writer turns them into spaces), so a row that is one line can
+// be appended, detected as partial and dropped atomically.
 #pragma once
 
 #include <array>

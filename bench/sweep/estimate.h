@@ -1,20 +1,10 @@
 // `tilesched sweep ... --estimate TIMINGS.csv`: how long a shard of a sweep
-// will take, from the per-row CPU times of an earlier sweep (docs/SWEEP.md,
-// "How long a shard takes"). Nothing is run.
-//
-// The model: a row's CPU time depends on its generator configuration
-// (generator, arm policy, stage cap) and its op count. For each
-// configuration of TIMINGS.csv, the mean `cpu_ns` (`time_ns` in files
-// without it) of its rows at each op count, every family pooled (a shard
-// deals every family round-robin, so the pooled mean is what its sum
-// needs; one family's few rows are too noisy to extrapolate); a row of the
-// shard at one of those op counts takes that mean; at another, the
-// least-squares line of log(mean) on log(ops) through them (slope 1
-// through a single size). An exact row takes at most the oracle's time
-// limit (or the slowest exact row of TIMINGS.csv, when that is longer). A
-// shard's CPU time is the sum over its rows; its wall time at J workers is
-// that sum / J, or one graph of its largest op count (a worker runs all of
-// a graph's rows) when longer.
+// will take, from the per-row CPU times of an earlier sweep; nothing is run.
+// A row's time is modelled from its generator configuration and op count
+// (the pooled mean at a known op count, a log-log least-squares line at
+// another, an exact row at most the oracle's limit); a shard's wall time at
+// J workers is the sum / J, or its largest graph when longer. The model in
+// full: docs/SWEEP.md, "How long a shard takes".
 #pragma once
 
 #include <cstddef>

@@ -1,16 +1,10 @@
 // `tilesched merge OUT.csv SHARD.csv...`: the shards of one sweep (`--shard
-// k/N` runs, each with its context file SHARD.csv.json) joined into the file
-// a single run would have written: the same header, every row once, in
-// work-list order. The rows are the shards' lines as they are, so they are
-// byte-identical to a single run's but for the timing columns.
-//
-// Refused (InvalidInput, one line naming the file and the key or field):
-//   - a shard whose context's sweep signature (context.h) differs from the
-//     first shard's in anything but the shard: another engine revision,
-//     preset, list, generator or option; shards of different splits N;
-//   - a shard that is not a tilesched.sweep/4 CSV, or whose last line is torn;
-//   - a row key found twice (within a shard or across shards), a key the
-//     signature's sweep does not have, and a key of the sweep no shard has.
+// k/N` runs, each with its context file) joined into the file a single run
+// would have written: the same header, every row once, in work-list order,
+// the shards' lines as they are. Refused (InvalidInput, one line naming the
+// file and the key or field): shards of different sweeps or splits, a file
+// that is not a tilesched.sweep/4 CSV or is torn, a row key twice, a key the
+// sweep lacks, and a key of the sweep no shard has. docs/SWEEP.md.
 #pragma once
 
 #include <string>

@@ -1,19 +1,11 @@
 // The sweep runner: worker threads over the work list, a journal that
 // survives a kill, resume, a progress bar, and the final CSV and context
-// file written atomically in work-list order.
-//
-// Files, for --output FILE.csv:
-//   FILE.csv.partial       the journal: header, then each finished graph's
-//                          rows as one flushed write, in completion order;
-//   FILE.csv.partial.json  the sweep's signature (context.h), written first;
-//   FILE.csv, FILE.csv.json  the sorted result and its context, renamed into
-//                          place when every row is done; the journal is then
-//                          removed.
-// With resume, a journal with the same signature is read back (a partial
-// last line is dropped), graphs with all their rows are kept and the rest
-// are run again; a journal from a different sweep is refused. Without a
-// journal, a finished FILE.csv with the same signature is reused, and one
-// from a different sweep or engine revision is replaced.
+// file written atomically in work-list order. For --output FILE.csv the
+// journal is FILE.csv.partial (each finished graph's rows, one flushed write)
+// beside the sweep's signature FILE.csv.partial.json; FILE.csv and its
+// context are renamed into place when every row is done. A journal or a
+// finished file from a different sweep is refused or replaced, never mixed
+// in. The files and resume: docs/SWEEP.md.
 #pragma once
 
 #include <cstddef>

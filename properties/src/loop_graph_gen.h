@@ -1,18 +1,10 @@
-// RapidCheck generators of loop graphs and of schedules of them.
-//
-// Two graph generators, both shrinkable:
-//  - family_graph(): a family of generators/ (every random and structured
-//    one), an op count, a seed and a few parameter overrides, all drawn by
-//    RapidCheck, then built by the deterministic graphgen::generate. Shrinking
-//    moves toward the first family, its smallest size, seed 0 and default
-//    parameters.
-//  - structural_graph(): ops and edges drawn element by element on the
-//    Blackwell target or one of two small generic targets, so shrinking can
-//    drop single ops and edges. Valid by construction: distance-0 edges run
-//    forward in program order, self edges are loop-carried, slots and
-//    occupancies are in range.
-// A LoopGraph prints (on a failing property) as its recipe plus the graph
-// as tilesched.loop/1 JSON.
+// RapidCheck generators of loop graphs and of schedules of them, both
+// shrinkable: family_graph() (a family of generators/ at a drawn size, seed
+// and parameters, built by graphgen::generate) and structural_graph() (ops
+// and edges drawn one by one on Blackwell or a small generic target, valid by
+// construction, so shrinking drops single ops and edges). A LoopGraph prints
+// (on a failing property) as its recipe plus the graph as tilesched.loop/1
+// JSON. How each draws and shrinks: properties/README.md.
 #pragma once
 
 #include <cstdint>

@@ -12,7 +12,7 @@ import triton
 import triton.testing
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-import kernel_zoo
+import zoo_dumps
 import zoo_kernels
 
 Built = collections.namedtuple("Built", "run dumps facts")
@@ -222,7 +222,7 @@ class TritonGpu:
         facts = {"shared_bytes": compiled.metadata.shared, "n_regs": compiled.n_regs,
                  "n_spills": compiled.n_spills, "max_abs_err": round(abs_err, 6),
                  "max_rel_err": round(rel_err, 6), "work": problem.work}
-        return Built(lambda: problem.launch(stages), kernel_zoo.split_dumps(cap.text), facts)
+        return Built(lambda: problem.launch(stages), zoo_dumps.split_dumps(cap.text), facts)
 
     def bench(self, run):
         return triton.testing.do_bench(run, warmup=self.warmup, rep=self.rep,

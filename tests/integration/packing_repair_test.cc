@@ -1,4 +1,4 @@
-// The packing repair (engine/src/oracle/packing/repair.h, docs/EXACT.md "The
+// The packing repair (engine/src/repair/packing_repair.h, docs/EXACT.md "The
 // packing repair") on resource_saturated, the family whose multi-unit
 // holds on pooled slots and rate pools the ladders do not pack: it reaches
 // the oracle's proven II, keeps to its floor and its op limit, leaves
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <string>
 
-#include "oracle/packing/repair.h"
+#include "repair/packing_repair.h"
 #include "tilesched/generate.h"
 #include "tilesched/graph_builder.h"
 #include "tilesched/graphgen/families.h"

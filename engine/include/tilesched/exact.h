@@ -47,16 +47,14 @@ struct ExactOptions {
   // milliseconds. 0 gives the solver no time: the heuristic schedule with
   // the MII as its lower bound (proven only when the two meet).
   int64_t time_limit_ms = 10'000;
-  // Cap on one satisfiability check; 0: half of what remains of the budget,
-  // so one hard II cannot starve the larger ones and the stage step.
-  int64_t per_check_limit_ms = 0;
   // After the optimal II: minimise the stage count. Off: the first model
   // found at that II (or the heuristic's schedule when that II is its).
   bool minimise_stages = true;
   // Then minimise the sum of starts (a bisection; a canonical tie-break,
-  // though a fresh context with a fixed seed is deterministic without it).
-  // Off by default: on 24-op graphs it is dozens of checks for no change
-  // in II or stage count.
+  // though a fresh context with a fixed seed is deterministic without it;
+  // `tilesched schedule --exact-start-sum`). The SMT backend only. Off by
+  // default: on 24-op graphs it is dozens of checks for no change in II or
+  // stage count.
   bool minimise_start_sum = false;
   // Z3 resource units ("rlimit") for that whole descent (the stage count
   // never rises above the schedule it started from, whatever stops it), about 0.5-2.5 s

@@ -1,18 +1,12 @@
 // Foreign schedulers: a modulo scheduler that is not compiled into
-// tilesched, run as one of its generators (docs/PLUGINS.md; the contract,
-// tilesched.request/1 and the reply, in docs/FORMATS.md "Foreign
-// schedulers").
-//
-// Two routes, one contract. `ext:NAME` runs a program declared in a
-// schedulers file (tilesched.schedulers/1, found through the
-// TILESCHED_SCHEDULERS variable) as a child process: the request on its
-// standard input, one schedule JSON on its standard output, its time and
-// output bounded. `plugin:PATH` (or `plugin:NAME` declared in that file)
-// loads a shared library with the C ABI of tilesched/plugin.h and calls it
-// in-process. Whatever the route, the reply is checked here (shape, graph,
-// op count, II range, stage cap) and a failure is a value with a kind, never
-// an exception or an abort; legality is the verifier's question, asked by
-// the caller.
+// tilesched, run as one of its generators, by two routes with one contract:
+// `ext:NAME`, a program declared in a schedulers file (tilesched.schedulers/1,
+// through TILESCHED_SCHEDULERS) run as a bounded child process, and
+// `plugin:PATH` (or `plugin:NAME`), a shared library with the C ABI of
+// tilesched/plugin.h called in-process. The reply is checked here (shape,
+// graph, op count, II range, stage cap); a failure is a value with a kind,
+// never an exception or an abort; legality is the caller's verifier's
+// question. docs/PLUGINS.md; the formats in docs/FORMATS.md.
 #pragma once
 
 #include <cstdint>

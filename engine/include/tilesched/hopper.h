@@ -1,17 +1,11 @@
 // The Hopper model (H100/H200 SXM, sm_90): the physical numbers of one SM
 // and the cost of a tile op as a function of its shape and element type.
-// hopper_target() (tilesched/target.h, built in hopper_target.cc) is made
-// from it: its kinds' default encodings are cycles_of() a reference tile,
-// and the TTGIR importer (tilesched/graphgen/ttgir_import.h) sets each op's latency
-// and resources from the op's own tile. The prediction of a Triton pipeline
-// (tilesched/hopper_predict.h) uses the same costs and the same memory
-// latency. docs/TARGETS.md tabulates every number with its source.
-//
-// Time is counted in units of kCyclesPerUnit SM cycles. Every throughput
-// unit of the SM is a pooled slot of capacity kCyclesPerUnit: an op that
-// needs c cycles of a unit holds it for d = ceil(c / 16) rows at occupancy
-// ceil(c / d), so the slot's rows add up cycles of that unit, within one
-// cycle per row of the exact count.
+// hopper_target() is made from it (its kinds' defaults are cycles_of() a
+// reference tile), the TTGIR importer costs each op's own tile with it, and
+// the prediction of a Triton pipeline (tilesched/hopper_predict.h) uses the
+// same costs. Time is counted in units of kCyclesPerUnit SM cycles, every
+// throughput unit a pooled slot of capacity kCyclesPerUnit.
+// docs/TARGETS.md tabulates every number with its source and the encoding.
 #pragma once
 
 #include <cstdint>

@@ -1,16 +1,11 @@
-// A schedule of a TTGIR loop in the form Triton's pipeliner reads
-// (docs/TTGIR.md, "Export to Triton"): each op's `loop.stage` and
-// `loop.cluster`, keyed by its position in the loop body as the importer
-// saw it (`Op::source_position`). Clusters order the ops of the loop body
-// in the pipelined kernel: the ops of the oldest stage first, and inside a
-// stage by start cycle. Folded ops have no graph op and so no entry here;
-// whoever rewrites the TTGIR places each with its first user (the rule in
-// docs/TTGIR.md; scripts/ttgir_schedule_text.py does it).
-//
-// Before anything is written, the assignment is checked against what
-// Triton 3.6 lowers correctly (check_triton_lowering): a shared-memory
-// buffer is read in the kernel iteration that writes it, and no op runs
-// before an op whose value it reads.
+// A schedule of a TTGIR loop in the form Triton's pipeliner reads: each
+// op's `loop.stage` and `loop.cluster`, keyed by its position in the loop
+// body (`Op::source_position`); clusters order the body oldest stage first,
+// then by start cycle. Folded ops have no entry: whoever rewrites the TTGIR
+// places each with its first user. Before anything is written the
+// assignment is checked against what Triton 3.6 lowers correctly
+// (check_triton_lowering). docs/TTGIR.md, "Export to Triton", gives the
+// rules.
 #pragma once
 
 #include <cstdint>

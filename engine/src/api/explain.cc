@@ -3,7 +3,7 @@
 // At the MII the bound that binds is its own explanation, and each of the
 // four has a witness: the singleton slot or pool whose holds add up to it,
 // a recurrence whose ceil(sum latency / sum distance) is it (a positive
-// cycle at II - 1, found with Bellman-Ford's parent pointers), or the
+// cycle at II - 1, found by bounds/positive_cycle.h as RecMII's), or the
 // distance-0 path that a stage bound squeezes. Above the MII only a proof
 // says why: the exact oracle is asked whether the graph has a legal
 // schedule below II, and then, piece by piece (ops in halving chunks, then
@@ -17,6 +17,7 @@
 #include <string>
 #include <utility>
 
+#include "bounds/positive_cycle.h"
 #include "graph/graph_algo.h"
 #include "model/arith.h"
 #include "tilesched/exact.h"
@@ -96,48 +97,6 @@ bool resource_witness(const Graph& g, int64_t value, bool singleton, Explanation
     return true;
   }
   return false;
-}
-
-// A cycle of positive weight latency - ii * distance: Bellman-Ford from a
-// virtual source, longest paths, until the parent pointers close a cycle
-// (a cycle among parent pointers is always a positive one). Edge indices
-// in cycle order, or empty when there is none.
-std::vector<int> positive_cycle(const Graph& g, int64_t ii) {
-  const int n = g.op_count();
-  std::vector<int64_t> dist(n, 0);
-  std::vector<int> parent(n, -1);  // the edge that last raised the op
-  for (int pass = 0; pass <= n; ++pass) {
-    bool changed = false;
-    for (int e = 0; e < g.edge_count(); ++e) {
-      const Edge& edge = g.edges[e];
-      const int64_t w = edge.latency - ii * edge.distance;
-      if (dist[edge.from] + w > dist[edge.to]) {
-        dist[edge.to] = dist[edge.from] + w;
-        parent[edge.to] = e;
-        changed = true;
-      }
-    }
-    if (!changed) return {};
-    // Look for a cycle among the parent pointers (colour per start).
-    std::vector<int> seen(n, -1);
-    for (int start = 0; start < n; ++start) {
-      int v = start;
-      while (v >= 0 && seen[v] < 0 && parent[v] >= 0) {
-        seen[v] = start;
-        v = g.edges[parent[v]].from;
-      }
-      if (v < 0 || seen[v] != start) continue;
-      std::vector<int> cycle;  // walk it once more from v
-      int u = v;
-      do {
-        cycle.push_back(parent[u]);
-        u = g.edges[parent[u]].from;
-      } while (u != v);
-      std::reverse(cycle.begin(), cycle.end());
-      return cycle;
-    }
-  }
-  return {};
 }
 
 bool recurrence_witness(const Graph& g, int64_t value, Explanation& e) {

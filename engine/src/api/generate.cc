@@ -1,4 +1,4 @@
-// Generator selection (seed 001, "Selector Predicate") and dispatch.
+// Generator selection (seed 001) and dispatch.
 #include "tilesched/generate.h"
 
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "repair/packing_repair.h"
 #include "search/ii_driver.h"
-#include "oracle/packing/repair.h"
 #include "search/stage_cap.h"
 #include "tilesched/ims.h"
 #include "tilesched/materialize.h"

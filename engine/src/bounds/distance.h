@@ -1,58 +1,12 @@
-// The all-pairs structural distance matrix for one II (seed 000, "Structural
-// Distance Matrix" and "All-Pairs Distance Matrix sub_98BEE0"; the ruling in
-// docs/DECISIONS.md): D[u][v] is the longest path weight from u to v over
-// every edge (data and order), each weighted λ − II·δ — Rau's MinDist. A
-// schedule at this II is only legal if s_v − s_u ≥ D[u][v] for every pair
-// with a path. A positive cycle means the II is below RecMII and no schedule
-// exists.
-//
-// Unlike the seed's dense n³ pass, the closure is computed per strongly
-// connected component and carried across the acyclic condensation in
-// topological order, one row update per (op, successor component entry)
-// pair. Inside a component of k ops, m edges, the ops are ordered
-// topologically by their distance-0 edges; the edges running backwards in
-// that order (the loop-carried ones) have h distinct heads, and every
-// cycle passes through a head. The closure is then longest paths over the
-// forward DAG, a dense closure among the heads only, and one more DAG pass:
-// O(k·m + h³ + h²·k). Dense max-plus Floyd-Warshall (O(k³)) and Johnson's
-// reweighting with one Dijkstra per op (O(k·m·log k)) are the other
-// methods; per component the cheapest by a cost model is used.
-//
-// Magnitudes (REQUIRES a graph within tilesched/limits.h and
-// 1 ≤ II ≤ limits::kMaxII): an edge weighs λ − II·δ in (−2^47, 2^16]
-// (δ ≤ 65535 < 2^16, II < 2^31). Every value the closure forms is the
-// weight of a walk that is at least as heavy as some simple path
-// (≥ −8191·2^47 > −2^60) and, while no positive cycle has been found, at
-// most as heavy as the positive parts of a walk of at most k·h ≤ 2^26 edges
-// (< 2^42). Sums of two such values stay within ±2^61, so no int64
-// arithmetic can overflow, and the sentinel kNoPath is compared before any
-// addition, never added.
-//
-// Across IIs: where no cycle is positive, D_II[u][v] is the
-// maximum of finitely many affine functions of II (one per simple path,
-// λ − II·δ), so along the integers it is discrete convex: its steps
-// D_{II+1} − D_II never decrease. One closure at x gives every pair a
-// line, D_x − (II − x)·δ with δ that of a best path at x (walk_slopes);
-// two closures at x, x + 1 give slope = D_x − D_{x+1}. Either line bounds
-// D from below at every II (a path's value; convexity). Values at any c
-// that agree with every line (a closure there, or the lines satisfying
-// every edge's inequality at c: lines_hold) prove every pair on its line
-// over the whole span between x and c (a convex function between two
-// points of a line below it). The matrix keeps that span: a build at an
-// II inside it reads the lines, no closure. A build just outside it
-// checks at an II further on (the span grows by a step that doubles while
-// it holds, and falls back to 1 when a pair leaves its line; with the
-// caller's II range known, the first check goes to its far end) and checks
-// the lines there; only a failed check costs a closure. A linear search up
-// from the MII then runs one closure when nothing breaks in its range, and a
-// matrix read off the lines writes each row when it is first read; an II
-// search in either direction gets the same matrices as fresh builds, bit
-// for bit (distance_test.cc). A closure's lines are made when the next
-// build comes, so a caller that builds at one II only pays for none.
-//
-// Memory: 8·n² bytes for the matrix, plus 8·k² (and 8·h·k) of scratch for
-// the largest component closed by a dense method; across IIs, 16·n² more
-// (the lines and a best path's δ per pair), only while n ≤ kAcrossIiMaxOps.
+// The all-pairs structural distance matrix for one II: D[u][v] is the
+// longest path weight from u to v over every edge, each weighted
+// λ − II·δ (Rau's MinDist); a schedule at the II is legal only if
+// s_v − s_u ≥ D[u][v] for every pair with a path, and a positive cycle means
+// the II is below RecMII. Closed per strongly connected component by the
+// cheapest of three methods, and carried across IIs by lines where no pair
+// leaves its line. REQUIRES a graph within tilesched/limits.h and
+// 1 ≤ II ≤ limits::kMaxII. The methods, the magnitudes, the lines across
+// IIs and the memory: docs/BOUNDS.md, "The distance matrix".
 #pragma once
 
 #include <cassert>

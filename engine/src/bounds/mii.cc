@@ -1,5 +1,4 @@
-// The four lower bounds on II (seed 004 "Scheduling Model"; docs/CONTRACT.md,
-// "Lower bounds"): ResMII over singleton slots, FineMII over pooled slots and
+// The four lower bounds on II (seed 004; docs/CONTRACT.md, "Lower bounds"): ResMII over singleton slots, FineMII over pooled slots and
 // rate pools, the exact RecMII over dependence cycles, and DepMII from
 // max_depth. docs/BOUNDS.md gives the formulas and the RecMII algorithm.
 #include "tilesched/mii.h"
@@ -9,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "bounds/positive_cycle.h"
 #include "graph/graph_algo.h"
 #include "model/arith.h"
 
@@ -42,163 +42,6 @@ class CeilSum {
   int64_t divisor_;
   int64_t quotient_ = 0;
   int64_t remainder_ = 0;
-};
-
-// One strongly connected component: its internal edges in local op ids,
-// and each local op's out-edges in compressed form.
-struct SccEdges {
-  std::vector<int> from, to;
-  std::vector<int64_t> latency, distance;
-  std::vector<int> out_begin, out_edges;
-
-  void clear() {
-    from.clear();
-    to.clear();
-    latency.clear();
-    distance.clear();
-  }
-  void add(int u, int v, int64_t lat, int64_t dist) {
-    from.push_back(u);
-    to.push_back(v);
-    latency.push_back(lat);
-    distance.push_back(dist);
-  }
-  // Builds out_begin/out_edges for local ops [0, n).
-  void index(int n) {
-    out_begin.assign(static_cast<size_t>(n) + 1, 0);
-    for (int u : from) ++out_begin[u + 1];
-    for (int v = 0; v < n; ++v) out_begin[v + 1] += out_begin[v];
-    out_edges.resize(from.size());
-    std::vector<int> fill(out_begin.begin(), out_begin.end() - 1);
-    for (int i = 0; i < static_cast<int>(from.size()); ++i) out_edges[fill[from[i]]++] = i;
-  }
-};
-
-// Decides whether the component, with edge weights latency - ii * distance,
-// holds a positive cycle, and if so returns one cycle's exact bound
-// ceil(sum latency / sum distance), which then exceeds `ii`.
-//
-// Bellman-Ford longest paths from a virtual source (every dist starts at
-// 0, every op queued), FIFO queue order, one predecessor edge per op. Two
-// facts make it exact:
-//  - a cycle of the predecessor graph is always positive (summing
-//    dist[v] <= dist[u] + w(u, v) around it, strict for the edge set last);
-//  - ops carry a generation (the initial queue is generation 0, an op
-//    queued while generation g is scanned is g + 1); once generations
-//    0 .. n-1 are scanned every dist is at least the best walk of at most n
-//    edges, so a relaxation from generation n or later gives dist[v] a value
-//    no simple path reaches, and v's predecessor chain must be cyclic.
-// The predecessor graph is also checked in O(n) after every n relaxations,
-// which finds most positive cycles long before generation n. Without a
-// positive cycle the queue empties. O(n * m) per call, usually far less.
-class PositiveCycleFinder {
- public:
-  void prepare(int n) {
-    n_ = n;
-    dist_.assign(static_cast<size_t>(n), 0);
-    pred_.assign(static_cast<size_t>(n), -1);
-    stamp_.assign(static_cast<size_t>(n), 0);
-    generation_.assign(static_cast<size_t>(n), 0);
-    queued_.assign(static_cast<size_t>(n), 0);
-    queue_.assign(static_cast<size_t>(n), 0);
-  }
-
-  // 0 when there is no positive cycle at `ii`, else the cycle's bound.
-  int64_t find(const SccEdges& e, int64_t ii) {
-    std::fill(dist_.begin(), dist_.end(), 0);
-    std::fill(pred_.begin(), pred_.end(), -1);
-    std::fill(generation_.begin(), generation_.end(), 0);
-    std::fill(queued_.begin(), queued_.end(), 1);
-    // The queue is a ring of n entries: an op is in it at most once.
-    for (int v = 0; v < n_; ++v) queue_[v] = v;
-    int head = 0;
-    int size = n_;
-    int until_check = n_;
-    while (size > 0) {
-      const int u = queue_[head];
-      head = head + 1 == n_ ? 0 : head + 1;
-      --size;
-      queued_[u] = 0;
-      for (int p = e.out_begin[u]; p < e.out_begin[u + 1]; ++p) {
-        const int i = e.out_edges[p];
-        const int v = e.to[i];
-        const int64_t cand = dist_[u] + e.latency[i] - ii * e.distance[i];
-        if (cand <= dist_[v]) continue;
-        dist_[v] = cand;
-        pred_[v] = i;
-        if (generation_[u] >= n_) return chain_cycle_bound(e, v, ii);
-        if (--until_check == 0) {
-          if (const int64_t bound = predecessor_cycle_bound(e, ii); bound != 0) return bound;
-          until_check = n_;
-        }
-        if (!queued_[v]) {
-          queued_[v] = 1;
-          generation_[v] = generation_[u] + 1;
-          int tail = head + size;
-          if (tail >= n_) tail -= n_;
-          queue_[tail] = v;
-          ++size;
-        }
-      }
-    }
-    return 0;
-  }
-
- private:
-  // The bound of the cycle through x, following predecessor edges.
-  int64_t cycle_bound(const SccEdges& e, int x, int64_t ii) const {
-    int64_t sum_latency = 0;
-    int64_t sum_distance = 0;
-    int y = x;
-    do {
-      const int edge = pred_[y];
-      sum_latency += e.latency[edge];
-      sum_distance += e.distance[edge];
-      y = e.from[edge];
-    } while (y != x);
-    assert(sum_latency - ii * sum_distance > 0);
-    // A positive cycle with distance 0 is a zero-distance positive cycle,
-    // which validate_graph refuses.
-    assert(sum_distance > 0);
-    if (sum_distance <= 0) return ii + 1;
-    return ceil_div(sum_latency, sum_distance);
-  }
-
-  // REQUIRES: v's predecessor chain is cyclic; n steps reach the cycle.
-  int64_t chain_cycle_bound(const SccEdges& e, int v, int64_t ii) const {
-    for (int k = 0; k < n_; ++k) {
-      assert(pred_[v] >= 0);
-      v = e.from[pred_[v]];
-    }
-    return cycle_bound(e, v, ii);
-  }
-
-  // The bound of some cycle of the predecessor graph, or 0 when it is a
-  // forest.
-  int64_t predecessor_cycle_bound(const SccEdges& e, int64_t ii) {
-    std::fill(stamp_.begin(), stamp_.end(), 0);
-    for (int v = 0; v < n_; ++v) {
-      if (stamp_[v] != 0) continue;
-      const int walk = v + 1;
-      int x = v;
-      while (stamp_[x] == 0) {
-        stamp_[x] = walk;
-        if (pred_[x] < 0) break;
-        x = e.from[pred_[x]];
-      }
-      // Met again within this walk: x lies on a cycle.
-      if (stamp_[x] == walk && pred_[x] >= 0) return cycle_bound(e, x, ii);
-    }
-    return 0;
-  }
-
-  int n_ = 0;
-  std::vector<int64_t> dist_;
-  std::vector<int> pred_;        // local edge index, or -1
-  std::vector<int> stamp_;       // walk id per op during the cycle check
-  std::vector<int> generation_;  // FIFO generation of the op's last queueing
-  std::vector<char> queued_;
-  std::vector<int> queue_;       // ring buffer of n_ entries
 };
 
 // The smallest II >= lo at which the component has no positive cycle,

@@ -1,5 +1,5 @@
-// The modulo resource reservation table (seed 002 "Apply-Side Lowering",
-// seed 004 "Resource Reservation Table"; rules L2 and L3 of docs/CONTRACT.md).
+// The modulo resource reservation table (seeds 002 and 004; rules L2 and
+// L3 of docs/CONTRACT.md).
 //
 // Singleton slots are bits of a 64-bit word per modulo row, probed with one
 // AND per footprint cycle. Pooled slots and rate pools are counters per

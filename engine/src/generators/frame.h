@@ -1,22 +1,10 @@
 // The frame every II-searching heuristic (cost-based, ims, sms) runs in,
-// as HatScheT layers its schedulers over one II loop: the serial schedule
-// (rule L7, the MII, the II cap and the fallback), the range, the pre-check,
-// the II screen, the search (search/ii_driver.h), the serial fallback and
-// the published schedule. A generator derives from it and supplies its
-// attempt at one II, the seats it placed, its options text and its
-// statistics; the frame runs the rest in one order:
-//   1. force_serial_execution (L7, hard): the serial schedule, named as the
-//      generator's, flagged "force_serial", with one line saying so;
-//   2. the range (heuristic_ii_range over the generator's group span bound
-//      and the IiSearchOptions), then begin(range);
-//   3. search_ii with the generator's attempt, screen and walk, under the
-//      options' deadline, then after_search (where cost-based's stand-in
-//      and descent may move the II);
-//   4. publish_search with the generator's seats and, where the frame
-//      keeps the fallback (ims, sms) and no cap was given, the serial
-//      schedule; then the screen's lines and the generator's finish
-//      (flags, lines, statistics); the frame's `serial_fallback`
-//      statistic last (add_fallback_stat).
+// as HatScheT layers its schedulers over one II loop. A generator derives
+// from GeneratorFrame and supplies its attempt at one II, the seats it
+// placed, its options text and its statistics; run() does the rest in one
+// order: force_serial_execution (L7), the range, the search, the serial
+// fallback and the published schedule. The order in full: docs/SEARCH.md,
+// "The heuristics' frame".
 #pragma once
 
 #include <chrono>
@@ -89,5 +77,15 @@ class GeneratorFrame {
 
   Setup setup_;
 };
+
+// A heuristic's entry point (generate_ims, generate_sms): the clock taken
+// before the generator G is built, so time_ns covers its serial pass too,
+// then G's run. G derives from GeneratorFrame.
+template <class G, class Options>
+Schedule run_generator(const Graph& g, const Options& opts, const IiSearchOptions& search) {
+  const GeneratorFrame::Clock::time_point t0 = GeneratorFrame::Clock::now();
+  G gen(g, opts, search);
+  return gen.run(t0);
+}
 
 }  // namespace tilesched

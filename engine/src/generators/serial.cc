@@ -1,5 +1,5 @@
-// The serial generator (seed 001, "Serial Generator"; docs/CONTRACT.md,
-// "The schedule generators").
+// The serial generator (seed 001; docs/CONTRACT.md, "The schedule
+// generators").
 //
 // 1. Kahn's walk over the distance-0 edges; the ready set pops the lowest
 //    program index, so the order is bitwise deterministic. A walk that

@@ -7,9 +7,9 @@
 #include <unordered_map>
 
 #include "graph_algo.h"
-#include "io/text.h"
 #include "tilesched/agents.h"
 #include "tilesched/limits.h"
+#include "util/text.h"
 
 namespace tilesched {
 

@@ -19,9 +19,9 @@
 #include <optional>
 #include <string>
 
-#include "text.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
+#include "util/text.h"
 
 namespace tilesched {
 

@@ -11,11 +11,11 @@
 #include <utility>
 
 #include "json_reader.h"
-#include "text.h"
 #include "tilesched/agents.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
 #include "tilesched/validate.h"
+#include "util/text.h"
 
 namespace tilesched {
 

@@ -14,11 +14,11 @@
 #include <sstream>
 #include <string>
 
-#include "text.h"
+#include "testing/test_files.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
 #include "tilesched/validate.h"
-#include "testing/test_files.h"
+#include "util/text.h"
 
 namespace tilesched {
 namespace {

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "text.h"
 #include "tilesched/limits.h"
+#include "util/text.h"
 
 namespace tilesched::jsonio {
 

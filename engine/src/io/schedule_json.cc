@@ -11,10 +11,10 @@
 #include <utility>
 
 #include "json_reader.h"
-#include "text.h"
 #include "model/value_edges.h"
 #include "tilesched/json_io.h"
 #include "tilesched/limits.h"
+#include "util/text.h"
 
 namespace tilesched {
 

@@ -1,5 +1,5 @@
-// The disjoint-set forest Schedule::solve unions producers in (seed 000,
-// "Stack-Local State": the UF buckets). Elements are dense ids 0..n-1; each
+// The disjoint-set forest Schedule::solve unions producers in (seed 000's
+// UF buckets). Elements are dense ids 0..n-1; each
 // set keeps its member list at its root, in a bucket that holds up to three
 // members inline and moves them to one heap vector when a fourth joins --
 // the seed's layout, shaped for the groups of one to three producers that

@@ -1,5 +1,4 @@
-// MaterializeSchedule (seed 000, "Pipe and Mutex Emission"; seed 003,
-// "Pass 2"): build the two maps, seed the Mutex_ placeholders (exclusion
+// MaterializeSchedule (seeds 000 and 003): build the two maps, seed the Mutex_ placeholders (exclusion
 // first: a missing mutex is a correctness bug, a missing pipe a missed
 // optimization), then the Pipe_ placeholders, run Schedule::solve per
 // candidate pair, collapse duplicate pipes, rebuild the region in

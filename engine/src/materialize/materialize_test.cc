@@ -5,7 +5,7 @@
 // the plain schedule matters, never which generator made it).
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include "testing/materialize_support.h"
 #include "phases.h"
 #include "stage_order.h"
 #include "tilesched/generate.h"

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "test_support.h"
+#include "testing/materialize_support.h"
 #include "testing/test_files.h"
 #include "phases.h"
 #include "stage_order.h"

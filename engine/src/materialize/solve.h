@@ -1,21 +1,12 @@
-// Schedule::solve for one (raw value, consumer) candidate pair (seed 000,
-// "Schedule::solve" and "Schedule::solve Body"), in its phases: collect the
-// candidate producers, stable-sort them by (stage, order), build the
-// schedule-info / filter / owner maps, close the producer set under
-// live-at-consumer, union producers that share an origin value in the
-// disjoint-set forest, pick each group's earliest member as its canonical
-// owner and emit one pipe per group -- or, when the live set is empty, the
-// consumer-only fallback. It reads the value maps and the schedule; it
-// never changes a stage, an order or an II. Each phase is a function of
-// its own so the tests can drive them one by one.
-//
-// The first phases depend on the consumer only, so the driver runs them
-// once per consumer (prepare_consumer) and shares the result among the
-// consumer's pairs, with the owner map: a pair whose raw value a group
-// emitted for an earlier pair already carries is answered from it (groups
-// are closed under the values their members carry, so it would emit the
-// same group again). A pair costs time linear in the consumer's
-// candidates, and a consumer's pairs stay linear in memory.
+// Schedule::solve for one (raw value, consumer) candidate pair, in its
+// phases: collect the candidate producers, stable-sort them by (stage,
+// order), build the schedule-info / filter / owner maps, close the producer
+// set under live-at-consumer, union producers that share an origin value,
+// pick each group's canonical owner and emit one pipe per group, or the
+// consumer-only fallback. It reads the value maps and the schedule; it never
+// changes a stage, an order or an II. Each phase is a function of its own so
+// the tests can drive them one by one; the consumer-only phases run once per
+// consumer (prepare_consumer). docs/MATERIALIZE.md gives the phases.
 #pragma once
 
 #include <cstdint>

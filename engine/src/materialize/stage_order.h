@@ -1,6 +1,5 @@
-// The (stage, order) relation the materializer sorts and splices by (seed
-// 000, "Comparator and Heap-Sort", sub_8F7900; seed 003, "Stage/Order
-// Invariant"): lower stage first, then lower order. Like the seed's
+// The (stage, order) relation the materializer sorts and splices by (seeds
+// 000 and 003): lower stage first, then lower order. Like the seed's
 // comparator it never answers "equal": on a valid schedule no two ops share
 // (stage, order); should two do anyway, the lower op id comes first, so the
 // relation stays a strict total order and every sort stays deterministic.

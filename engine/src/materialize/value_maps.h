@@ -1,6 +1,6 @@
 // The two maps MaterializeSchedule builds from the schedule before it
-// solves anything (seed 003, "Pass 2": async handle -> producer, and
-// op -> scheduled depth; seed 000's origMap and depth-keyed second table),
+// solves anything (seeds 003 and 000): async handle -> producer, and
+// op -> scheduled depth,
 // with the per-edge facts of the edge rule (value_rule.cc) computed once.
 // Dense vectors indexed by op and edge id: no pointer keys, fixed order.
 #pragma once

@@ -3,7 +3,7 @@
 // carries.
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include "testing/materialize_support.h"
 #include "tilesched/graph_builder.h"
 #include "tilesched/materialize.h"
 #include "value_rule.h"

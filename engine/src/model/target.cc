@@ -1,6 +1,4 @@
-// The Blackwell slot model and pool vector (seed 002 "Slot Encoding",
-// "Concrete Encodings", "24-Slot Apply Driver"; seed 000 for the pool
-// capacity vector), the registry of built-in targets (the Hopper target is
+// The Blackwell slot model and pool vector (seeds 002 and 000), the registry of built-in targets (the Hopper target is
 // built in hopper_target.cc) and inline generic targets. docs/TARGETS.md is the
 // table of record: it says which number comes from which seed and which
 // are this project's choices.

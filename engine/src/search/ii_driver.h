@@ -1,30 +1,10 @@
-// The II search every generator shares (HatScheT's one II loop, each
-// scheduler supplying an attempt at one II), in one place:
-//  - its range: a heuristic's [heuristic_ii_lower, heuristic_ii_cap]
-//    (heuristic_ii_range: the cost-based generator, both variants, ims and
-//    sms), or the exact oracle's, from the same lower bound to one below
-//    the best heuristic II (oracle_ii_range), with a proof per II;
-//  - the test before any attempt (precheck_ii): the stores alone over the
-//    storage pool, ops forced to start together over-using a slot;
-//  - its modes, three upward (search_ii, from the lower bound until an II
-//    places) and one downward:
-//     * linear, as Rau and the seeds: lower, lower + 1, ...;
-//     * galloping then bisecting, as seed 000's sub_988080 (kGalloping);
-//     * linear, then galloping above a squeeze: once an attempt says
-//       kSqueezed (SMS: one op found no seat in the same window at many
-//       IIs in a row), the next II, then 2, 4, 8, ... above the last
-//       failure, the cap last, then linearly up from the last failure to
-//       the first II that places;
-//     * downward (descend_ii): below an II the upward search found, one II
-//       at a time toward the lower bound, keeping each II placed, until an
-//       attempt proves no lower II easier or kDescentMisses attempts run
-//       out of budget (the cost-based descent).
-//    Every mode skips an II the II screen rejects and starts no attempt
-//    once the deadline has passed;
-//  - what is published when the search ends (publish_search: the found II,
-//    the serial fallback, the one give-up message) and the stage cap's
-//    graph.
-// The heuristics run it inside one frame (generators/frame.h).
+// The II search every generator shares, as HatScheT's one II loop: its
+// range (heuristic_ii_range, oracle_ii_range), the test before any attempt
+// (precheck_ii), the upward modes (search_ii: linear, galloping, galloping
+// above a squeeze) and the downward one (descend_ii), and what is published
+// when it ends (publish_search). Each mode skips an II the II screen rejects
+// and starts no attempt past the deadline. The modes in full:
+// docs/SEARCH.md, "The II search".
 #pragma once
 
 #include <cstdint>

@@ -1,35 +1,10 @@
-// The II screen: a test, run by the shared II search (ii_driver.h) before
-// any generator's attempt, that proves an II infeasible cheaply, so that a
-// failing II costs a closure and a few sorted sweeps instead of a whole
-// ladder, eviction budget or backtracking search.
-//
-// It never rejects a feasible II. Two tests, both necessary conditions of
-// rules L1 and L2 (docs/CONTRACT.md):
-//  1. The distance closure at the II (distance.h) has no positive cycle.
-//  2. Energy on a cyclic arc. Inside one strongly connected component every
-//     op v is tied to a reference op r: s_v - s_r lies in
-//     [D[r][v], -D[v][r]]. An op that holds a slot for d cycles with
-//     occupancy o from its start then occupies, relative to s_r, only rows
-//     of [D[r][v], -D[v][r] + d), taken modulo II. If every op of a set
-//     lies inside one cyclic arc [a, b) of rows shorter than the II, the
-//     b - a rows of the arc are distinct and hold at most capacity * (b - a)
-//     units, so the set's total o * d must not exceed that. Each claimant of a slot serves as a
-//     reference in turn (the windows are relative to it); per reference,
-//     every arc from an item's start to an item's end is checked by one
-//     sweep over the items sorted by end: O(m^2) for m claimants.
-// Rate pools and claimants outside the reference's component are left out
-// (a relaxation: fewer constraints, so still sound).
-//
-// Work is bounded: a component's claimants serve as references up to a
-// budget of about 4 * ops^2 sweep steps per II (then the II is admitted),
-// and a screen without a caller's closure builds its own only over the
-// components that hold two claimants of one slot, up to kOwnClosureOps ops.
-// The screen also goes dormant (admits without testing) once kPatience
-// IIs in a row passed it: the IIs it rejects come before the first few it
-// admits when the search walks one way (upward from the lower bound, or
-// downward in the driver's descent, descend_ii, which rearms it), and a
-// graph it cannot help should not pay for it at every II. Every bound is a
-// count, so the screen's verdicts are deterministic.
+// The II screen: a cheap proof that an II is infeasible, run by the II
+// search (ii_driver.h) before any generator's attempt. It never rejects a
+// feasible II: its two tests (no positive cycle in the distance closure;
+// energy on a cyclic arc of a slot's rows) are necessary conditions of L1
+// and L2. Its work is bounded by counts, so its verdicts are deterministic;
+// it goes dormant after kPatience admitted IIs in a row (rearm wakes it).
+// The tests and the bounds: docs/SEARCH.md, "The II screen".
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// The test seams (test_seams.h): unset, and the default component size.
+// The test seams (test_seams.h): unset, the default component size and no
+// per-check cap.
 #include "test_seams.h"
 
 namespace tilesched::test_seams {
@@ -7,5 +8,6 @@ std::function<void(int64_t ii)> before_ii_attempt;
 void (*between_checks)() = nullptr;
 void (*build_poll)(const char* phase) = nullptr;
 int min_component_ops = 8;
+int64_t per_check_limit_ms = 0;
 
 }  // namespace tilesched::test_seams

@@ -30,4 +30,9 @@ extern void (*build_poll)(const char* phase);
 // rate). The tests lower it to 2.
 extern int min_component_ops;
 
+// The cap on one satisfiability check of the exact oracle, in ms
+// (oracle/exact/budget.h); 0, the default: half of what remains of the
+// time limit. The limit tests set 1 to cut every check.
+extern int64_t per_check_limit_ms;
+
 }  // namespace tilesched::test_seams

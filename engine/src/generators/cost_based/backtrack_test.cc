@@ -1,7 +1,7 @@
 // Beyond the seeds: the backtracking rung and its short runs, the descent
 // below the found II, best-cost's policy fallback; each at the full effort
 // (AtFullEffort): the mechanism to its own bounds, no work budget.
-#include "cost_based_test_support.h"
+#include "testing/cost_based_support.h"
 
 #include <utility>
 

@@ -4,7 +4,7 @@
 // independent verifier. The other suites: refinement_test.cc (the builder's
 // families), backtrack_test.cc (beyond the seeds), cost_test.cc (the
 // evaluators and the placement), gates_test.cc (the gates and the arms).
-#include "cost_based_test_support.h"
+#include "testing/cost_based_support.h"
 
 #include <algorithm>
 

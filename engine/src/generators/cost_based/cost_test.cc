@@ -1,6 +1,6 @@
 // The cost evaluators (seeds 000, 002) and the placement's incremental
 // dependence bounds.
-#include "cost_based_test_support.h"
+#include "testing/cost_based_support.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,16 +1,10 @@
 // Dependence windows kept along the edges, without an all-pairs closure
-// (docs/COST_BASED.md, "Windows", "Along the edges"). At one II every edge
-// u -> v of latency λ and distance δ asks s_v - s_u >= λ - II·δ, its
-// weight. For each op the unit keeps two labels: the latest bound the placed
-// ops put on its start from above (the longest path from a placed op,
-// max over placed u of s_u + D[u][v]) and the earliest from below
-// (min over placed w of s_w - D[v][w]), D being the longest-path weight
-// (Rau's MinDist) that the closure would hold. A seat raises and lowers
-// labels by label-correcting relaxation along the edges, from the seated op
-// outward, the way IMS and SMS keep their windows; an undo trail restores
-// what a last-in first-out unseat takes back; any other unseat recomputes
-// the labels the op's seat may have set from the rest. Memory O(ops +
-// edges).
+// (docs/COST_BASED.md, "Windows", "Along the edges"). For each op the unit
+// keeps the latest and the earliest bound the placed ops put on its start
+// (the longest-path weights the closure would hold); a seat relaxes them
+// along the edges from the seated op outward, as IMS and SMS keep their
+// windows; an undo trail restores a last-in first-out unseat, and any other
+// unseat recomputes what the op's seat may have set. Memory O(ops + edges).
 // Point queries (a longest path from or to one op, reachability) are
 // single-source searches over the same edges. The seats are the
 // placement's (windows.h).

@@ -2,7 +2,7 @@
 // replace: labels, ASAP, positive cycles, point queries and the undo trail
 // (EdgeWindows), and the placement's windows and conflicts along the edges
 // against the closure's (Placement with AlongEdges).
-#include "cost_based_test_support.h"
+#include "testing/cost_based_support.h"
 
 #include <algorithm>
 #include <span>

@@ -3,7 +3,7 @@
 // in work units (never timed). The graph is resource_saturated at 32 ops,
 // seed 2 (`tilesched generate -f resource_saturated -n 32 -s 2`), where
 // the full effort spends several times the default's bounded work.
-#include "cost_based_test_support.h"
+#include "testing/cost_based_support.h"
 
 #include "effort.h"
 #include "tilesched/ims.h"

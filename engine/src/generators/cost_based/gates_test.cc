@@ -1,6 +1,6 @@
 // The admission gates G1-G4 and their recoveries (seed 001), and the four
 // arms (seed 004).
-#include "cost_based_test_support.h"
+#include "testing/cost_based_support.h"
 
 #include <algorithm>
 #include <numeric>

@@ -2,7 +2,7 @@
 // plan of a saturated slot, the packer's packings, and the generator
 // reaching the optimum of the real attention loops on its own (no SAT
 // repair, which runs outside generate_cost_based).
-#include "cost_based_test_support.h"
+#include "testing/cost_based_support.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // The constraint refinement loop (seed 003): the builder's density,
 // grouping and register-pressure families, each lifted when it costs the II.
-#include "cost_based_test_support.h"
+#include "testing/cost_based_support.h"
 
 #include <algorithm>
 #include <vector>

@@ -161,9 +161,7 @@ bool Generator::storage_holds(int64_t ii, const std::vector<int64_t>& start) {
 }  // namespace ims
 
 Schedule generate_ims(const Graph& g, const ImsOptions& opts, const IiSearchOptions& search) {
-  const auto t0 = std::chrono::steady_clock::now();  // time_ns covers the serial pass too
-  ims::Generator gen(g, opts, search);
-  return gen.run(t0);
+  return run_generator<ims::Generator>(g, opts, search);
 }
 
 }  // namespace tilesched

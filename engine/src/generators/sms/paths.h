@@ -1,18 +1,11 @@
 // Longest paths at one II for swing modulo scheduling, without the
-// all-pairs distance closure (docs/BASELINES.md, "Swing modulo
-// scheduling"): the timing of every op (its ASAP and height), and the
+// all-pairs distance closure: every op's timing (ASAP and height), and the
 // window bounds the seated ops leave every other op, tightened as ops are
-// seated and undone as they are unseated. Edges weigh λ − II·δ (Rau's
-// MinDist); both are label-correcting passes over the graph's own edges
-// that visit the ops in topological order of the loop body (distance-0
-// edges), so that an op is settled once per wave through the loop-carried
-// edges: O(log n) per out-edge of an op whose value improves.
-//
-// The bounds equal the closure's: Early(v) = max over seated u of
-// s_u + D[u][v] and Late(v) = min over seated w of s_w − D[v][w]. A pass
-// from a seated op stops at seated ops, since every seated pair already
-// respects the closure (each was seated inside its window): a best path
-// from u through a seated w is matched by the path from w.
+// seated and undone as they are unseated. Edges weigh λ − II·δ; both are
+// label-correcting passes over the graph's own edges in topological order
+// of the loop body, and the bounds equal the closure's
+// (Early/Late over the seated ops). Why a pass may stop at seated ops, and
+// the cost: docs/BASELINES.md, "Swing modulo scheduling".
 #pragma once
 
 #include <algorithm>

@@ -245,9 +245,7 @@ void Generator::finish(Schedule& s, const IiRange&, const IiSearchResult& r) {
 }  // namespace sms
 
 Schedule generate_sms(const Graph& g, const SmsOptions& opts, const IiSearchOptions& search) {
-  const auto t0 = std::chrono::steady_clock::now();  // time_ns covers the serial pass too
-  sms::Generator gen(g, opts, search);
-  return gen.run(t0);
+  return run_generator<sms::Generator>(g, opts, search);
 }
 
 }  // namespace tilesched

@@ -10,6 +10,7 @@
 #include "util/elapsed.h"
 #include "query.h"
 #include "tilesched/exact.h"
+#include "util/test_seams.h"
 
 namespace tilesched::exact_internal {
 
@@ -41,8 +42,8 @@ class Budget {
   int64_t next_check_ms() const {
     const int64_t left = remaining_ms();
     if (left <= 0) return 0;
-    const int64_t cap = opts_.per_check_limit_ms > 0 ? opts_.per_check_limit_ms
-                                                     : std::max<int64_t>(1, left / 2);
+    const int64_t cap = test_seams::per_check_limit_ms > 0 ? test_seams::per_check_limit_ms
+                                                           : std::max<int64_t>(1, left / 2);
     return std::min(left, cap);
   }
   Clock::time_point deadline() const {

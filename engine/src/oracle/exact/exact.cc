@@ -24,6 +24,7 @@
 #include "tilesched/limits.h"
 #include "tilesched/mii.h"
 #include "tilesched/verify.h"
+#include "util/test_seams.h"
 
 namespace tilesched {
 
@@ -154,7 +155,7 @@ void Oracle::record_options() {
   s.graph = g_.name;
   s.generator = "exact";
   s.options = {{"time_limit_ms", std::to_string(opts_.time_limit_ms)},
-               {"per_check_limit_ms", std::to_string(opts_.per_check_limit_ms)},
+               {"per_check_limit_ms", std::to_string(test_seams::per_check_limit_ms)},
                {"minimise_stages", opts_.minimise_stages ? "true" : "false"},
                {"minimise_start_sum", opts_.minimise_start_sum ? "true" : "false"},
                {"descent_rlimit", std::to_string(opts_.descent_rlimit)},

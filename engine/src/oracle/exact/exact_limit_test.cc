@@ -137,9 +137,10 @@ TEST(ExactLimit, ACheckThatStopsLateIsKeptInReserve) {
     };
     ExactOptions opts;
     opts.backend = backend;
-    opts.per_check_limit_ms = 1;
     opts.time_limit_ms = 60'000;
+    test_seams::per_check_limit_ms = 1;
     StatusOr<ExactResult> r = generate_exact(g, opts);
+    test_seams::per_check_limit_ms = 0;
     test_seams::between_checks = nullptr;
     ASSERT_TRUE(r.ok()) << r.status().message();
     ASSERT_GE(checks, 1);
@@ -180,9 +181,10 @@ TEST(ExactLimit, ALowCpuShareStretchesTheReserve) {
   };
   ExactOptions opts;
   opts.backend = ExactBackend::kSat;
-  opts.per_check_limit_ms = 1;
   opts.time_limit_ms = 60'000;
+  test_seams::per_check_limit_ms = 1;
   StatusOr<ExactResult> r = generate_exact(g, opts);
+  test_seams::per_check_limit_ms = 0;
   test_seams::build_poll = nullptr;
   ASSERT_TRUE(r.ok()) << r.status().message();
   const int64_t share = Stat(r->schedule, "exact.cpu_share_pct");

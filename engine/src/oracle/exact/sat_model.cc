@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 
 #include "util/elapsed.h"
 #include "util/test_seams.h"
@@ -40,6 +41,26 @@ SatModel::~SatModel() {
 void SatModel::check_deadline(const char* phase) const {
   if (test_seams::build_poll != nullptr) test_seams::build_poll(phase);
   if (Clock::now() >= deadline_) throw ModelDeadline{};
+}
+
+void SatModel::add_storage(const std::vector<int64_t>& lo, const std::vector<int64_t>& hi,
+                           const StorageCopies& copies) {
+  const std::optional<int> pool = g_.target.storage_pool();
+  if (!pool) return;
+  int64_t fixed = 0;  // one copy of every buffer
+  std::vector<Cnf::Term> terms;
+  for (OpId v = 0; v < g_.op_count(); ++v) {
+    if (g_.ops[v].store_bytes <= 0) continue;
+    fixed += g_.ops[v].store_bytes;
+    int64_t longest = 1;
+    for (const Edge& e : g_.edges) {
+      if (e.from != v || e.kind != EdgeKind::kData) continue;
+      longest = std::max(longest, hi[e.to] + e.distance * ii_ +
+                                      footprint_duration(g_.ops[e.to]) - lo[v]);
+    }
+    copies(v, (longest + ii_ - 1) / ii_, terms);
+  }
+  cnf_.at_most(std::move(terms), g_.target.pools[*pool].capacity - fixed);
 }
 
 void SolveUntil::start(Clock::time_point stop_at) {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -81,6 +82,15 @@ class SatModel : public IiProblem {
   virtual bool assume_stages(int64_t stages) = 0;
   // L2 and L3 over the row literals; then the solver's callbacks.
   void add_resources();
+  // L4, written once for both encodings: one copy of every stored buffer
+  // is fixed; `copies(v, most, terms)` adds op v's literals copies_v >= j
+  // (j = 2 .. most, most = ceil(longest / II) for v's longest data lifetime
+  // over the start windows [lo, hi]), one term of v's bytes each, and the
+  // clauses that force them (polling the deadline as it goes); the terms
+  // then fit the pool beside the fixed copies.
+  using StorageCopies = std::function<void(OpId v, int64_t most, std::vector<Cnf::Term>& terms)>;
+  void add_storage(const std::vector<int64_t>& lo, const std::vector<int64_t>& hi,
+                   const StorageCopies& copies);
   // Throws ModelDeadline once the build's deadline has passed; every
   // phase of a build polls it inside its loops, naming itself.
   void check_deadline(const char* phase) const;

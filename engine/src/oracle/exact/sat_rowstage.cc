@@ -237,21 +237,9 @@ void RowStageModel::add_storage_edge(OpId v, const Edge& e, const std::vector<in
 }
 
 void RowStageModel::add_storage() {
-  const std::optional<int> pool = g_.target.storage_pool();
-  if (!pool) return;
-  int64_t fixed = 0;  // one copy of every buffer
-  std::vector<Cnf::Term> terms;
-  for (OpId v = 0; v < g_.op_count(); ++v) {
-    if (g_.ops[v].store_bytes <= 0) continue;
-    fixed += g_.ops[v].store_bytes;
-    int64_t longest = 1;
-    for (const Edge& e : g_.edges) {
-      if (e.from != v || e.kind != EdgeKind::kData) continue;
-      longest = std::max(longest, hi_[e.to] + e.distance * ii_ +
-                                      footprint_duration(g_.ops[e.to]) - lo_[v]);
-    }
+  SatModel::add_storage(lo_, hi_, [this](OpId v, int64_t most, std::vector<Cnf::Term>& terms) {
     std::vector<int> at_least;  // copies_v >= 2, 3, ...
-    for (int64_t j = 2; j <= (longest + ii_ - 1) / ii_; ++j) {
+    for (int64_t j = 2; j <= most; ++j) {
       at_least.push_back(cnf_.new_var());
       cnf_.clause({-at_least.back(), at_least.size() > 1 ? at_least[at_least.size() - 2] : Cnf::kTrue});
       terms.push_back({g_.ops[v].store_bytes, at_least.back()});
@@ -260,8 +248,7 @@ void RowStageModel::add_storage() {
       if (e.from == v && e.kind == EdgeKind::kData) add_storage_edge(v, e, at_least);
     }
     check_deadline("storage");
-  }
-  cnf_.at_most(std::move(terms), g_.target.pools[*pool].capacity - fixed);
+  });
 }
 
 // Every start at most the canonical ALAP start with `stages` stages, under

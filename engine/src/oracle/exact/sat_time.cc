@@ -29,7 +29,6 @@ class TimeIndexedModel : public SatModel {
   void add_symmetry();
   void add_groups();
   void add_storage();
-  void add_storage_copies(OpId v, std::vector<Cnf::Term>& terms);
 
   std::vector<int64_t> lo_, hi_;
   std::vector<int> first_;  // y(v, lo_v) is variable first_[v], then consecutive
@@ -125,44 +124,26 @@ std::vector<int> TimeIndexedModel::make_rows(OpId v) {
 // L4: copies_v >= j (j >= 2) is forced when some data consumer w ends more
 // than (j - 1) * II after s_v: s_v <= t and s_w >= t + (j - 1) * II - e + 1
 // (e = distance * II + D_w) imply it. Every such literal adds bytes_v.
-void TimeIndexedModel::add_storage_copies(OpId v, std::vector<Cnf::Term>& terms) {
-  int64_t longest = 1;
-  for (const Edge& e : g_.edges) {
-    if (e.from != v || e.kind != EdgeKind::kData) continue;
-    longest = std::max(longest, hi_[e.to] + e.distance * ii_ +
-                                    footprint_duration(g_.ops[e.to]) - lo_[v]);
-  }
-  const int64_t most = (longest + ii_ - 1) / ii_;
-  int previous = Cnf::kTrue;  // copies >= 1
-  for (int64_t j = 2; j <= most; ++j) {
-    const int at_least = cnf_.new_var();
-    cnf_.clause({-at_least, previous});
-    previous = at_least;
-    terms.push_back({g_.ops[v].store_bytes, at_least});
-    for (const Edge& e : g_.edges) {
-      if (e.from != v || e.kind != EdgeKind::kData) continue;
-      const int64_t extra = e.distance * ii_ + footprint_duration(g_.ops[e.to]);
-      for (int64_t t = lo_[v]; t <= hi_[v]; ++t) {
-        const int64_t need = t + (j - 1) * ii_ - extra + 1;  // s_w >= need forces it
-        if (need - 1 >= hi_[e.to]) break;
-        cnf_.clause({-le(v, t), le(e.to, need - 1), at_least});
-      }
-    }
-    check_deadline("storage");
-  }
-}
-
 void TimeIndexedModel::add_storage() {
-  const std::optional<int> pool = g_.target.storage_pool();
-  if (!pool) return;
-  int64_t fixed = 0;  // one copy of every buffer
-  std::vector<Cnf::Term> terms;
-  for (OpId v = 0; v < g_.op_count(); ++v) {
-    if (g_.ops[v].store_bytes <= 0) continue;
-    fixed += g_.ops[v].store_bytes;
-    add_storage_copies(v, terms);
-  }
-  cnf_.at_most(std::move(terms), g_.target.pools[*pool].capacity - fixed);
+  SatModel::add_storage(lo_, hi_, [this](OpId v, int64_t most, std::vector<Cnf::Term>& terms) {
+    int previous = Cnf::kTrue;  // copies >= 1
+    for (int64_t j = 2; j <= most; ++j) {
+      const int at_least = cnf_.new_var();
+      cnf_.clause({-at_least, previous});
+      previous = at_least;
+      terms.push_back({g_.ops[v].store_bytes, at_least});
+      for (const Edge& e : g_.edges) {
+        if (e.from != v || e.kind != EdgeKind::kData) continue;
+        const int64_t extra = e.distance * ii_ + footprint_duration(g_.ops[e.to]);
+        for (int64_t t = lo_[v]; t <= hi_[v]; ++t) {
+          const int64_t need = t + (j - 1) * ii_ - extra + 1;  // s_w >= need forces it
+          if (need - 1 >= hi_[e.to]) break;
+          cnf_.clause({-le(v, t), le(e.to, need - 1), at_least});
+        }
+      }
+      check_deadline("storage");
+    }
+  });
 }
 
 // Every start at most the canonical ALAP start with `stages` stages.

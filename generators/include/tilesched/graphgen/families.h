@@ -1,18 +1,12 @@
 // The registry of loop-graph families: random families that stress the
-// scheduler's parts (dependences, recurrences, slots, pools, SMEM, groups)
-// and structured families that model the loop bodies of real GPU kernels on
-// the Blackwell target. The sweep, the property tests and the fuzzers
-// enumerate families through it; `tilesched generate` is its command line.
-// generators/README.md tabulates every family, its parameters and where
-// its numbers come from.
-//
+// scheduler's parts and structured families that model the loop bodies of
+// real GPU kernels on the Blackwell target; the sweep, the property tests,
+// the fuzzers and `tilesched generate` enumerate families through it.
 // Deterministic: a family draws only from the project's SplitMix64
-// (tilesched/rng.h), so the same family, size, parameters and seed give
-// the same graph, and byte-identical JSON, on every machine and compiler.
-// The seed draws a random family's graph, and a structured family's
-// instance: the parameters not given that list `drawn` values (tile size,
-// stages, optional ops), and one latency per op kind (generators/README.md,
-// "What the seed draws").
+// (tilesched/rng.h), so the same family, size, parameters and seed give the
+// same graph, and byte-identical JSON, on every machine and compiler.
+// generators/README.md tabulates every family, its parameters and what the
+// seed draws.
 #pragma once
 
 #include <cstdint>

@@ -1,25 +1,11 @@
 // Importer for the HatScheT project's modulo-scheduling instances: a
 // GraphML dependence graph and an XML resource model (the HLS loops of
 // CHStone/MachSuite and the origami DSP set, found through the CMake option
-// TILESCHED_HLS_DIR; generators/README.md says where they come from).
-//
-// Mapping, onto an inline generic target:
-// - each <Resource> with limit >= 1 that some node uses becomes a slot of
-//   capacity `limit`; a node using it claims it for `blockingTime` cycles
-//   (occupancy 1). Unlimited resources (limit -1) and blockingTime 0
-//   reserve nothing. Should more than 64 slots (one RRT row) result, the
-//   non-binding ones are left out: a resource held 1 cycle by at most
-//   `limit` nodes can never be over-subscribed.
-// - each <node> becomes a `generic` op named by its GraphML id, in
-//   document order, with its resource's `latency`;
-// - each <edge> becomes an edge of latency latency(source) + delay and the
-//   given distance; deptype Precedence gives an order edge, Data (or none)
-//   a data edge. A distance above limits::kMaxDistance (65535; the
-//   shared set's largest is 1282) is clamped to it and the graph's name gets
-//   "/clamped_distances=N". That only tightens the edge, so every schedule
-//   of the imported graph is one of the original.
-// Malformed input gives InvalidInput, one line naming the file and the
-// element or attribute.
+// TILESCHED_HLS_DIR; generators/README.md says where they come from), onto an
+// inline generic target. Every schedule of the imported graph is one of the
+// original. Malformed input gives InvalidInput, one line naming the file and
+// the element or attribute. The mapping: docs/BASELINES.md, "Importing the
+// HatScheT instances".
 #pragma once
 
 #include <string>

@@ -1,16 +1,10 @@
 // Random layered loop graphs on the Blackwell target: the benchmarks' and
-// tests' workhorse family. Ops sit in layers; distance-0 edges only run from
-// one layer to a later one (the previous layer, sometimes the one before),
-// so no zero-distance cycle can arise, and a share of loop-carried edges
-// (distance 1..3) run from an op back to itself or an earlier op, closing
-// recurrences. Kinds mix TMA loads, SMEM traffic, WGMMAs, ALU and SFU work,
-// TMEM loads and barriers. SMEM writes' store_bytes, each counted once per
-// iteration its buffer stays live across (1 + the longest distance it is
-// read at), add up to at most the SMEM budget, so the serial schedule of
-// every generated graph is legal.
-//
-// Deterministic: one SplitMix64 stream seeded from params.seed; the same
-// parameters give the same graph on every platform and compiler.
+// tests' workhorse family. Distance-0 edges run only from a layer to a later
+// one, so no zero-distance cycle arises; loop-carried edges (distance 1..3)
+// close recurrences; the SMEM writes' buffers fit the SMEM budget, so the
+// serial schedule of every generated graph is legal. Deterministic: one
+// SplitMix64 stream seeded from params.seed, the same graph on every
+// platform and compiler. generators/README.md gives its parameters.
 #pragma once
 
 #include <cstdint>

@@ -1,46 +1,11 @@
 // Importer for Triton's TTGIR, its entry points: the MLIR text Triton
 // prints for a kernel (Triton 3.6; `*.ttgir` dumps such as
-// ../shared/kernels/triton-h200/), one loop of it (`scf.for` or
+// ../shared/kernels/triton-h200/), one innermost loop of it (`scf.for` or
 // `scf.while`) as a loop graph on the `hopper` target. The loop listing,
-// the options and the import's result are in
-// tilesched/graphgen/ttgir_loop.h.
-// docs/TTGIR.md is the reference: what is read, the loop shapes, which
-// ops are folded and why, the kind each op maps to, the Triton schedule
-// attributes kept, the buffers counted, the limits and the messages.
-//
-// Mapping, in short:
-// - only innermost loops are imported (an outer loop's ops are context);
-// - every op of the loop body that costs time or a resource becomes one
-//   graph op, with a kind of hopper_target() and a latency and resources
-//   computed from its tile types (tilesched/hopper.h); its id comes from
-//   its SSA name, `source_op` keeps the TTGIR op name and `source_position`
-//   its position in the body; the ops of an scf.if's branches too,
-//   guarded (they read its condition); an scf.while's body is its test
-//   region, then its do region;
-// - ops that compile to nothing (constants, splat/broadcast/expand_dims,
-//   memdesc views, ...) are folded: their users depend on their operands;
-// - edges: SSA def-use inside the body (data, distance 0), values that
-//   reach the next iteration through scf.yield and iter_args (distance 1,
-//   more through a chain of iter_args), and order edges between two ops
-//   that touch the same shared-memory buffer or barrier (one of them
-//   writing);
-// - `loop.stage` / `loop.cluster` on ops become `triton_stage` /
-//   `triton_cluster`, the loop's `tt.num_stages` the graph attribute
-//   `triton_num_stages`, the module's `ttg.num-warps` `num_warps`;
-// - buffers: a ttg.local_alloc's, a pipelined load's whose value goes to
-//   registers (on the load op), and those alive outside the loop
-//   (`resident_smem_bytes`);
-// - the stage count: every op's max_depth is lowered so that a schedule
-//   has at most the stages whose multi-buffered copies of the buffers
-//   Triton can allocate (hopper::predicted_smem_bytes within the 227 KiB a
-//   CTA may take), unless `smem_stage_bound` is off;
-// - Triton's lowering rules as constraints (add_triton_rules,
-//   tilesched/graphgen/ttgir_rules.h), unless
-//   `triton_rules` is off: every schedule of the graph exports;
-// - an op the importer does not know becomes a `generic` op (latency one
-//   unit, no resources) and is named in `unknown_ops`; with `strict` it
-//   is refused instead.
+// the options and the import's result are in tilesched/graphgen/ttgir_loop.h.
 // Malformed input gives InvalidInput, one line "SOURCE:LINE: problem".
+// docs/TTGIR.md is the reference ("The mapping in short", then what is read,
+// the loop shapes, the ops folded, the kinds, the buffers, the limits).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Text made safe for one-line messages, and the UTF-8 check (see text.h).
-#include "text.h"
+#include "util/text.h"
 
 #include <cstdio>
 

@@ -17,7 +17,7 @@
 #include "tilesched/hopper_predict.h"
 #include "tilesched/status.h"
 
-namespace tilesched::graphgen {
+namespace tilesched {
 
 struct CandidateOptions {
   // The caps tried: 1..max_cap; 0 means the graph's stage bound (1 + the
@@ -82,4 +82,4 @@ std::string candidates_json(const Graph& g, const std::vector<Candidate>& list,
 std::string candidates_tsv(const std::vector<Candidate>& list,
                            const std::vector<std::string>& files);
 
-}  // namespace tilesched::graphgen
+}  // namespace tilesched

@@ -1,45 +1,28 @@
-// The packing repair (see repair.h).
-#include "repair.h"
+// The packing repair (see packing_repair.h).
+#include "repair/packing_repair.h"
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "util/elapsed.h"
-#include "../exact/bounds.h"
-#include "../exact/query.h"
-#include "graph/graph_algo.h"
+#include "oracle/exact/work_checks.h"
+#include "repair/screen.h"
 #include "search/ii_range.h"
-#include "screen.h"
 #include "tilesched/mii.h"
-#include "tilesched/verify.h"
+#include "tilesched/schedule.h"
+#include "util/elapsed.h"
 
 namespace tilesched {
 
 namespace {
-
-using exact_internal::Answer;
-using exact_internal::Clock;
 
 // The least II worth a check: the heuristics' own lower bound, and the floor.
 int64_t lowest_ii(const Graph& g, int64_t ii_floor) {
   return std::max(ii_lower_bound(g, compute_mii(g).max()), ii_floor);
 }
 
-// What one check of the whole graph gave: the starts of a legal schedule,
-// or none with the solver's answer.
-struct Packed {
-  Answer answer = Answer::kUnknown;
-  std::optional<std::vector<int64_t>> start;
-};
-
-// One II's check under `units` of work, CaDiCaL in its stable mode only
-// when `stable_only`: the starts of a legal schedule at ii, or none
-// (unsat, out of budget, no model, or a schedule the verifier refuses,
-// which would be a bug in the model). `used` gains the work spent.
 // The work of the repair in the generator's units, against its bound.
 // The lower bound's check may spend the whole bound (where the rows pack
 // exactly it is the answer); the bisection's checks after it only what is
@@ -55,52 +38,12 @@ struct Meter {
     if (budget > 0 && work + more > limit()) out = true;
     return !out;
   }
+  // The solver units a check may spend within what is left.
+  int64_t units(int64_t wanted) const {
+    if (budget <= 0) return wanted;
+    return std::min(wanted, std::max<int64_t>(1, (limit() - work) / kUnitsPerSolverUnit));
+  }
 };
-
-// The size of the model at `spec`: every op's window of starts times the
-// cycles its holds occupy (the resource clauses dominate).
-int64_t model_size(const Graph& g, const exact_internal::ModelSpec& spec) {
-  int64_t size = 0;
-  for (OpId v = 0; v < g.op_count(); ++v) {
-    int64_t held = 1;
-    for (const Triple& t : g.ops[v].resources) held += t.duration;
-    const int64_t window = exact_internal::latest_start(g, spec, v) - spec.asap[v] + 1;
-    size += std::max<int64_t>(window, 1) * held;
-  }
-  return size * kUnitsPerModelCell;
-}
-
-Packed pack_at(const Graph& g, int64_t ii, int64_t stages, int64_t units, bool stable_only,
-               exact_internal::Backend& backend, int64_t& used, Meter& meter) {
-  std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g, ii, false);
-  if (!asap) return {Answer::kUnsat, std::nullopt};  // II below RecMII
-  // A tight stage bound, as the oracle's first check at an II: a much
-  // smaller model; a schedule it finds is legal all the same. The budget is
-  // work, never the clock.
-  exact_internal::ModelSpec spec = *exact_internal::model_spec(
-      g, ii, std::min(stages, exact_internal::stage_bound(g, ii)), Clock::time_point::max(),
-      std::move(asap));
-  spec.stable_only = stable_only;
-  const int64_t size = model_size(g, spec);
-  if (!meter.admits(size)) return {};
-  meter.work += size;
-  const std::unique_ptr<exact_internal::IiProblem> model = backend.build(g, spec);
-  if (model == nullptr) return {};  // over the backend's size limit
-  if (meter.budget > 0) {
-    units = std::min(units, std::max<int64_t>(1, (meter.limit() - meter.work) / kUnitsPerSolverUnit));
-  }
-  const Answer a = model->check(spec.stage_bound, Clock::time_point::max(), units);
-  used += std::max<int64_t>(model->units_used(), 1);
-  meter.work += std::max<int64_t>(model->units_used(), 1) * kUnitsPerSolverUnit;
-  if (a != Answer::kSat) return {a, std::nullopt};
-  Schedule s;
-  s.ii = ii;
-  s.start = model->starts();
-  s.feasible = true;
-  derive_stage_order(s);
-  if (!verify_schedule(g, s).legal()) return {};
-  return {a, std::move(s.start)};
-}
 
 // The work of one repair: the SAT checks of the whole graph (`used`,
 // bounded by units_total), the screen's component checks (`screened`) and
@@ -131,25 +74,38 @@ std::string repair_line(int64_t from, int64_t to, const Tally& t) {
 // second attempt in CaDiCaL's stable mode. Each under its own budget, so
 // the screen and the second attempt never take work from the checks of
 // the whole graph.
-std::optional<std::vector<int64_t>> try_ii(const Graph& g, int64_t ii, int64_t stages,
+std::optional<std::vector<int64_t>> try_ii(int64_t ii, int64_t stages,
                                            const PackingRepairOptions& opts,
-                                           ComponentScreen& screen,
-                                           exact_internal::Backend& backend, Tally& t,
+                                           ComponentScreen& screen, WorkChecks& checks, Tally& t,
                                            Meter& meter) {
   const int64_t screened = t.screened;
-  if (opts.units_screen > 0 && t.screened < opts.units_total &&
-      screen.rules_out(ii, opts.units_screen, backend, t.screened)) {
-    meter.work += (t.screened - screened) * kUnitsPerSolverUnit;
+  const bool ruled_out = opts.units_screen > 0 && t.screened < opts.units_total &&
+                         screen.rules_out(ii, opts.units_screen, t.screened);
+  meter.work += (t.screened - screened) * kUnitsPerSolverUnit;
+  if (ruled_out) {
     ++t.ruled_out;
     return std::nullopt;  // the check of the whole graph would be unsat
   }
-  meter.work += (t.screened - screened) * kUnitsPerSolverUnit;
-  Packed p = pack_at(g, ii, stages, next_budget(opts, t), false, backend, t.used, meter);
-  if (p.start || p.answer != Answer::kUnknown || meter.out) return std::move(p.start);
+  // The model's size is counted before it is built; one past the bound is
+  // not built.
+  const int64_t size = checks.model_cells(ii, stages) * kUnitsPerModelCell;
+  if (!meter.admits(size)) return std::nullopt;
+  meter.work += size;
+  // The budget is work, never the clock.
+  int64_t used = t.used;
+  WorkChecks::Result p =
+      checks.whole_graph(ii, stages, meter.units(next_budget(opts, t)), false, t.used);
+  meter.work += (t.used - used) * kUnitsPerSolverUnit;
+  if (p.answer == WorkChecks::Answer::kFound) return std::move(p.start);
+  if (p.answer != WorkChecks::Answer::kUnknown) return std::nullopt;
   if (opts.units_second <= 0 || t.second >= opts.units_total) return std::nullopt;
-  p = pack_at(g, ii, stages, std::min(opts.units_second, opts.units_total - t.second), true,
-              backend, t.second, meter);
-  if (p.start) ++t.found_second;
+  used = t.second;
+  p = checks.whole_graph(ii, stages,
+                         meter.units(std::min(opts.units_second, opts.units_total - t.second)),
+                         true, t.second);
+  meter.work += (t.second - used) * kUnitsPerSolverUnit;
+  if (p.answer != WorkChecks::Answer::kFound) return std::nullopt;
+  ++t.found_second;
   return std::move(p.start);
 }
 
@@ -188,18 +144,17 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
   int64_t lo = lowest_ii(g, ii_floor), hi = s.ii;
   // The model's stage bound (largest stage): one above the heuristic's.
   const int64_t stages = s.stage_count;
-  std::unique_ptr<exact_internal::Backend> backend;
-  ComponentScreen screen(g);
+  WorkChecks checks(g);
+  ComponentScreen screen(g, checks);
   Tally t;
   for (int64_t ii = lo; ii < hi && t.used < opts.units_total && !meter.out;
        ii = lo + (hi - lo) / 2) {
-    if (!backend) backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
     ++t.tried;
     std::optional<std::vector<int64_t>> start;
     try {
-      start = try_ii(g, ii, stages, opts, screen, *backend, t, meter);
+      start = try_ii(ii, stages, opts, screen, checks, t, meter);
       meter.first = false;
-    } catch (const exact_internal::BackendFailure&) {
+    } catch (const WorkChecks::SolverFailed&) {
       break;  // the solver failed: the schedule in hand stands
     }
     if (start) {

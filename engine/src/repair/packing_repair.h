@@ -1,18 +1,12 @@
-// The packing repair (docs/EXACT.md, "The packing repair"): where a
-// heuristic's II is above its lower bound on a graph whose slots pack
-// several holders per row (a pooled slot, a multi-unit hold, a rate pool),
-// the IIs it failed at are tried again by the exact oracle's SAT model of
-// the whole graph, each under a deterministic work budget (CaDiCaL's
-// learned clauses, no clock): the lower bound first, then by bisection
-// between the highest II not found and the least found. The ladders seat
-// one op at a time and cannot see a packing of the rows that needs several
-// ops moved together; the model sees every row at once. Before each check
-// a screen (screen.h) may prove the II has no schedule and skip it; a
-// check that ends unknown gets a second attempt with CaDiCaL in its stable
-// mode. Neither takes work from the checks, so neither loses what the
-// checks alone find. Every schedule it keeps passes the verifier. Internal
-// to the engine: generate_schedule runs it after the heuristics
-// (generate.h).
+// The packing repair, a step after a heuristic's search: where its II is
+// above the lower bound on a graph whose slots pack several holders per row,
+// the IIs it failed at are tried again by the exact oracle's SAT model of the
+// whole graph (oracle/exact/work_checks.h) under a deterministic work budget,
+// the lower bound first, then by bisection; a screen (screen.h) may rule an
+// II out first, and a check that ends unknown gets a second attempt in
+// CaDiCaL's stable mode. Every schedule it keeps passes the verifier.
+// generate_schedule runs it after the heuristics (generate.h). The why and
+// the budgets: docs/EXACT.md, "The packing repair".
 #pragma once
 
 #include <cstdint>

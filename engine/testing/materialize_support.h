@@ -1,4 +1,4 @@
-// Test helper shared by the materialization tests: a feasible schedule at
+// Test support, for the materialization tests only: a feasible schedule at
 // `ii` with the given starts and its derived stage and order.
 #pragma once
 

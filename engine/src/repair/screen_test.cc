@@ -1,15 +1,15 @@
 // The packing repair's infeasibility screen (screen.h) and the repair's use
-// of it (repair.h): a component with no schedule at an II rules that II
+// of it (packing_repair.h): a component with no schedule at an II rules that II
 // out, an II where a legal schedule exists is never ruled out, and the
 // repair reaches the same II with the screen as without it.
-#include "screen.h"
+#include "repair/screen.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "repair.h"
+#include "repair/packing_repair.h"
 #include "tilesched/generate.h"
 #include "tilesched/graph_builder.h"
 #include "tilesched/mii.h"
@@ -24,8 +24,8 @@ namespace {
 // At the II of every legal schedule the generators find (serial,
 // cost-based, IMS, SMS, the oracle's optimum), the screen proves nothing.
 void ExpectNothingRuledOutAtALegalIi(const Graph& g) {
-  auto backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
-  ComponentScreen screen(g);
+  WorkChecks checks(g);
+  ComponentScreen screen(g, checks);
   std::vector<Schedule> found = {generate_serial(g)};
   for (GeneratorKind k : {GeneratorKind::kCostBased, GeneratorKind::kIms, GeneratorKind::kSms,
                           GeneratorKind::kExact}) {
@@ -40,7 +40,7 @@ void ExpectNothingRuledOutAtALegalIi(const Graph& g) {
   for (const Schedule& s : found) {
     ASSERT_TRUE(s.feasible && verify_schedule(g, s).legal()) << s.generator;
     int64_t used = 0;
-    EXPECT_FALSE(screen.rules_out(s.ii, 500, *backend, used)) << s.generator << " II " << s.ii;
+    EXPECT_FALSE(screen.rules_out(s.ii, 500, used)) << s.generator << " II " << s.ii;
   }
 }
 
@@ -58,14 +58,14 @@ class ComponentScreenTest : public ::testing::Test {
 TEST_F(ComponentScreenTest, RulesOutAnIiItsComponentCannotCarry) {
   const Graph g = RecurrenceWithTail(true);
   ASSERT_EQ(compute_mii(g).max(), 4);  // the bounds alone do not see it
-  auto backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
-  ComponentScreen screen(g);
+  WorkChecks checks(g);
+  ComponentScreen screen(g, checks);
   int64_t used = 0;
-  EXPECT_TRUE(screen.rules_out(4, 500, *backend, used));
+  EXPECT_TRUE(screen.rules_out(4, 500, used));
   EXPECT_EQ(screen.component_count(), 1);
   EXPECT_GT(used, 0);
-  EXPECT_FALSE(screen.rules_out(5, 500, *backend, used));
-  EXPECT_TRUE(screen.rules_out(3, 500, *backend, used));  // below the pool's bound
+  EXPECT_FALSE(screen.rules_out(5, 500, used));
+  EXPECT_TRUE(screen.rules_out(3, 500, used));  // below the pool's bound
 }
 
 // Soundness, on both graphs.
@@ -80,14 +80,14 @@ TEST_F(ComponentScreenTest, NeverRulesOutTheIiOfALegalSchedule) {
 // is built. On the rate pool nothing is proven; on slot x the II screen
 // proves II 4 infeasible without a solver.
 TEST(ComponentScreen, WithoutComponentsOnlyTheIiScreenProves) {
-  auto backend = exact_internal::make_sat_backend(SatEncoding::kRowStage);
   for (bool on_pool : {true, false}) {
     SCOPED_TRACE(on_pool);
     const Graph g = RecurrenceWithTail(on_pool);
-    ComponentScreen screen(g);
+    WorkChecks checks(g);
+    ComponentScreen screen(g, checks);
     int64_t used = 0;
-    EXPECT_EQ(screen.rules_out(4, 500, *backend, used), !on_pool);
-    EXPECT_FALSE(screen.rules_out(5, 500, *backend, used));
+    EXPECT_EQ(screen.rules_out(4, 500, used), !on_pool);
+    EXPECT_FALSE(screen.rules_out(5, 500, used));
     EXPECT_EQ(screen.component_count(), 0);
     EXPECT_EQ(used, 0);
   }

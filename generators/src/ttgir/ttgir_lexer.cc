@@ -3,7 +3,7 @@
 // locations, `loc(...)`, are dropped as they are read.
 #include <cctype>
 
-#include "import_text.h"
+#include "../import_text.h"
 #include "ttgir_syntax.h"
 
 namespace tilesched::graphgen::ttgir {

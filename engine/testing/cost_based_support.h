@@ -1,4 +1,4 @@
-// What the cost-based generator's tests share: a verified schedule, small
+// Test support, for the cost-based generator's tests only: what they share: a verified schedule, small
 // random loops, the generated kernels of engine/testdata, and a placement
 // at a fixed II with its context and driver.
 #pragma once
@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "generators/cost_based/rungs.h"
 #include "testing/test_graphs.h"
-#include "rungs.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/graph_builder.h"
 #include "tilesched/json_io.h"

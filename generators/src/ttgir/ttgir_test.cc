@@ -23,7 +23,7 @@
 #include "tilesched/json_io.h"
 #include "tilesched/serial.h"
 #include "tilesched/verify.h"
-#include "schedule_expect.h"
+#include "../schedule_expect.h"
 #include "ttgir_syntax.h"
 
 namespace tilesched::graphgen {

@@ -1,10 +1,10 @@
 // Tests for the candidate stage assignments of a TTGIR loop
-// (tilesched/graphgen/triton_candidates.h) on the committed pointer matmul
+// (tilesched/triton_candidates.h) on the committed pointer matmul
 // at num_stages 3: one candidate per distinct stage vector, every finder
 // accounted for, Triton's own among them and priced as `tilesched stages`
 // prices it, every price the model's, the list ranked by predicted time,
 // and the manifests.
-#include "tilesched/graphgen/triton_candidates.h"
+#include "tilesched/triton_candidates.h"
 
 #include <gtest/gtest.h>
 
@@ -18,14 +18,14 @@
 #include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/hopper_registers.h"
 
-namespace tilesched::graphgen {
+namespace tilesched {
 namespace {
 
 const std::string kMatmul = std::string(TILESCHED_GEN_TESTDATA) +
                             "/ttgir/matmul_STAGES3_BM128_BN128_BK64_W8.triton-scheduled.ttgir";
 
 Graph imported() {
-  StatusOr<TtgirImport> r = import_ttgir(kMatmul, {});
+  StatusOr<graphgen::TtgirImport> r = graphgen::import_ttgir(kMatmul, {});
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? r->graph : Graph{};
 }
@@ -118,4 +118,4 @@ TEST(TritonCandidates, TheStageBoundIsTheDeepestMaxDepth) {
 }
 
 }  // namespace
-}  // namespace tilesched::graphgen
+}  // namespace tilesched

@@ -1,7 +1,7 @@
 // Candidate stage assignments of a TTGIR loop, deduplicated, priced and
-// ranked (tilesched/graphgen/triton_candidates.h; docs/TTGIR.md,
+// ranked (tilesched/triton_candidates.h; docs/TTGIR.md,
 // "Candidates").
-#include "tilesched/graphgen/triton_candidates.h"
+#include "tilesched/triton_candidates.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace tilesched::graphgen {
+namespace tilesched {
 
 namespace {
 
@@ -223,4 +223,4 @@ std::string candidates_tsv(const std::vector<Candidate>& list,
   return out;
 }
 
-}  // namespace tilesched::graphgen
+}  // namespace tilesched

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "schedule_expect.h"
+#include "../schedule_expect.h"
 #include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/json_io.h"
 #include "ttgir_syntax.h"

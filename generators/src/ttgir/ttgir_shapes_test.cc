@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "schedule_expect.h"
+#include "../schedule_expect.h"
 #include "tilesched/graphgen/ttgir_import.h"
 #include "tilesched/hopper.h"
 #include "tilesched/hopper_predict.h"
