@@ -21,10 +21,10 @@ struct EffortBudgets {
   int64_t walk = 0;     // the upward walk's attempts together
   int64_t descent = 0;  // the descent's attempts together
   int failed_attempts = 0;  // the walk's failing II attempts below its start
-  // Below a starting schedule: the walk, the bisection and the descent
-  // together spend at most max(below_floor, below_factor x the start's
-  // work), so that searching below IMS costs a bounded multiple of IMS
-  // (docs/COST_BASED.md "Effort"); 0: no such bound.
+  // Below a starting schedule: the walk, and the bisection with the
+  // descent, each spend at most max(below_floor, below_factor x the
+  // start's work), so that searching below IMS costs a bounded multiple of
+  // IMS (docs/COST_BASED.md "The IMS start"); 0: no such bound.
   int64_t below_factor = 0;
   int64_t below_floor = 0;
 };
