@@ -42,8 +42,8 @@ class Generator : public GeneratorFrame {
     ctx_.deadline = search.deadline;
     // The run's fixed cost: the frame's serial pass and MII bounds, the
     // context's tables (per op and edge), and a constant for the rest.
-    meter_.add_to(WorkMeter::kGraph,
-                  kSetupUnits + kSetupPerElement * (g.op_count() + static_cast<int64_t>(g.edges.size())));
+    const int64_t size = g.op_count() + static_cast<int64_t>(g.edges.size());
+    meter_.add_to(WorkMeter::kGraph, kSetupUnits + kSetupPerElement * size);
     if (start != nullptr && start->feasible) {
       given_start_ = start;
       for (const auto& [key, value] : start->stats) {
