@@ -24,9 +24,10 @@ int64_t lowest_ii(const Graph& g, int64_t ii_floor) {
 }
 
 // The work of the repair in the generator's units, against its bound.
-// The lower bound's check may spend the whole bound (where the rows pack
-// exactly it is the answer); the bisection's checks after it only what is
-// left of a kLaterShare-th of it.
+// The checks of the whole graph may spend the whole bound until one finds
+// nothing (the first, at the lowest II the screen leaves, is where the rows
+// pack exactly the answer); after that only what is left of a
+// kLaterShare-th of it.
 struct Meter {
   int64_t budget = 0;  // 0: none
   int64_t work = 0;
@@ -97,6 +98,7 @@ std::optional<std::vector<int64_t>> try_ii(int64_t ii, int64_t stages,
       checks.whole_graph(ii, stages, meter.units(next_budget(opts, t)), false, t.used);
   meter.work += (t.used - used) * kUnitsPerSolverUnit;
   if (p.answer == WorkChecks::Answer::kFound) return std::move(p.start);
+  meter.first = false;  // after a check that found nothing, the smaller share
   if (p.answer != WorkChecks::Answer::kUnknown) return std::nullopt;
   if (opts.units_second <= 0 || t.second >= opts.units_total) return std::nullopt;
   used = t.second;
@@ -153,7 +155,6 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
     std::optional<std::vector<int64_t>> start;
     try {
       start = try_ii(ii, stages, opts, screen, checks, t, meter);
-      meter.first = false;
     } catch (const WorkChecks::SolverFailed&) {
       break;  // the solver failed: the schedule in hand stands
     }
