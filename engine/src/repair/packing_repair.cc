@@ -98,7 +98,6 @@ std::optional<std::vector<int64_t>> try_ii(int64_t ii, int64_t stages,
       checks.whole_graph(ii, stages, meter.units(next_budget(opts, t)), false, t.used);
   meter.work += (t.used - used) * kUnitsPerSolverUnit;
   if (p.answer == WorkChecks::Answer::kFound) return std::move(p.start);
-  meter.first = false;  // after a check that found nothing, the smaller share
   if (p.answer != WorkChecks::Answer::kUnknown) return std::nullopt;
   if (opts.units_second <= 0 || t.second >= opts.units_total) return std::nullopt;
   used = t.second;
@@ -154,7 +153,11 @@ void repair_packing(const Graph& g, int64_t ii_floor, const PackingRepairOptions
     ++t.tried;
     std::optional<std::vector<int64_t>> start;
     try {
+      const int64_t checked = t.used;
       start = try_ii(ii, stages, opts, screen, checks, t, meter);
+      // After an II whose checks (the stable mode's too) found nothing,
+      // the smaller share.
+      if (!start && t.used > checked) meter.first = false;
     } catch (const WorkChecks::SolverFailed&) {
       break;  // the solver failed: the schedule in hand stands
     }
