@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,8 @@ struct Schedule {
   // Generator counters (the cost-based generator's arms, gates, rungs and
   // give-up reasons), in a fixed order; empty for the serial generator.
   std::vector<std::pair<std::string, int64_t>> stats;
+  // The counter `key` of stats, 0 where there is none.
+  int64_t stat(std::string_view key) const;
   int64_t time_ns = 0;         // generator time, graph to schedule, no I/O
   // The exact oracle's proof (tilesched/exact.h): lower_bound is the
   // smallest II it did not prove infeasible, proven_optimal that every II

@@ -44,13 +44,6 @@ void set_repair_stats(Schedule& s, const PackingRepairReport& r) {
 StatusOr<Schedule> run_serial(const Graph& g, const GenerateOptions&) {
   return generate_serial(g);
 }
-int64_t stat(const Schedule& s, std::string_view key) {
-  for (const auto& [k, v] : s.stats) {
-    if (k == key) return v;
-  }
-  return 0;
-}
-
 // The packing repair after a cost-based level's search, on the call's one
 // meter: at default it may spend 16 times what the search spent
 // (work.total, the cheaper levels' included) or 524,288 units, whichever is
@@ -61,7 +54,7 @@ void repair_after_search(const Graph& g, const GenerateOptions& opts, Effort eff
                          Schedule& s) {
   PackingRepairOptions ro = packing_repair_options(effort);
   if (effort == Effort::kDefault) {
-    ro.work_budget = std::max<int64_t>(kRepairFloor, kRepairFactor * stat(s, "work.total"));
+    ro.work_budget = std::max<int64_t>(kRepairFloor, kRepairFactor * s.stat("work.total"));
   }
   PackingRepairReport report;
   repair_packing(g, opts.search.ii_floor, ro, s, &report);
@@ -69,7 +62,7 @@ void repair_after_search(const Graph& g, const GenerateOptions& opts, Effort eff
     if (k == "work.total") v += report.work;
   }
   // A repair that did not run leaves an earlier level's statistics.
-  if (report.from_ii > 0 || stat(s, "repair.from_ii") == 0) set_repair_stats(s, report);
+  if (report.from_ii > 0 || s.stat("repair.from_ii") == 0) set_repair_stats(s, report);
 }
 
 // One effort level's run and, unless it is off, the packing repair after

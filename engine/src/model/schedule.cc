@@ -9,6 +9,13 @@
 
 namespace tilesched {
 
+int64_t Schedule::stat(std::string_view key) const {
+  for (const auto& [k, v] : stats) {
+    if (k == key) return v;
+  }
+  return 0;
+}
+
 int64_t MiiBounds::max() const {
   return std::max({resource, recurrence, fine_density, dependency});
 }

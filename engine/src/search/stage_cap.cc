@@ -13,14 +13,6 @@ namespace tilesched {
 
 namespace {
 
-// The cost-based generator's stat work.total (0 for the others).
-int64_t work_total(const Schedule& s) {
-  for (const auto& [k, v] : s.stats) {
-    if (k == "work.total") return v;
-  }
-  return 0;
-}
-
 // True when `s` is a better answer than `best` (none yet: any feasible one):
 // the least II; on equal IIs the first run found stands.
 bool better(const Schedule& s, const std::optional<Schedule>& best) {
@@ -51,7 +43,7 @@ class CappedChain {
     StatusOr<Schedule> s = run_(with_stage_cap(g_, cap), r);
     if (!s.ok()) return s.status();
     spent_ += s->time_ns;
-    work_ += work_total(*s);
+    work_ += s->stat("work.total");  // the cost-based generator's
     if (better(*s, best)) {
       best = *s;
       found_at = cap;
@@ -106,7 +98,7 @@ Schedule answer(const Graph& g, int64_t max_stages, const Schedule& uncapped,
   out.time_ns = spent;
   // work.total, as time_ns, is every run's: the uncapped one and the chain's.
   for (auto& [k, v] : out.stats) {
-    if (k == "work.total") v = work_total(uncapped) + (chain != nullptr ? chain->work() : 0);
+    if (k == "work.total") v = uncapped.stat("work.total") + (chain != nullptr ? chain->work() : 0);
   }
   // The caller's options, as the uncapped run records them (a capped run's
   // record its narrowed range).

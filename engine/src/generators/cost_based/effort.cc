@@ -11,8 +11,6 @@ namespace {
 struct Rates {
   int64_t attempt, walk, descent;
 };
-// (Eight times the rates before the windows' label updates and path
-// searches were counted: a unit got about that much cheaper.)
 constexpr Rates kFast = {2'048, 8'192, 2'048};
 constexpr Rates kDefault = {16'384, 65'536, 16'384};
 // The size below which a graph's budgets are a graph of this size's (a

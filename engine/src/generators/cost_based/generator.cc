@@ -46,10 +46,8 @@ class Generator : public GeneratorFrame {
     meter_.add_to(WorkMeter::kGraph, kSetupUnits + kSetupPerElement * size);
     if (start != nullptr && start->feasible) {
       given_start_ = start;
-      for (const auto& [key, value] : start->stats) {
-        if (key == "work.total") work_before_ = value;
-        if (key == "work.start") start_work_before_ = value;
-      }
+      work_before_ = start->stat("work.total");
+      start_work_before_ = start->stat("work.start");
     }
   }
 
@@ -81,13 +79,12 @@ class Generator : public GeneratorFrame {
   void finish(Schedule& s, const IiRange& range, const IiSearchResult& r) override;
 
   // Below the found II, the driver's descent (descend_ii) with
-  // Refinement::descend as its attempt; the lowest II it places, or
-  // `found`, whose seats (and whether they are the serial ones) it copies
-  // out on each success.
+  // attempt_below as its attempt; the lowest II it places, or `found`.
   int64_t descend(int64_t found, int64_t lower);
-  // Under the bound below a start: down from `found` with the generator's
-  // whole attempt at each II (place_at), until two fail.
-  int64_t descend_from_start(int64_t found, int64_t lower);
+  // One attempt below the found II: under the bound below a start the
+  // generator's whole attempt (place_at), else the backtracking rung alone;
+  // where it places, its seats are copied out.
+  bool attempt_below(int64_t ii);
   // Before the descent: between the walk's highest failed II (`failed`)
   // and the least placed (`found`), the middle, lower when it places,
   // higher when not; at most kBisectProbes probes, under the descent's
@@ -225,13 +222,8 @@ Schedule Generator::run_ims(const IiRange& range) {
   // IMS's own count (its stat `work`: the table rows its probes read, its
   // height passes, its steps); each II tried also sets up its table over
   // the graph.
-  int64_t work = 0, tried = 0;
-  for (const auto& [key, value] : ims.stats) {
-    if (key == "work") work = value;
-    if (key == "ii_tried") tried = value;
-  }
   const int64_t size = ctx_.g.op_count() + static_cast<int64_t>(ctx_.g.edges.size());
-  meter_.add_to(WorkMeter::kStart, work + tried * size);
+  meter_.add_to(WorkMeter::kStart, ims.stat("work") + ims.stat("ii_tried") * size);
   // Where IMS finds none (and the deadline did not cut it short), the
   // serial seats at the serial II, as the ladder's last rung gives them.
   if (!ims.feasible && !deadline_passed(search_.deadline) && serial_.feasible &&
@@ -263,15 +255,11 @@ void Generator::after_search(const IiRange& range, IiSearchResult& r) {
     meter_.start_phase(WorkMeter::kDescent,
                        below_ > 0 && budgets_.descent > 0 ? std::min(below_, budgets_.descent)
                                                           : budgets_.descent);
-    if (below_ > 0) {
-      // The bisection between the highest failure and the least placed
-      // (placement is not monotone in the II), then down from there.
-      r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
-      r.ii = descend_from_start(r.ii, std::max(range.lower, bisect_failed_ + 1));
-    } else {
-      if (start_ != nullptr) r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
-      r.ii = descend(r.ii, range.lower);
-    }
+    // The bisection between the highest failure and the least placed
+    // (placement is not monotone in the II), then down from there; below
+    // a bounded start not again through IIs the bisection failed at.
+    if (start_ != nullptr) r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
+    r.ii = descend(r.ii, below_ > 0 ? std::max(range.lower, bisect_failed_ + 1) : range.lower);
   }
   if (found && ctx_.opts.compact_stages && !serial_fallback_) compact(r.ii);
   stats_.work_start = meter_.spent(WorkMeter::kStart);
@@ -468,12 +456,8 @@ int64_t Generator::bisect(int64_t found, int64_t failed) {
       lo = mid;
       continue;
     }
-    // Under the bound below a start, the whole attempt (place_at); else
-    // the backtracking rung alone.
-    if (below_ > 0 ? place_at(mid) : refinement_.descend(mid, ctx_.opts.descent_budget_ratio)) {
+    if (attempt_below(mid)) {
       hi = mid;
-      seats_ = placement_->starts();
-      serial_fallback_ = below_ > 0 && last_attempt_serial_;
       ++stats_.descent_successes;
     } else {
       lo = mid;
@@ -483,26 +467,14 @@ int64_t Generator::bisect(int64_t found, int64_t failed) {
   return hi;
 }
 
-int64_t Generator::descend_from_start(int64_t found, int64_t lower) {
-  const IiDescentResult d = descend_ii(
-      found, lower,
-      [&](int64_t ii) {
-        if (meter_.phase_out()) {
-          stats_.descent_out_of_work = 1;
-          return DescentVerdict::kOutOfBudget;
-        }
-        if (!place_at(ii)) {
-          if (meter_.phase_out()) stats_.descent_out_of_work = 1;
-          return DescentVerdict::kOutOfBudget;
-        }
-        seats_ = placement_->starts();
-        serial_fallback_ = last_attempt_serial_;
-        return DescentVerdict::kPlaced;
-      },
-      &screen_, ctx_.deadline);
-  stats_.ii_screened += d.screened;
-  stats_.descent_successes += d.placed;
-  return d.ii;
+bool Generator::attempt_below(int64_t ii) {
+  const bool whole = below_ > 0;
+  if (!(whole ? place_at(ii) : refinement_.descend(ii, ctx_.opts.descent_budget_ratio))) {
+    return false;
+  }
+  seats_ = placement_->starts();
+  serial_fallback_ = whole && last_attempt_serial_;
+  return true;
 }
 
 int64_t Generator::descend(int64_t found, int64_t lower) {
@@ -513,14 +485,11 @@ int64_t Generator::descend(int64_t found, int64_t lower) {
           stats_.descent_out_of_work = 1;
           return DescentVerdict::kOutOfBudget;
         }
-        if (!refinement_.descend(ii, ctx_.opts.descent_budget_ratio)) {
-          if (meter_.phase_out()) stats_.descent_out_of_work = 1;
-          return refinement_.descent_searched_all() ? DescentVerdict::kSearchedAll
-                                                    : DescentVerdict::kOutOfBudget;
-        }
-        seats_ = placement_->starts();
-        serial_fallback_ = false;
-        return DescentVerdict::kPlaced;
+        if (attempt_below(ii)) return DescentVerdict::kPlaced;
+        if (meter_.phase_out()) stats_.descent_out_of_work = 1;
+        // Only the backtracking rung alone knows it searched every placement.
+        return below_ == 0 && refinement_.descent_searched_all() ? DescentVerdict::kSearchedAll
+                                                                 : DescentVerdict::kOutOfBudget;
       },
       &screen_, ctx_.deadline);
   stats_.ii_screened += d.screened;
