@@ -30,7 +30,6 @@ class Budget {
  public:
   Budget(Clock::time_point t0, const ExactOptions& opts)
       : t0_(t0),
-        opts_(opts),
         limit_us_(1000 * (opts.time_limit_ms - opts.time_limit_ms / 32)),
         cpu0_us_(thread_cpu_us()),
         mark_(t0),
@@ -83,7 +82,6 @@ class Budget {
   }
 
   Clock::time_point t0_;
-  const ExactOptions& opts_;
   int64_t limit_us_;
   int64_t clock_us_ = 0;
   int64_t cpu_us_ = 0;
