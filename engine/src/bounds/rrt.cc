@@ -14,6 +14,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "util/test_seams.h"
+
 namespace tilesched {
 
 namespace {
@@ -125,6 +127,7 @@ ModuloRrt::ModuloRrt(const Target& target) : target_(&target) {
 void ModuloRrt::reset(int64_t ii) {
   assert(ii >= 1 && ii <= kMaxRrtII);
   ii_ = ii;
+  test_seams::count_trips("rrt.reset", ii);
   rows_.assign(static_cast<size_t>(ii), 0);
   counters_.assign(static_cast<size_t>(ii * counters_per_row_), 0);
 }
@@ -148,6 +151,7 @@ int64_t ModuloRrt::pool_usage(int pool, int64_t row) const {
 bool ModuloRrt::probe(const NodeRrt& node, int64_t start, RrtConflict* why) const {
   assert(ii_ >= 1 && start >= 0);
   const int64_t base = start % ii_;
+  test_seams::count_trips("rrt.probe", 1);
   if (probe_fast(node, base)) return true;
   if (why != nullptr) find_conflict(node, base, *why);
   return false;
@@ -158,9 +162,13 @@ int64_t ModuloRrt::first_fit(const NodeRrt& node, int64_t lo, int64_t hi) const 
   if (node.longest_singleton > ii_) return -1;  // collides with itself at any start
   int64_t base = lo % ii_;
   for (int64_t t = lo; t <= hi; ++t) {
-    if (probe_fast(node, base)) return t;
+    if (probe_fast(node, base)) {
+      test_seams::count_trips("rrt.probe", t - lo + 1);
+      return t;
+    }
     base = next_row(base, ii_);
   }
+  test_seams::count_trips("rrt.probe", hi >= lo ? hi - lo + 1 : 0);
   return -1;
 }
 
@@ -259,6 +267,7 @@ bool ModuloRrt::counter_conflict(int c, int64_t units, const Hits& h, int64_t ba
 
 void ModuloRrt::commit(const NodeRrt& node, int64_t start) {
   assert(probe(node, start));
+  test_seams::count_trips("rrt.commit", 1);
   const int64_t base = start % ii_;
   int64_t r = base;
   for (int64_t k = 0; k < node.longest_singleton; ++k) {
@@ -270,6 +279,7 @@ void ModuloRrt::commit(const NodeRrt& node, int64_t start) {
 
 void ModuloRrt::release(const NodeRrt& node, int64_t start) {
   assert(ii_ >= 1 && start >= 0);
+  test_seams::count_trips("rrt.commit", 1);
   const int64_t base = start % ii_;
   int64_t r = base;
   for (int64_t k = 0; k < node.longest_singleton; ++k) {

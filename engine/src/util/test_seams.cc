@@ -9,5 +9,6 @@ void (*between_checks)() = nullptr;
 void (*build_poll)(const char* phase) = nullptr;
 int min_component_ops = 8;
 int64_t per_check_limit_ms = 0;
+void (*loop_trips)(const char* loop, int64_t trips) = nullptr;
 
 }  // namespace tilesched::test_seams

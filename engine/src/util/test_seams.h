@@ -35,4 +35,16 @@ extern int min_component_ops;
 // time limit. The limit tests set 1 to cut every check.
 extern int64_t per_check_limit_ms;
 
+// Called by every loop of a cost-based call whose trip count grows with
+// the graph (the table's scans and resets, the windows' updates, the
+// seats' costs, the IMS start's steps, the repair's model), with the
+// loop's name and the trips it just made: meter_trips_test.cc holds each
+// loop's sum against the call's stats.work.total, so a loop the one meter
+// (docs/COST_BASED.md "Effort") stops counting fails it. Unset outside
+// that test; count_trips is then one test of a null pointer.
+extern void (*loop_trips)(const char* loop, int64_t trips);
+inline void count_trips(const char* loop, int64_t trips) {
+  if (loop_trips != nullptr) [[unlikely]] loop_trips(loop, trips);
+}
+
 }  // namespace tilesched::test_seams

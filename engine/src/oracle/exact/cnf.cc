@@ -3,9 +3,12 @@
 #include "cnf.h"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include <cadical.hpp>
+
+#include "util/test_seams.h"
 
 namespace tilesched::exact_internal {
 
@@ -22,6 +25,7 @@ Cnf::Cnf(CaDiCaL::Solver& solver) : solver_(solver) {
 
 template <class Lits>
 void Cnf::add(const Lits& lits) {
+  test_seams::count_trips("sat.literal", static_cast<int64_t>(std::size(lits)));
   for (int l : lits) {
     if (l == kTrue) return;  // satisfied
   }
