@@ -2,7 +2,7 @@
 // table (probe, commit + release) on Blackwell ops, each MII bound, the
 // longest zero-distance paths, the structural distance closure, Kahn's
 // walk, the serial generator and each placement arm of the cost-based
-// generator (through its internal driver, engine/src/generators/cost_based/rungs.h),
+// generator (through its internal driver, engine/src/generators/cost_based/strategy.h),
 // on random layered graphs (tilesched::graphgen).
 // results/records/ holds dated measurements (bench/README.md says how to run).
 #include <benchmark/benchmark.h>
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "generators/cost_based/rungs.h"
+#include "generators/cost_based/strategy.h"
 #include "tilesched/cost_based.h"
 #include "bounds/distance.h"
 #include "tilesched/graphgen/random_layered.h"

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "generators/cost_based/rungs.h"
+#include "generators/cost_based/strategy.h"
 #include "testing/test_graphs.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/graph_builder.h"
@@ -33,7 +33,7 @@ inline Schedule Schedule_(const Graph& g, CostBasedOptions opts = {}) {
 
 // `o` at the full effort: the tests of a mechanism (the ladder, the
 // backtracking rung, the descent, ...) run it to its own bounds, with no
-// work budget cutting it short (effort.h).
+// work budget cutting it short (WorkMeter, context.h).
 inline CostBasedOptions AtFullEffort(CostBasedOptions o = {}) {
   o.effort = Effort::kFull;
   return o;

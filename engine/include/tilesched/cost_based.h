@@ -72,7 +72,7 @@ struct CostBasedOptions {
   // the lower bound up to the cap.
   bool ims_start = true;
   int max_failed_attempts = 0;
-  // The bound on the search below the start has its floor (effort.h); a
+  // The bound on the search below the start has its floor (context.h); a
   // stage cap's capped runs leave it out (the call's uncapped run paid
   // it), keeping only the multiple of their start's work.
   bool below_floor = true;

@@ -1,11 +1,10 @@
-// The constraint builder's four families (see builder.h).
-#include "builder.h"
+// The constraint builder's four families (Builder, see strategy.h).
+#include "strategy.h"
 
 #include <algorithm>
 #include <bit>
 
 #include "graph/storage.h"
-#include "registers.h"
 
 namespace tilesched::cost_based {
 

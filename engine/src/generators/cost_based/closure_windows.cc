@@ -1,5 +1,6 @@
-// Dependence windows from the distance closure (see closure_windows.h).
-#include "closure_windows.h"
+// Dependence windows from the distance closure (ClosureWindows, see
+// windows.h).
+#include "windows.h"
 
 #include <algorithm>
 

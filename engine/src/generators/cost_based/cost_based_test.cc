@@ -1,9 +1,11 @@
 // The cost-based generator end to end: golden results on bundled and
 // hand-built graphs with known optima, determinism, user constraints, the
 // spill model and the diagnostics. Every schedule goes through the
-// independent verifier. The other suites: refinement_test.cc (the builder's
-// families), backtrack_test.cc (beyond the seeds), cost_test.cc (the
-// evaluators and the placement), gates_test.cc (the gates and the arms).
+// independent verifier. The other suites, one per file they test:
+// strategy_test.cc (the builder's families), backtracking_test.cc (beyond
+// the seeds), seating_test.cc (the evaluators, the gates and the arms),
+// windows_test.cc (the placement's windows), packing_test.cc, and
+// generator_test.cc (the IMS start and the effort).
 #include "testing/cost_based_support.h"
 
 #include <algorithm>

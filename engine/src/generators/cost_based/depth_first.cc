@@ -1,5 +1,6 @@
-// One run of the backtracking rung's depth-first search (see depth_first.h).
-#include "depth_first.h"
+// One run of the backtracking rung's depth-first search (search_once, see
+// backtracking.h).
+#include "backtracking.h"
 
 #include <algorithm>
 #include <string>

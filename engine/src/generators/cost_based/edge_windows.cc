@@ -1,5 +1,5 @@
-// Dependence windows kept along the edges (see edge_windows.h).
-#include "edge_windows.h"
+// Dependence windows kept along the edges (EdgeWindows, see windows.h).
+#include "windows.h"
 
 #include <algorithm>
 #include <cassert>

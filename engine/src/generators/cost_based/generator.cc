@@ -1,10 +1,11 @@
 // TileASGenerateSchedule's cost-based path, as a table of contents: in
 // the heuristics' frame (../frame.h: rule L7, the range, the search, the
-// published schedule), the serial schedule as the last rung, one
-// refinement loop per II (refinement.h) around the strategy ladder
-// (ladder.h) and the constraint builder (builder.h), the effort's
-// stand-in and the descent below the found II. docs/COST_BASED.md maps each seed phase to its
-// function.
+// published schedule), the IMS start, one refinement loop per II around
+// the strategy ladder and the constraint builder (strategy.h), the serial
+// fallback (SerialFallback, strategy.h), the effort's stand-in, and the
+// steps after the search (kAfterSearch: the bisection, the descent below
+// the found II, stage compaction). docs/COST_BASED.md maps each seed phase
+// to its function and the files to what they hold.
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -12,10 +13,12 @@
 #include "bounds/distance.h"
 #include "graph/storage.h"
 #include "generators/frame.h"
-#include "packing.h"
-#include "refinement.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/ims.h"
+#include "context.h"
+#include "packing.h"
+#include "placement.h"
+#include "strategy.h"
 
 namespace tilesched {
 
@@ -66,7 +69,7 @@ class Generator : public GeneratorFrame {
   // The upward walk under the effort's budgets; kStop once the walk's is spent.
   IiVerdict attempt(int64_t ii) override;
   // The found II's seats (the walk's, IMS's stand-in's or the serial ones),
-  // then the descent below it.
+  // then the steps after the search (kAfterSearch) on them.
   void after_search(const IiRange& range, IiSearchResult& r) override;
   const std::vector<int64_t>& starts() override { return seats_; }
   std::vector<std::pair<std::string, std::string>> options() const override {
@@ -78,22 +81,52 @@ class Generator : public GeneratorFrame {
   // effort's stand-in), the notes and the statistics.
   void finish(Schedule& s, const IiRange& range, const IiSearchResult& r) override;
 
+  // The walk found no II: the fallbacks, in order, each where the ones
+  // before do not apply: the generator's own placement at the start's II
+  // (place_at_start), the start's seats (keep_start), and where the walk's
+  // budget ran out IMS's schedule or else the serial seats
+  // (after_spent_walk, through run_ims and SerialFallback::within). False
+  // when none applies.
+  bool fall_back(const IiRange& range, IiSearchResult& r) {
+    return place_at_start(r) || keep_start(r) || after_spent_walk(range, r);
+  }
+  // The steps after the search, declared once, in the order they run
+  // (kAfterSearch, below the class): each that applies takes the II found
+  // so far and returns the one it leaves, and all of them draw on the one
+  // budget after_search opens for them (the descent phase's, descent_limit).
+  struct AfterSearchStep {
+    bool (*applies)(const Generator& gen);
+    int64_t (Generator::*run)(const IiRange& range, int64_t found);
+  };
+  static const AfterSearchStep kAfterSearch[];
+  // The descent runs (CostBasedOptions::descent_budget_ratio), and with it
+  // the after-search budget.
+  bool descends() const { return ctx_.opts.descent_budget_ratio > 0; }
+  // The after-search budget: below a start, the bound (bound_below) again,
+  // as the walk had.
+  int64_t descent_limit() const {
+    return below_ > 0 && budgets_.descent > 0 ? std::min(below_, budgets_.descent)
+                                              : budgets_.descent;
+  }
   // Below the found II, the driver's descent (descend_ii) with
-  // attempt_below as its attempt; the lowest II it places, or `found`.
-  int64_t descend(int64_t found, int64_t lower);
+  // attempt_below as its attempt, down to the range's lower bound (below a
+  // bounded start, not again through IIs the bisection failed at); the
+  // lowest II it places, or `found`.
+  int64_t descend(const IiRange& range, int64_t found);
   // One attempt below the found II: under the bound below a start the
   // generator's whole attempt (place_at), else the backtracking rung alone;
   // where it places, its seats are copied out.
   bool attempt_below(int64_t ii);
-  // Before the descent: between the walk's highest failed II (`failed`)
-  // and the least placed (`found`), the middle, lower when it places,
-  // higher when not; at most kBisectProbes probes, under the descent's
-  // budget. Placement is not monotone in the II, so this reaches IIs the
-  // walk up and the descent down both stop short of. Returns the least
-  // placed.
-  int64_t bisect(int64_t found, int64_t failed);
-  // Stage compaction (CostBasedOptions::compact_stages) of seats_ at `ii`.
-  void compact(int64_t ii);
+  // Before the descent: between the walk's highest failed II (or the
+  // range's floor) and the least placed (`found`), the middle, lower when
+  // it places, higher when not; at most kBisectProbes probes, under the
+  // descent's budget. Placement is not monotone in the II, so this reaches
+  // IIs the walk up and the descent down both stop short of. Returns the
+  // least placed.
+  int64_t bisect(const IiRange& range, int64_t found);
+  // Stage compaction (CostBasedOptions::compact_stages) of seats_ at `ii`;
+  // returns `ii`.
+  int64_t compact(const IiRange& range, int64_t ii);
   static constexpr int kBisectProbes = 6;
   // The policy fallback for a whole attempt (docs/COST_BASED.md).
   bool first_success_attempt(int64_t ii);
@@ -225,18 +258,25 @@ Schedule Generator::run_ims(const IiRange& range) {
   const int64_t size = ctx_.g.op_count() + static_cast<int64_t>(ctx_.g.edges.size());
   meter_.add_to(WorkMeter::kStart, ims.stat("work") + ims.stat("ii_tried") * size);
   // Where IMS finds none (and the deadline did not cut it short), the
-  // serial seats at the serial II, as the ladder's last rung gives them.
-  if (!ims.feasible && !deadline_passed(search_.deadline) && serial_.feasible &&
-      serial_.ii >= range.lower && serial_.ii <= range.cap) {
-    ims = serial_;
-    ims.flags.push_back("serial_fallback");
+  // serial seats at the serial II (SerialFallback::within).
+  if (!ims.feasible && !deadline_passed(search_.deadline)) {
+    if (std::optional<Schedule> serial = ladder_.serial().within(range)) ims = std::move(*serial);
   }
   return ims;
 }
 
-bool has_flag(const Schedule& s, std::string_view flag) {
-  return std::find(s.flags.begin(), s.flags.end(), flag) != s.flags.end();
-}
+const Generator::AfterSearchStep Generator::kAfterSearch[] = {
+    // The bisection between the walk's highest failure and the least
+    // placed (placement is not monotone in the II), below a start only.
+    {[](const Generator& gen) { return gen.descends() && gen.start_ != nullptr; },
+     &Generator::bisect},
+    // The descent, down from there.
+    {[](const Generator& gen) { return gen.descends(); }, &Generator::descend},
+    // Stage compaction of the seats at the II left, unless they are the
+    // serial ones.
+    {[](const Generator& gen) { return gen.ctx_.opts.compact_stages && !gen.serial_fallback_; },
+     &Generator::compact},
+};
 
 void Generator::after_search(const IiRange& range, IiSearchResult& r) {
   stats_.ii_screened = screen_.rejected();
@@ -247,21 +287,15 @@ void Generator::after_search(const IiRange& range, IiSearchResult& r) {
   } else if (r.end == IiSearchEnd::kFound) {
     seats_ = placement_->starts();
   }
-  const bool found = r.end == IiSearchEnd::kFound || place_at_start(r) || keep_start(r) ||
-                     after_spent_walk(range, r);
-  // Below a start, the bisection and the descent together have the bound
-  // (bound_below) again, as the walk had.
-  if (found && ctx_.opts.descent_budget_ratio > 0) {
-    meter_.start_phase(WorkMeter::kDescent,
-                       below_ > 0 && budgets_.descent > 0 ? std::min(below_, budgets_.descent)
-                                                          : budgets_.descent);
-    // The bisection between the highest failure and the least placed
-    // (placement is not monotone in the II), then down from there; below
-    // a bounded start not again through IIs the bisection failed at.
-    if (start_ != nullptr) r.ii = bisect(r.ii, std::max(range.lower - 1, walk_failed_top_));
-    r.ii = descend(r.ii, below_ > 0 ? std::max(range.lower, bisect_failed_ + 1) : range.lower);
+  const bool found = r.end == IiSearchEnd::kFound || fall_back(range, r);
+  if (found) {
+    // One budget for every step after the search (without a descent, none
+    // is opened: the compaction's work stays the walk's).
+    if (descends()) meter_.start_phase(WorkMeter::kDescent, descent_limit());
+    for (const AfterSearchStep& step : kAfterSearch) {
+      if (step.applies(*this)) r.ii = (this->*step.run)(range, r.ii);
+    }
   }
-  if (found && ctx_.opts.compact_stages && !serial_fallback_) compact(r.ii);
   stats_.work_start = meter_.spent(WorkMeter::kStart);
   stats_.work_graph = meter_.spent(WorkMeter::kGraph);
   stats_.work_search = meter_.spent(WorkMeter::kSearch);
@@ -363,7 +397,7 @@ bool Generator::keep_start(IiSearchResult& r) {
   r.end = IiSearchEnd::kFound;
   r.ii = start_->ii;
   seats_ = start_->start;
-  serial_fallback_ = has_flag(*start_, "serial_fallback");
+  serial_fallback_ = SerialFallback::holds(*start_);
   return true;
 }
 
@@ -371,7 +405,7 @@ bool Generator::after_spent_walk(const IiRange& range, IiSearchResult& r) {
   if (r.end != IiSearchEnd::kStopped || !fallback_from_) return false;
   stats_.walk_out_of_work = 1;
   Schedule ims = run_ims(range);
-  const bool serial = has_flag(ims, "serial_fallback");
+  const bool serial = SerialFallback::holds(ims);
   notes_.add("II " + std::to_string(*fallback_from_) + ": the effort's budget for the II walk (" +
              std::to_string(walk_limit()) + " work units) is spent; " +
              (!ims.feasible ? std::string("IMS found no schedule either")
@@ -401,7 +435,7 @@ bool Generator::first_success_attempt(int64_t ii) {
   return placed;
 }
 
-void Generator::compact(int64_t ii) {
+int64_t Generator::compact(const IiRange&, int64_t ii) {
   // Each op in topological order of the distance-0 edges (so each sees
   // its predecessors' new seats) to the earliest seat at or before its own
   // that its in-edges and the table allow: moving an op earlier keeps its
@@ -436,17 +470,18 @@ void Generator::compact(int64_t ii) {
     work += t - seat;
   }
   ctx_.count(work);
-  if (s == seats_) return;
+  if (s == seats_) return ii;
   // Rule L4 with the moved seats (a buffer's copies follow its lifetime).
   if (ctx_.max_storage > 0 && storage_bytes_needed(ctx_.g, ctx_.adj, s, ii, ctx_.max_storage) >
                                   ctx_.max_storage) {
-    return;
+    return ii;
   }
   seats_ = std::move(s);
+  return ii;
 }
 
-int64_t Generator::bisect(int64_t found, int64_t failed) {
-  int64_t lo = failed, hi = found;
+int64_t Generator::bisect(const IiRange& range, int64_t found) {
+  int64_t lo = std::max(range.lower - 1, walk_failed_top_), hi = found;
   for (int probe = 0; probe < kBisectProbes && hi - lo > 1; ++probe) {
     if (meter_.phase_out() || deadline_passed(ctx_.deadline)) break;
     const int64_t mid = lo + (hi - lo) / 2;
@@ -477,7 +512,8 @@ bool Generator::attempt_below(int64_t ii) {
   return true;
 }
 
-int64_t Generator::descend(int64_t found, int64_t lower) {
+int64_t Generator::descend(const IiRange& range, int64_t found) {
+  const int64_t lower = below_ > 0 ? std::max(range.lower, bisect_failed_ + 1) : range.lower;
   const IiDescentResult d = descend_ii(
       found, lower,
       [&](int64_t ii) {
@@ -499,7 +535,7 @@ int64_t Generator::descend(int64_t found, int64_t lower) {
 
 void Generator::finish(Schedule& s, const IiRange&, const IiSearchResult&) {
   // The serial fallback is the ladder's last rung here, not the frame's.
-  if (s.feasible && serial_fallback_) s.flags.push_back("serial_fallback");
+  if (s.feasible && serial_fallback_) SerialFallback::flag(s);
   if (refinement_.truncated()) s.flags.push_back("budget_truncated");
   if (stats_.walk_out_of_work > 0 && s.feasible) s.flags.push_back("effort_fallback");
   for (std::string& n : notes_.lines()) s.diagnostics.push_back(std::move(n));

@@ -1,11 +1,11 @@
-// One placement attempt at a fixed II (see placement.h).
+// One placement attempt at a fixed II (see placement.h): the placement,
+// the builder constraints it reads, the pressure evaluators' state and
+// the register pressure off the seats.
 #include "placement.h"
 
 #include <algorithm>
 #include <cassert>
-
-#include "closure_windows.h"
-#include "edge_windows.h"
+#include <iterator>
 
 namespace tilesched::cost_based {
 
@@ -241,6 +241,164 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
 
 bool Placement::breaks_constraint(OpId v, int64_t t, OpId u) const {
   return constraints_.breaks(v, t / ii_, u, seats_.start[u] / ii_);
+}
+
+// The builder constraints in force.
+
+BuilderConstraints::BuilderConstraints(const Context& ctx) : ctx_(ctx) {
+  of_.assign(ctx.g.op_count(), {});
+}
+
+void BuilderConstraints::index(int c) {
+  const BuilderConstraint& k = list_[c];
+  of_[k.op].push_back(c);
+  if (k.shape == BuilderConstraint::Shape::kSameStage) {
+    of_[k.other].push_back(c);
+  } else if (k.shape == BuilderConstraint::Shape::kStageSpan) {
+    for (int p = ctx_.adj.out_begin[k.op]; p < ctx_.adj.out_begin[k.op + 1]; ++p) {
+      const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
+      if (e.kind != EdgeKind::kData || e.to == k.op) continue;
+      std::vector<int>& list = of_[e.to];
+      if (list.empty() || list.back() != c) list.push_back(c);  // parallel edges
+    }
+  }
+}
+
+void BuilderConstraints::add(BuilderConstraint c) {
+  list_.push_back(std::move(c));
+  index(static_cast<int>(list_.size()) - 1);
+}
+
+std::vector<BuilderConstraint> BuilderConstraints::lift_latest_batch() {
+  assert(!list_.empty());
+  const int batch = list_.back().batch;
+  size_t first = list_.size();
+  while (first > 0 && list_[first - 1].batch == batch) --first;
+  std::vector<BuilderConstraint> lifted(
+      std::make_move_iterator(list_.begin() + static_cast<ptrdiff_t>(first)),
+      std::make_move_iterator(list_.end()));
+  list_.resize(first);
+  // Indices are appended in order, so the lifted ones sit at each list's end.
+  for (std::vector<int>& list : of_) {
+    while (!list.empty() && list.back() >= static_cast<int>(first)) list.pop_back();
+  }
+  return lifted;
+}
+
+void BuilderConstraints::clear() {
+  list_.clear();
+  for (std::vector<int>& list : of_) list.clear();
+}
+
+bool BuilderConstraints::breaks(OpId v, int64_t stage, OpId u, int64_t u_stage) const {
+  for (int c : of_[v]) {
+    const BuilderConstraint& k = list_[c];
+    switch (k.shape) {
+      case BuilderConstraint::Shape::kMaxStage:
+        break;  // v's own bound: the window's, not a conflict with u
+      case BuilderConstraint::Shape::kSameStage:
+        if ((k.op == u || k.other == u) && u_stage != stage) return true;
+        break;
+      case BuilderConstraint::Shape::kStageSpan:
+        if (k.op == u && stage - u_stage > k.limit) return true;  // v consumes u's value
+        if (k.op == v && u_stage - stage > k.limit) {
+          for (int p = ctx_.adj.out_begin[v]; p < ctx_.adj.out_begin[v + 1]; ++p) {
+            const Edge& e = ctx_.g.edges[ctx_.adj.out_edges[p]];
+            if (e.kind == EdgeKind::kData && e.to == u) return true;
+          }
+        }
+        break;
+    }
+  }
+  return false;
+}
+
+std::optional<int64_t> BuilderConstraints::max_stage(OpId v) const {
+  std::optional<int64_t> bound;
+  for (int c : of_[v]) {
+    const BuilderConstraint& k = list_[c];
+    if (k.shape == BuilderConstraint::Shape::kMaxStage && (!bound || k.limit < *bound)) {
+      bound = k.limit;
+    }
+  }
+  return bound;
+}
+
+// The pressure evaluators' state.
+
+Pressure::Pressure(const Context& ctx) : ctx_(ctx) {
+  surcharges_.assign(ctx.g.op_count(), {});
+  surcharge_total_.assign(ctx.g.op_count(), 0);
+}
+
+void Pressure::reset_bank(int64_t ii) {
+  ii_ = ii;
+  bank_windows_.assign(static_cast<size_t>(ii), 0);
+  bank_total_.assign(static_cast<size_t>(ii), 0);
+}
+
+void Pressure::add_bank(OpId v, int64_t t, int64_t sign) {
+  if (!ctx_.touches_bank[v]) return;
+  const int64_t d = ctx_.bank_duration[v];
+  for (int64_t c = t; c < t + d; ++c) {
+    const int64_t window = c / ii_, row = c % ii_;
+    const size_t at = static_cast<size_t>(window * ii_ + row);
+    if (at >= bank_windows_.size()) bank_windows_.resize(static_cast<size_t>((window + 1) * ii_), 0);
+    bank_windows_[at] += sign;
+    bank_total_[row] += sign;
+  }
+}
+
+int64_t Pressure::bank_in_iteration(int64_t c) const {
+  const size_t at = static_cast<size_t>(c / ii_ * ii_ + c % ii_);
+  return at < bank_windows_.size() ? bank_windows_[at] : 0;
+}
+
+int64_t Pressure::surcharge(OpId v, int64_t t) const {
+  for (const auto& [at, amount] : surcharges_[v]) {
+    if (at == t) return amount;
+  }
+  return 0;
+}
+
+void Pressure::add_surcharge(OpId v, int64_t t, int64_t amount) {
+  amount = std::min(amount, kSpillSurchargeCap - surcharge_total_[v]);
+  if (amount <= 0) return;
+  surcharge_total_[v] += amount;
+  for (auto& [at, value] : surcharges_[v]) {
+    if (at == t) {
+      value += amount;
+      return;
+    }
+  }
+  surcharges_[v].push_back({t, amount});
+}
+
+void Pressure::clear_surcharges() {
+  for (auto& s : surcharges_) s.clear();
+  std::fill(surcharge_total_.begin(), surcharge_total_.end(), 0);
+}
+
+// Register pressure off the seats.
+
+int64_t live_end(const Placement& p, OpId u) { return p.live_end(u); }
+
+int64_t register_pressure(const Placement& p, int64_t row) {
+  return p.register_rows().at(row);  // kept by the placement as seats change
+}
+
+int64_t register_pressure_by_walk(const Placement& p, int64_t row) {
+  const int64_t ii = p.ii();
+  int64_t total = 0;
+  for (OpId u : p.placed_ops()) {
+    const int64_t regs = p.ctx().regs[u];
+    if (regs == 0) continue;
+    const int64_t from = p.start(u), len = live_end(p, u) - from;
+    // Cycles of [from, from + len) that fall on `row`.
+    const int64_t offset = ((row - from) % ii + ii) % ii;
+    total += regs * (len / ii + (offset < len % ii ? 1 : 0));
+  }
+  return total;
 }
 
 }  // namespace tilesched::cost_based

@@ -1,7 +1,9 @@
-// The windows kept along the edges against the all-pairs closure they
-// replace: labels, ASAP, positive cycles, point queries and the undo trail
-// (EdgeWindows), and the placement's windows and conflicts along the edges
-// against the closure's (Placement with AlongEdges).
+// The dependence windows (windows.h): the placement's incremental bounds
+// against a recomputation (Placement), and the windows kept along the
+// edges against the all-pairs closure they replace: labels, ASAP, positive
+// cycles, point queries and the undo trail (EdgeWindows), and the
+// placement's windows and conflicts along the edges against the closure's
+// (Placement with AlongEdges).
 #include "testing/cost_based_support.h"
 
 #include <algorithm>
@@ -9,10 +11,117 @@
 #include <vector>
 
 #include "bounds/distance.h"
-#include "edge_windows.h"
+#include "tilesched/mii.h"
+#include "placement.h"
+#include "windows.h"
 
 namespace tilesched::cost_based {
 namespace {
+
+// A random loop of lo..hi ops, no self-edges.
+Graph RandomLoop(SplitMix64& rng, int lo, int hi, int64_t max_distance) {
+  return RandomGenericLoop(rng, lo, hi, max_distance, false);
+}
+
+// ASAP is max(0, max over u != v with a path of D[u][v]), at RecMII (where
+// a critical cycle's ops reach themselves with exactly 0) and above.
+TEST(Placement, AsapIsTheLongestPathIntoTheOp) {
+  SplitMix64 rng(4);
+  for (int round = 0; round < 60; ++round) {
+    const Graph g = RandomLoop(rng, 2, 12, 1);
+    const int n = g.op_count();
+    const int64_t rec = recurrence_mii(g);
+    for (int64_t ii : {rec, rec + 2}) {
+      WorkedAtII w(ii, g);
+      DistanceMatrix d;
+      ASSERT_TRUE(d.build(w.g, w.ctx->adj, ii));
+      for (OpId v = 0; v < n; ++v) {
+        int64_t want = 0;
+        for (OpId u = 0; u < n; ++u) {
+          if (u != v && d.has_path(u, v)) want = std::max(want, d.at(u, v));
+        }
+        ASSERT_EQ(w.p->asap(v), want) << "round " << round << " II " << ii << " op " << v;
+      }
+    }
+  }
+}
+
+// Windows from the incremental bounds equal windows recomputed from the
+// placed ops (their ends, whether a predecessor is placed and the earliest
+// predecessor bound), through commits, evictions (any order: the evicted
+// op's bounds taken back out where they did not bind), undoing the last
+// seat (with the undo trail on in half the rounds) and journaled trials;
+// the register rows the placement keeps equal a walk over the placed ops.
+// Both windows: the closure's (even rounds) and along the edges (odd).
+TEST(Placement, IncrementalBoundsMatchARecomputation) {
+  SplitMix64 rng(3);
+  for (int round = 0; round < 300; ++round) {
+    Graph g = RandomLoop(rng, 3, 14, 2);
+    const int n = g.op_count();
+    for (Op& op : g.ops) op.registers = rng.uniform(0, 3) * 8;
+    WorkedAtII w(40, std::move(g), round % 2 == 1);  // II 40 is above any recurrence here
+    w.p->set_undo_trail(round % 4 < 2);
+    DistanceMatrix d;
+    ASSERT_TRUE(d.build(w.g, w.ctx->adj, 40));
+    std::vector<OpId> seats;  // outside trials, in order
+    bool in_trial = false;
+    auto check = [&] {
+      for (int64_t row = 0; row < 40 && !in_trial; ++row) {  // trial seats are not in the rows
+        ASSERT_EQ(register_pressure(*w.p, row), register_pressure_by_walk(*w.p, row))
+            << "round " << round << " row " << row;
+      }
+      for (OpId v = 0; v < n; ++v) {
+        int64_t lo = 0, hi = kUnbounded, earliest = INT64_MAX;
+        for (OpId u = 0; u < n; ++u) lo = std::max(lo, u != v && d.has_path(u, v) ? d.at(u, v) : 0);
+        for (OpId u : w.p->placed_ops()) {
+          if (u == v) continue;
+          if (d.has_path(u, v)) {
+            lo = std::max(lo, w.p->start(u) + d.at(u, v));
+            earliest = std::min(earliest, w.p->start(u) + d.at(u, v));
+          }
+          if (d.has_path(v, u)) hi = std::min(hi, w.p->start(u) - d.at(v, u));
+        }
+        const Window got = w.p->window(v);
+        ASSERT_EQ(got.lo, lo) << "round " << round << " op " << v;
+        ASSERT_EQ(got.hi, hi) << "round " << round << " op " << v;
+        ASSERT_EQ(got.has_pred, earliest != INT64_MAX) << "round " << round << " op " << v;
+        if (got.has_pred) {
+          ASSERT_EQ(w.p->earliest_pred_bound(v, got), earliest) << "round " << round << " op " << v;
+        }
+      }
+    };
+    for (int step = 0; step < 60; ++step) {
+      const OpId v = static_cast<OpId>(rng.uniform(0, n - 1));
+      if (!seats.empty() && rng.chance_per_mille(250)) {
+        w.p->unplace(seats.back());  // the last seat: the undo trail's path
+        seats.pop_back();
+      } else if (w.p->placed(v) && rng.chance_per_mille(400)) {
+        w.p->unplace(v);  // any order: the eviction path
+        seats.erase(std::find(seats.begin(), seats.end(), v));
+      } else if (rng.chance_per_mille(300)) {
+        w.p->begin_trial();  // a journaled trial, unwound in reverse
+        in_trial = true;
+        std::vector<OpId> seated;
+        for (OpId u = 0; u < n; ++u) {
+          if (!w.p->placed(u) && rng.chance_per_mille(500)) {
+            w.p->place(u, rng.uniform(0, 80));
+            seated.push_back(u);
+            check();
+          }
+        }
+        for (auto it = seated.rbegin(); it != seated.rend(); ++it) w.p->unplace(*it);
+        w.p->end_trial();
+        in_trial = false;
+      } else if (!w.p->placed(v)) {
+        w.p->place(v, rng.uniform(0, 80));  // generic ops hold no slot
+        seats.push_back(v);
+      }
+      // Not after every step: ops left dirty by an eviction must also meet
+      // a trial (whose windows recompute them) and stay right after it.
+      if (rng.chance_per_mille(250)) check();
+    }
+  }
+}
 
 // A random loop of lo..hi ops: edges either way, the backward ones carried
 // 1..2 iterations, some self-edges and parallel edges.

@@ -1,11 +1,12 @@
-// The effort contract (effort.h, docs/COST_BASED.md "Effort"): the meter's
-// budgets, and each phase of the generator stopping at its budget, counted
-// in work units (never timed). The graph is resource_saturated at 32 ops,
+// The generator's phases around the search (generator.cc): the IMS start,
+// and the effort contract (context.h, docs/COST_BASED.md "Effort"): the
+// meter's budgets, and each phase of the generator stopping at its budget,
+// counted in work units (never timed). The graph is resource_saturated at 32 ops,
 // seed 2 (`tilesched generate -f resource_saturated -n 32 -s 2`), where
 // the full effort spends several times the default's bounded work.
 #include "testing/cost_based_support.h"
 
-#include "effort.h"
+#include "context.h"
 #include "tilesched/ims.h"
 
 namespace tilesched::cost_based {

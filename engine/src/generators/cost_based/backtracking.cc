@@ -1,6 +1,6 @@
-// The backtracking rung's runs (see backtrack.h); one run's search is
-// depth_first.cc's.
-#include "backtrack.h"
+// The backtracking rung's runs (Backtracking, see backtracking.h); one
+// run's search is depth_first.cc's.
+#include "backtracking.h"
 
 #include <algorithm>
 
@@ -27,7 +27,7 @@ class Runs {
   // first an op the priority order would not, and that op's one seat (the
   // shift rule) can rule out every placement the priority order finds.
   int64_t attempt(int r, int64_t cap, bool full) {
-    // A spent effort budget starts no run (effort.h).
+    // A spent effort budget starts no run (WorkMeter, context.h).
     if (out_.placed || out_.searched_all || cap <= 0 || ctx_.out_of_work()) return 0;
     BacktrackResult one;
     if (!recall(r, cap, one)) {

@@ -5,8 +5,7 @@
 
 #include <utility>
 
-#include "backtrack.h"
-#include "depth_first.h"
+#include "backtracking.h"
 
 namespace tilesched::cost_based {
 namespace {

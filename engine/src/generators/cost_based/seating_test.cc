@@ -1,5 +1,6 @@
-// The admission gates G1-G4 and their recoveries (seed 001), and the four
-// arms (seed 004).
+// Seating one op (seating.h): the cost evaluators (seeds 000, 002), the
+// admission gates G1-G4 and their recoveries (seed 001), and the four arms
+// (seed 004).
 #include "testing/cost_based_support.h"
 
 #include <algorithm>
@@ -7,10 +8,99 @@
 #include <optional>
 #include <vector>
 
-#include "cost.h"
+#include "search/ii_range.h"
+#include "seating.h"
 
 namespace tilesched::cost_based {
 namespace {
+
+TEST(CostEvaluators, KendallTauCountsInversions) {
+  EXPECT_EQ(kendall_tau_inversions({}), 0);
+  EXPECT_EQ(kendall_tau_inversions({0, 1, 2, 3}), 0);
+  EXPECT_EQ(kendall_tau_inversions({3, 2, 1, 0}), 6);
+  EXPECT_EQ(kendall_tau_inversions({0, 2, 3, 1}), 2);  // seed 000: write moved past two ops
+  SplitMix64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<int> seq(static_cast<size_t>(rng.uniform(0, 40)));
+    for (size_t i = 0; i < seq.size(); ++i) seq[i] = static_cast<int>(i);
+    rng.shuffle(seq);
+    int64_t naive = 0;
+    for (size_t i = 0; i < seq.size(); ++i) {
+      for (size_t j = i + 1; j < seq.size(); ++j) naive += seq[i] > seq[j];
+    }
+    EXPECT_EQ(kendall_tau_inversions(seq), naive);
+  }
+}
+
+TEST(CostEvaluators, StructuralIndexAgreesWithTheDirectCount) {
+  GraphBuilder b(blackwell_target());
+  for (int i = 0; i < 12; ++i) b.generic("n" + std::to_string(i), 1);
+  WorkedAtII w(5, Build(b));
+  SplitMix64 rng(11);
+  for (OpId u = 0; u < 12; u += 2) w.p->place(u, rng.uniform(0, 20));
+  for (OpId v = 1; v < 12; v += 2) {
+    const StructuralIndex index(*w.p, v);
+    for (int64_t t = 0; t <= 21; ++t) {
+      EXPECT_EQ(index.at(t), structural_distance(*w.p, v, t)) << v << "@" << t;
+    }
+  }
+  w.p->place(1, 3);
+  // 0 at s0: inverted iff s0 > 3; 2,4,.. inverted iff they start before 3.
+  int64_t expect = 0;
+  for (OpId u : w.p->placed_ops()) {
+    if (u == 1) continue;
+    if (u < 1 ? w.p->start(u) > 3 : w.p->start(u) < 3) ++expect;
+  }
+  EXPECT_EQ(structural_distance(*w.p, 1, 3), expect);
+}
+
+TEST(CostEvaluators, SpillSurchargeFormula) {
+  EXPECT_EQ(spill_surcharge(128, 128), 0);
+  EXPECT_EQ(spill_surcharge(130, 128), 34);  // (130 - 128) * 17
+  EXPECT_EQ(spill_surcharge(10000, 128), 4096);
+}
+
+TEST(CostEvaluators, CostVectorIsLexicographic) {
+  const CostVector a{0, 0, 3, 2, 0}, b{0, 0, 2, 9, 9}, c{0, 1, 0, 0, 0};
+  EXPECT_LT(b, a);  // a later component never outweighs an earlier one
+  EXPECT_LT(a, c);
+  EXPECT_FALSE(CostVector::infinite().feasible());
+  CostVector sum = a;
+  sum += CostVector::infinite();
+  EXPECT_FALSE(sum.feasible());
+}
+
+TEST(CostEvaluators, PipeSlotCostIsTheSlackOverTheDistance) {
+  WorkedAtII w(15, Example("seed_worked_example.loop.json"));
+  const OpId load = 0, read = 3;
+  w.p->place(load, 0);
+  EXPECT_EQ(pipe_slot_cost(*w.p, read, 8), 0);  // D[load][read] = 8: tight
+  EXPECT_EQ(pipe_slot_cost(*w.p, read, 11), 3);
+  EXPECT_EQ(pipe_slot_cost(*w.p, read, 7), kInfiniteCost);  // breaks the edge
+}
+
+TEST(CostEvaluators, TheDriversAnswerIsTheWidestSlack) {
+  // pipe_slot_cost and bank_pressure_cost return the smallest cap with
+  // "x <= cap" over [0, x] as x itself instead of running seed 000's driver.
+  for (int64_t x = 0; x <= 300; ++x) {
+    EXPECT_EQ(gallop_then_bisect([x](int64_t cap) { return x <= cap; }, 0, x), x) << x;
+  }
+}
+
+TEST(CostEvaluators, BankPressureCountsBothIterationsAndHonoursHardCaps) {
+  GraphBuilder b(blackwell_target());
+  for (int i = 0; i < 5; ++i) b.op("r" + std::to_string(i), "smem_read");
+  WorkedAtII w(20, Build(b));
+  w.p->place(0, 0);
+  w.p->place(1, 20);  // the next window of the same rows: cross-iteration
+  EXPECT_EQ(bank_pressure_cost(*w.p, *w.ctx, 2, 0), 2);  // 1 in + 1 cross
+  w.p->place(2, 40);
+  w.p->place(3, 60);
+  // Three cross-iteration occupants reach the named-barrier cap of 3; a
+  // fourth (placed in a fifth window) would pass it.
+  EXPECT_EQ(bank_pressure_cost(*w.p, *w.ctx, 4, 0), 4);
+  EXPECT_EQ(bank_pressure_cost(*w.p, *w.ctx, 4, 80), kInfiniteCost);
+}
 
 TEST(Gates, G1HoldsGroupMembersUntilTheAnchorIsPlaced) {
   GraphBuilder b(blackwell_target());

@@ -1,5 +1,6 @@
-// The constraint refinement loop (seed 003): the builder's density,
-// grouping and register-pressure families, each lifted when it costs the II.
+// The strategy at one II (strategy.h): the constraint refinement loop (seed
+// 003), the builder's density, grouping and register-pressure families,
+// each lifted when it costs the II.
 #include "testing/cost_based_support.h"
 
 #include <algorithm>
