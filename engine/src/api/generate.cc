@@ -15,6 +15,7 @@
 #include "tilesched/serial.h"
 #include "tilesched/sms.h"
 #include "util/elapsed.h"
+#include "util/test_seams.h"
 
 namespace tilesched {
 
@@ -58,6 +59,7 @@ void repair_after_search(const Graph& g, const GenerateOptions& opts, Effort eff
   }
   PackingRepairReport report;
   repair_packing(g, opts.search.ii_floor, ro, s, &report);
+  test_seams::count_units("repair", report.work);
   for (auto& [k, v] : s.stats) {
     if (k == "work.total") v += report.work;
   }

@@ -10,5 +10,6 @@ void (*build_poll)(const char* phase) = nullptr;
 int min_component_ops = 8;
 int64_t per_check_limit_ms = 0;
 void (*loop_trips)(const char* loop, int64_t trips) = nullptr;
+void (*loop_units)(const char* loop, int64_t units) = nullptr;
 
 }  // namespace tilesched::test_seams

@@ -46,5 +46,12 @@ extern void (*loop_trips)(const char* loop, int64_t trips);
 inline void count_trips(const char* loop, int64_t trips) {
   if (loop_trips != nullptr) [[unlikely]] loop_trips(loop, trips);
 }
+// Called with every charge to the cost-based meter, named for the loop it
+// pays for (Context::count), so that the same test holds each loop's trips
+// against its own charges.
+extern void (*loop_units)(const char* loop, int64_t units);
+inline void count_units(const char* loop, int64_t units) {
+  if (loop_units != nullptr) [[unlikely]] loop_units(loop, units);
+}
 
 }  // namespace tilesched::test_seams

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "util/test_seams.h"
+
 namespace tilesched::cost_based {
 
 ClosureWindows::ClosureWindows(const Graph& g, const Adjacency& adj, const Seats& seats,
@@ -28,6 +30,7 @@ bool ClosureWindows::reset(int64_t ii) {
   // below 0 and D[v][v] is 0, so neither needs a test.
   static_assert(DistanceMatrix::kNoPath < 0);
   std::fill(asap_.begin(), asap_.end(), 0);
+  test_seams::count_trips("windows.closure", int64_t{n_} * n_);
   constexpr size_t kBlock = 64;  // blocked transpose: both sides stay in cache
   for (size_t u0 = 0; u0 < un; u0 += kBlock) {
     const size_t u1 = std::min(un, u0 + kBlock);
@@ -51,6 +54,7 @@ bool ClosureWindows::reset(int64_t ii) {
 void ClosureWindows::find_related() {
   related_begin_.assign(static_cast<size_t>(n_) + 1, 0);
   related_.clear();
+  test_seams::count_trips("windows.closure", int64_t{n_} * n_);
   for (OpId v = 0; v < n_; ++v) {
     const int64_t* row = dist_.row(v).data();
     const int64_t* col = column(v);
@@ -105,6 +109,7 @@ const DepBounds& ClosureWindows::placed_bounds(OpId v) const {
     DepBounds b;
     const int64_t* to_v = column(v);                      // D[*][v]
     const std::span<const int64_t> from_v = dist_.row(v);  // D[v][*]
+    test_seams::count_trips("windows.closure", static_cast<int64_t>(seats_.list.size()));
     for (OpId u : seats_.list) {
       if (u != v && !seats_.in_trial[u]) fold(b, to_v[u], from_v[u], seats_.start[u]);
     }
@@ -119,6 +124,7 @@ DepBounds ClosureWindows::bounds(OpId v) const {
   if (!seats_.trial.empty()) {
     const int64_t* to_v = column(v);                      // D[*][v]
     const std::span<const int64_t> from_v = dist_.row(v);  // D[v][*]
+    test_seams::count_trips("windows.closure", static_cast<int64_t>(seats_.trial.size()));
     for (OpId u : seats_.trial) {
       if (u != v) fold(b, to_v[u], from_v[u], seats_.start[u]);
     }
@@ -130,6 +136,7 @@ void ClosureWindows::broken_by(OpId v, int64_t t, std::vector<OpId>& out) const 
   out.clear();
   const int64_t* from_v = dist_.row(v).data();  // D[v][*]
   const int64_t* to_v = column(v);              // D[*][v]
+  test_seams::count_trips("windows.closure", static_cast<int64_t>(seats_.list.size()));
   for (OpId u : seats_.list) {
     const int64_t s = seats_.start[u];
     if ((from_v[u] != DistanceMatrix::kNoPath && s < t + from_v[u]) ||
@@ -148,6 +155,7 @@ int64_t ClosureWindows::seat(OpId v, int64_t t) {
   if (!trail_on_ && touched.size() * 4 > n) {
     // Most ops are related: a straight scan of the row and column beats
     // gathering them through the list (the same ops, in the same order).
+    test_seams::count_trips("windows.closure", n_);
     for (size_t u = 0; u < n; ++u) {
       if (u == static_cast<size_t>(v) || dep_dirty_[u] ||
           (row[u] == DistanceMatrix::kNoPath && col[u] == DistanceMatrix::kNoPath)) {
@@ -158,6 +166,7 @@ int64_t ClosureWindows::seat(OpId v, int64_t t) {
     return 0;
   }
   if (trail_on_) trail_.open(v);
+  test_seams::count_trips("windows.closure", static_cast<int64_t>(touched.size()));
   for (OpId u : touched) {
     if (trail_on_) trail_.save(u, {dep_[u], dep_dirty_[u] != 0});
     if (!dep_dirty_[u]) fold(dep_[u], row[u], col[u], t);
@@ -178,6 +187,7 @@ void ClosureWindows::unseat(OpId v) {
   const int64_t t = seats_.start[v];
   const std::span<const int64_t> row = dist_.row(v);  // D[v][*]
   const int64_t* col = column(v);                     // D[*][v]
+  test_seams::count_trips("windows.closure", static_cast<int64_t>(related(v).size()));
   for (OpId u : related(v)) {
     if (!dep_dirty_[u] && !unfold(dep_[u], row[u], col[u], t)) dep_dirty_[u] = 1;
   }

@@ -19,6 +19,7 @@
 #include "tilesched/deadline.h"
 #include "tilesched/graph.h"
 #include "tilesched/schedule.h"
+#include "util/test_seams.h"
 
 namespace tilesched::cost_based {
 
@@ -155,8 +156,11 @@ struct Context {
   // The effort contract's meter (WorkMeter), the generator's; none in unit
   // tests that build a context alone (nothing counted, no budget).
   WorkMeter* work = nullptr;
-  void count(int64_t units) const {
+  // Counts `units` for the loop named `loop` (its count_trips name: the
+  // trip-count test, util/test_seams.h, holds the two against each other).
+  void count(int64_t units, const char* loop) const {
     if (work != nullptr) work->add(units);
+    test_seams::count_units(loop, units);
   }
   bool out_of_work() const { return work != nullptr && work->out(); }
   // A path of one or more edges leads from a to b: the graph's
@@ -165,6 +169,8 @@ struct Context {
     if (!reach_) {
       reach_ = std::make_unique<Reachability>(g, adj);
       if (work != nullptr) work->add_to(WorkMeter::kGraph, reach_->build_work() / kReachWordsPerUnit);
+      test_seams::count_trips("graph.reach", reach_->build_work());
+      test_seams::count_units("graph.reach", reach_->build_work() / kReachWordsPerUnit);
     }
     return reach_->reaches(a, b);
   }

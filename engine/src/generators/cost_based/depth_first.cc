@@ -7,6 +7,7 @@
 
 #include "graph/storage.h"
 #include "packing.h"
+#include "util/test_seams.h"
 
 namespace tilesched::cost_based {
 
@@ -124,7 +125,8 @@ void packing_order(const Context& ctx, const std::vector<char>& packing,
         if (packing[e.to] && ctx.zero_scc[e.to] != ctx.zero_scc[u]) preds[e.to].push_back(u);
       }
     }
-    ctx.count(static_cast<int64_t>(queue.size()));
+    ctx.count(static_cast<int64_t>(queue.size()), "backtrack.paths");
+    test_seams::count_trips("backtrack.paths", static_cast<int64_t>(queue.size()));
   }
   for (OpId v = 0; v < n; ++v) {
     before.insert(before.end(), preds[v].begin(), preds[v].end());
@@ -405,7 +407,8 @@ bool Backtracker::room_left(OpId v) const {
     if (claims_[t.slot].empty()) continue;
     int64_t work = 0;
     const bool holds = slot_can_hold(p_, t.slot, claims_[t.slot], work);
-    ctx_.count(work / kRoomRowsPerUnit);
+    ctx_.count(work / kRoomRowsPerUnit, "backtrack.room_rows");
+    test_seams::count_trips("backtrack.room_rows", work);
     if (!holds) return false;
   }
   return true;

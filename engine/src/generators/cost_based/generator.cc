@@ -19,6 +19,7 @@
 #include "packing.h"
 #include "placement.h"
 #include "strategy.h"
+#include "util/test_seams.h"
 
 namespace tilesched {
 
@@ -47,6 +48,7 @@ class Generator : public GeneratorFrame {
     // context's tables (per op and edge), and a constant for the rest.
     const int64_t size = g.op_count() + static_cast<int64_t>(g.edges.size());
     meter_.add_to(WorkMeter::kGraph, kSetupUnits + kSetupPerElement * size);
+    test_seams::count_units("setup", kSetupUnits + kSetupPerElement * size);
     if (start != nullptr && start->feasible) {
       given_start_ = start;
       work_before_ = start->stat("work.total");
@@ -257,6 +259,7 @@ Schedule Generator::run_ims(const IiRange& range) {
   // the graph.
   const int64_t size = ctx_.g.op_count() + static_cast<int64_t>(ctx_.g.edges.size());
   meter_.add_to(WorkMeter::kStart, ims.stat("work") + ims.stat("ii_tried") * size);
+  test_seams::count_units("ims.start", ims.stat("work") + ims.stat("ii_tried") * size);
   // Where IMS finds none (and the deadline did not cut it short), the
   // serial seats at the serial II (SerialFallback::within).
   if (!ims.feasible && !deadline_passed(search_.deadline)) {
@@ -469,7 +472,8 @@ int64_t Generator::compact(const IiRange&, int64_t ii) {
     s[v] = seat;
     work += t - seat;
   }
-  ctx_.count(work);
+  ctx_.count(work, "compact.ops");
+  test_seams::count_trips("compact.ops", work);
   if (s == seats_) return ii;
   // Rule L4 with the moved seats (a buffer's copies follow its lifetime).
   if (ctx_.max_storage > 0 && storage_bytes_needed(ctx_.g, ctx_.adj, s, ii, ctx_.max_storage) >

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "model/arith.h"
+#include "util/test_seams.h"
 
 namespace tilesched::cost_based {
 
@@ -15,7 +16,6 @@ constexpr int64_t kNone = INT64_MIN / 4;
 constexpr int64_t kEveryGap = 1;
 // Table rows checked or path relaxations per work unit.
 constexpr int64_t kStepsPerUnit = 16;
-
 
 // Longest path weights (latency - ii * distance) from `from` to every op,
 // kNone where no path leads; label-correcting, as the windows keep them.
@@ -141,7 +141,8 @@ Packer::Packer(const Context& ctx, const Placement& p, const PackingPlan& plan)
       }
     }
   }
-  ctx.count(work / kStepsPerUnit);
+  ctx.count(work / kStepsPerUnit, "packing.steps");
+  test_seams::count_trips("packing.steps", work);
 }
 
 bool Packer::stages() {
@@ -178,11 +179,13 @@ bool Packer::stages() {
       if (!raise(b, stage_[a]) || !raise(a, stage_[b])) return false;
     }
     if (!changed) {
-      ctx_.count(work / kStepsPerUnit);
+      ctx_.count(work / kStepsPerUnit, "packing.steps");
+      test_seams::count_trips("packing.steps", work);
       return true;
     }
   }
-  ctx_.count(work / kStepsPerUnit);
+  ctx_.count(work / kStepsPerUnit, "packing.steps");
+  test_seams::count_trips("packing.steps", work);
   return false;  // still rising: a positive cycle among the holders
 }
 
@@ -252,7 +255,8 @@ bool Packer::each_unplaced_fits(int64_t pos, int64_t end) {
     ok = false;
     for (int64_t p = pos; p + cycles_[i] <= end && !ok; ++p) ok = fits(i, p % ii_, work);
   }
-  ctx_.count(work / kStepsPerUnit);
+  ctx_.count(work / kStepsPerUnit, "packing.steps");
+  test_seams::count_trips("packing.steps", work);
   return ok;
 }
 

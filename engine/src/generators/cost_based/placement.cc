@@ -7,6 +7,8 @@
 #include <cassert>
 #include <iterator>
 
+#include "util/test_seams.h"
+
 namespace tilesched::cost_based {
 
 namespace {
@@ -45,7 +47,7 @@ Placement::~Placement() = default;
 bool Placement::reset(int64_t ii) {
   ii_ = ii;
   const bool ok = windows_->reset(ii);
-  ctx_.count(windows_->take_work());  // the ASAP pass over the graph
+  ctx_.count(windows_->take_work(), "windows.relax");  // the ASAP pass over the graph
   if (!ok) return false;
   clear_seats();
   return true;
@@ -85,6 +87,8 @@ Window Placement::window(OpId v) const {
   w.has_succ = b.hi < kUnbounded;
   const Op& op = ctx_.g.ops[v];
   if (op.max_depth) w.hi = std::min(w.hi, (*op.max_depth + 1) * ii_ - 1);
+  test_seams::count_trips("placement.window",
+                          1 + static_cast<int64_t>(constraints_.of(v).size()));
   for (int c : constraints_.of(v)) {
     const BuilderConstraint& k = constraints_[c];
     switch (k.shape) {
@@ -126,7 +130,8 @@ void Placement::place(OpId v, int64_t t) {
   if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
   pressure_.add_bank(v, t, +1);
   // A seat's work: its own, and what the windows count for it.
-  ctx_.count(1 + windows_->seat(v, t) + windows_->take_work());
+  ctx_.count(1, "rrt.commit");
+  ctx_.count(windows_->seat(v, t) + windows_->take_work(), "windows.relax");
   // Not for trial seats: no one reads the rows in a trial.
   if (trial_depth_ == 0) update_live_ranges(v, +1);
 }
@@ -142,7 +147,7 @@ void Placement::unplace(OpId v) {
   const int group = ctx_.group_of[v];
   if (group != kNoGroup) --group_placed_[group];
   windows_->unseat(v);
-  ctx_.count(windows_->take_work());
+  ctx_.count(windows_->take_work(), "windows.relax");
   if (trial) {
     assert(seats_.trial.back() == v && "trials unplace in reverse order");
     seats_.end_trial_seat(v);
@@ -213,6 +218,7 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   // Dependences broken (windows.h).
   windows_->broken_by(v, t, broken_);
   for (OpId u : broken_) broken_mark_[u] = 1;
+  test_seams::count_trips("placement.conflicts", static_cast<int64_t>(seats_.list.size()));
   for (OpId u : seats_.list) {
     bool hit = broken_mark_[u] != 0;
     if (gstage && *gstage != stage && ctx_.group_of[u] == ctx_.group_of[v]) hit = true;

@@ -7,6 +7,8 @@
 #include <functional>
 #include <numeric>
 
+#include "util/test_seams.h"
+
 namespace tilesched::cost_based {
 
 // The admission gates G1-G4.
@@ -40,7 +42,8 @@ SeatSearch GateCheck::admit(OpId v, int64_t earliest, int64_t from, int64_t end)
   const int64_t fit = p_.first_fit(v, from, end);  // G3, every busy cycle counted
   const int64_t busy = (fit < 0 ? end + 1 : fit) - from;
   stats_.gate_rejects[static_cast<int>(Gate::kG3Rrt)] += busy;
-  ctx_.count(1 + busy);
+  ctx_.count(1 + busy, "gates.scan");
+  test_seams::count_trips("gates.scan", fit < 0 ? busy : busy + 1);
   if (fit < 0) return {SeatOutcome::kNoCycle, 0};
   const std::optional<int64_t> stage = p_.group_stage(ctx_.group_of[v]);
   if (stage && fit / ii != *stage) {  // G4
@@ -146,10 +149,13 @@ void Arms::reseed(int64_t ii) {
 std::vector<OpId>& Arms::candidates(const std::vector<OpId>& ready, size_t stop) {
   std::vector<OpId>& cands = scratch_.cands;
   cands.clear();
+  size_t scanned = 0;
   for (OpId v : ready) {
     if (cands.size() == stop) break;
+    ++scanned;
     if (!p_.dead(v) && !gates_.held(v)) cands.push_back(v);
   }
+  test_seams::count_trips("arms.ready", static_cast<int64_t>(scanned));
   return cands;
 }
 
@@ -266,6 +272,7 @@ std::optional<Proposal> Arms::try_fuse(const std::vector<OpId>& ready) {
 }
 
 std::optional<Proposal> Arms::try_retry(const std::vector<OpId>& ready) {
+  test_seams::count_trips("arms.ready", static_cast<int64_t>(ready.size()));
   for (OpId v : ready) {
     if (!p_.dead(v)) continue;
     const SeatSearch s = gates_.earliest_seat(v);
@@ -278,6 +285,7 @@ std::optional<Proposal> Arms::try_retry(const std::vector<OpId>& ready) {
 
 std::optional<Proposal> Arms::try_cost_based(const std::vector<OpId>& ready) {
   std::optional<Proposal> best;
+  test_seams::count_trips("arms.ready", static_cast<int64_t>(ready.size()));
   for (OpId v : ready) {
     if (p_.dead(v) || gates_.held(v)) continue;  // G1: held over
     const Window w = p_.window(v);
@@ -393,8 +401,9 @@ int64_t try_add_constraint_to_avoid_reg_spilling(Placement& p, const Context& ct
 }
 
 int64_t structural_distance(const Placement& p, OpId v, int64_t t) {
-  p.ctx().count(p.placed_count());
+  p.ctx().count(p.placed_count(), "seat.structural");
   int64_t inversions = 0;
+  test_seams::count_trips("seat.structural", p.placed_count());
   for (OpId u : p.placed_ops()) {
     // In the schedule u precedes v when (s_u, u) < (t, v).
     const bool u_first = p.start(u) < t || (p.start(u) == t && u < v);
@@ -404,7 +413,8 @@ int64_t structural_distance(const Placement& p, OpId v, int64_t t) {
 }
 
 StructuralIndex::StructuralIndex(const Placement& p, OpId v) {
-  p.ctx().count(p.placed_count());
+  p.ctx().count(p.placed_count(), "seat.structural");
+  test_seams::count_trips("seat.structural", p.placed_count());
   for (OpId u : p.placed_ops()) (u < v ? before_ : after_).push_back(p.start(u));
   std::sort(before_.begin(), before_.end());
   std::sort(after_.begin(), after_.end());
@@ -441,6 +451,7 @@ int64_t kendall_tau_inversions(const std::vector<int>& sequence) {
 
 CostVector evaluate_seat(const Placement& p, const Context& ctx, OpId v, int64_t t,
                          const PipeSlotBasis& basis) {
+  test_seams::count_trips("seat.cost", 1);
   CostVector c;
   c.pipe_slot = pipe_slot_cost(p, basis, v, t);  // includes the RRT probe
   if (c.pipe_slot >= kInfiniteCost) return CostVector::infinite();
@@ -533,6 +544,7 @@ bool ForcedPlacement::evict_for(OpId v, int64_t t) {
   }
   while (!p_.fits(v, t)) {
     std::optional<OpId> victim;
+    test_seams::count_trips("placement.conflicts", p_.placed_count());
     for (OpId u : p_.placed_ops()) {
       if (shares_counted_resource(ctx_, u, v) && (!victim || u < *victim)) victim = u;
     }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "graph/storage.h"
+#include "util/test_seams.h"
 
 namespace tilesched::cost_based {
 
@@ -30,11 +31,13 @@ std::vector<OpId> Driver::ready_set(Rung rung) const {
 
 void Driver::ready_set(Rung rung, std::vector<OpId>& ready) const {
   ready.clear();
-  ctx_.count(ctx_.g.op_count());  // one scan of the ops (their in-edges below)
+  ctx_.count(ctx_.g.op_count(), "driver.ready");  // one scan of the ops (their in-edges below)
+  test_seams::count_trips("driver.ready", ctx_.g.op_count());
   for (OpId v = 0; v < ctx_.g.op_count(); ++v) {
     if (p_.placed(v)) continue;
     bool ok = true;
-    ctx_.count(ctx_.adj.in_begin[v + 1] - ctx_.adj.in_begin[v]);
+    ctx_.count(ctx_.adj.in_begin[v + 1] - ctx_.adj.in_begin[v], "driver.ready");
+    test_seams::count_trips("driver.ready", ctx_.adj.in_begin[v + 1] - ctx_.adj.in_begin[v]);
     for (int q = ctx_.adj.in_begin[v]; q < ctx_.adj.in_begin[v + 1] && ok; ++q) {
       const Edge& e = ctx_.g.edges[ctx_.adj.in_edges[q]];
       if (e.distance == 0 && ctx_.zero_scc[e.from] != ctx_.zero_scc[v] && !p_.placed(e.from)) {
