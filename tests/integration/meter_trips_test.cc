@@ -38,31 +38,33 @@ const std::map<std::string, Bound, std::less<>>& bounds() {
   static const std::map<std::string, Bound, std::less<>> b = {
       // Loops with a charge of their own.
       {"gates.scan", {"gates.scan", 1.0}},                 // G3's scan: the starts probed
-      {"windows.relax", {"windows.relax", 12.0}},          // the windows' longest paths
+      {"seat.cost", {"seat.cost", 1.0}},                   // a seat's cost vector
       {"seat.structural", {"seat.structural", 1.0}},       // a seat's structural distance
       {"driver.ready", {"driver.ready", 1.0}},             // the ready set: ops, in-edges
+      {"arms.ready", {"arms.ready", 8.0}},                 // the arms' scans of the ready set
+      {"placement.conflicts", {"placement.conflicts", 8.0}},  // placed ops against a seat
+      {"builder.scan", {"builder.scan", 8.0}},             // the constraint builder's scans
       {"backtrack.paths", {"backtrack.paths", 1.0}},       // the rung's order: holders' paths
-      {"backtrack.room_rows", {"backtrack.room_rows", 64.0}},  // the rows its room checks read
-      {"packing.steps", {"packing.steps", 64.0}},          // the packer's rows and relaxations
+      {"backtrack.room_rows", {"backtrack.room_rows", 16.0}},  // the rows its room checks read
+      {"packing.steps", {"packing.steps", 16.0}},          // the packer's rows and relaxations
       {"compact.ops", {"compact.ops", 1.0}},               // stage compaction
-      {"graph.reach", {"graph.reach", 24.0}},              // the reachability rows' words
+      {"graph.reach", {"graph.reach", 8.0}},               // the reachability rows' words
       {"sat.literal", {"repair", 1.0}},                    // the repair's models' literals
-      // Loops paid for by the call's whole count (no charge of their own;
-      // the primitives every phase calls, and the meter's known misses:
-      // results/records/2026-12-02-cost-based-fourth-pass.md).
-      {"rrt.probe", {"total", 5.0}},            // the table's probes, one start each
-      {"rrt.commit", {"total", 0.5}},           // a seat taken or given back
-      {"rrt.reset", {"total", 1.0}},            // the table emptied for an II: its rows
-      {"closure.build", {"total", 20.0}},       // the distance closure at an II: its cells
-      {"windows.placed", {"total", 1.0}},       // a placed op's bounds from every placed op
-      {"windows.ancestors", {"total", 5.0}},    // an op's earliest bound from its ancestors
-      {"windows.broken", {"total", 0.1}},       // the ops a seat would break
-      {"windows.closure", {"total", 2.0}},      // the closure's windows: rows, columns folded
-      {"placement.window", {"total", 0.5}},     // an op's window and its builder constraints
-      {"placement.conflicts", {"total", 0.2}},  // the placed ops checked against a forced seat
-      {"seat.cost", {"total", 0.5}},            // a seat's cost vector
-      {"arms.ready", {"total", 0.2}},           // the arms' scans of the ready set
-      {"builder.scan", {"total", 0.5}},         // the constraint builder's scans
+      // The windows' visits, 8 per unit with the rest carried (windows.h),
+      // and the new seat's own changed labels on top.
+      {"windows.relax", {"windows.relax", 12.0}},      // the longest paths: ops, edges scanned
+      {"windows.ancestors", {"windows.relax", 12.0}},  // an op's earliest bound: its ancestors
+      {"windows.placed", {"windows.relax", 12.0}},     // a placed op's bounds: the placed ops
+      {"windows.broken", {"windows.relax", 12.0}},     // the placed ops a seat would break
+      // Paid for by the call's whole count: the primitives every phase
+      // calls, loops whose trips do not grow with the graph, and the
+      // meter's known misses (results/records/2026-12-02-cost-based-fourth-pass.md).
+      {"rrt.probe", {"total", 5.0}},         // the table's probes, one start each
+      {"rrt.commit", {"total", 0.5}},        // a seat taken or given back
+      {"rrt.reset", {"total", 1.0}},         // the table emptied for an II: its rows
+      {"placement.window", {"total", 0.5}},  // an op's window: its builder constraints
+      {"closure.build", {"total", 20.0}},    // the distance closure at an II: its cells
+      {"windows.closure", {"total", 2.0}},   // the closure's windows (cost-based-seed)
   };
   return b;
 }

@@ -15,6 +15,7 @@
 
 #include "bounds/rrt.h"
 #include "graph/reachability.h"
+#include "model/arith.h"
 #include "tilesched/cost_based.h"
 #include "tilesched/deadline.h"
 #include "tilesched/graph.h"
@@ -156,6 +157,10 @@ struct Context {
   // The effort contract's meter (WorkMeter), the generator's; none in unit
   // tests that build a context alone (nothing counted, no budget).
   WorkMeter* work = nullptr;
+  // Ops or edges a plain scan (the ready set, the placed ops, the
+  // builder's passes) reads per unit, as the windows' visits (windows.h);
+  // a scan is charged ceil(read / kScansPerUnit).
+  static constexpr int64_t kScansPerUnit = 8;
   // Counts `units` for the loop named `loop` (its count_trips name: the
   // trip-count test, util/test_seams.h, holds the two against each other).
   void count(int64_t units, const char* loop) const {
@@ -168,9 +173,10 @@ struct Context {
   bool reaches(OpId a, OpId b) const {
     if (!reach_) {
       reach_ = std::make_unique<Reachability>(g, adj);
-      if (work != nullptr) work->add_to(WorkMeter::kGraph, reach_->build_work() / kReachWordsPerUnit);
+      const int64_t units = ceil_div(reach_->build_work(), kReachWordsPerUnit);
+      if (work != nullptr) work->add_to(WorkMeter::kGraph, units);
       test_seams::count_trips("graph.reach", reach_->build_work());
-      test_seams::count_units("graph.reach", reach_->build_work() / kReachWordsPerUnit);
+      test_seams::count_units("graph.reach", units);
     }
     return reach_->reaches(a, b);
   }

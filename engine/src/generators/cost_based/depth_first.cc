@@ -407,7 +407,7 @@ bool Backtracker::room_left(OpId v) const {
     if (claims_[t.slot].empty()) continue;
     int64_t work = 0;
     const bool holds = slot_can_hold(p_, t.slot, claims_[t.slot], work);
-    ctx_.count(work / kRoomRowsPerUnit, "backtrack.room_rows");
+    ctx_.count(ceil_div(work, kRoomRowsPerUnit), "backtrack.room_rows");
     test_seams::count_trips("backtrack.room_rows", work);
     if (!holds) return false;
   }

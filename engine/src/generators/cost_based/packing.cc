@@ -141,7 +141,7 @@ Packer::Packer(const Context& ctx, const Placement& p, const PackingPlan& plan)
       }
     }
   }
-  ctx.count(work / kStepsPerUnit, "packing.steps");
+  ctx.count(ceil_div(work, kStepsPerUnit), "packing.steps");
   test_seams::count_trips("packing.steps", work);
 }
 
@@ -179,12 +179,12 @@ bool Packer::stages() {
       if (!raise(b, stage_[a]) || !raise(a, stage_[b])) return false;
     }
     if (!changed) {
-      ctx_.count(work / kStepsPerUnit, "packing.steps");
+      ctx_.count(ceil_div(work, kStepsPerUnit), "packing.steps");
       test_seams::count_trips("packing.steps", work);
       return true;
     }
   }
-  ctx_.count(work / kStepsPerUnit, "packing.steps");
+  ctx_.count(ceil_div(work, kStepsPerUnit), "packing.steps");
   test_seams::count_trips("packing.steps", work);
   return false;  // still rising: a positive cycle among the holders
 }
@@ -255,7 +255,7 @@ bool Packer::each_unplaced_fits(int64_t pos, int64_t end) {
     ok = false;
     for (int64_t p = pos; p + cycles_[i] <= end && !ok; ++p) ok = fits(i, p % ii_, work);
   }
-  ctx_.count(work / kStepsPerUnit, "packing.steps");
+  ctx_.count(ceil_div(work, kStepsPerUnit), "packing.steps");
   test_seams::count_trips("packing.steps", work);
   return ok;
 }

@@ -219,6 +219,8 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   windows_->broken_by(v, t, broken_);
   for (OpId u : broken_) broken_mark_[u] = 1;
   test_seams::count_trips("placement.conflicts", static_cast<int64_t>(seats_.list.size()));
+  ctx_.count(ceil_div(static_cast<int64_t>(seats_.list.size()), Context::kScansPerUnit),
+             "placement.conflicts");
   for (OpId u : seats_.list) {
     bool hit = broken_mark_[u] != 0;
     if (gstage && *gstage != stage && ctx_.group_of[u] == ctx_.group_of[v]) hit = true;
