@@ -50,6 +50,8 @@ const std::map<std::string, Bound, std::less<>>& bounds() {
       {"compact.ops", {"compact.ops", 1.0}},               // stage compaction
       {"graph.reach", {"graph.reach", 8.0}},               // the reachability rows' words
       {"sat.literal", {"repair", 1.0}},                    // the repair's models' literals
+      {"closure.search", {"closure.search", 8.0}},         // the II screen's closures: cells
+      {"closure.ims", {"ims.start", 8.0}},                 // the IMS start's screen: cells
       // The windows' visits, 8 per unit with the rest carried (windows.h),
       // and the new seat's own changed labels on top.
       {"windows.relax", {"windows.relax", 12.0}},      // the longest paths: ops, edges scanned
@@ -63,7 +65,7 @@ const std::map<std::string, Bound, std::less<>>& bounds() {
       {"rrt.commit", {"total", 0.5}},        // a seat taken or given back
       {"rrt.reset", {"total", 1.0}},         // the table emptied for an II: its rows
       {"placement.window", {"total", 0.5}},  // an op's window: its builder constraints
-      {"closure.build", {"total", 20.0}},    // the distance closure at an II: its cells
+      {"closure.repair", {"total", 20.0}},   // the packing repair's II screen: its cells
       {"windows.closure", {"total", 2.0}},   // the closure's windows (cost-based-seed)
   };
   return b;
@@ -147,8 +149,9 @@ void ExpectWithinBounds(const Run& r, Most& most) {
     const double per_unit = static_cast<double>(n) / static_cast<double>(paid);
     if (per_unit > most[loop].first) most[loop] = {per_unit, r.what};
     EXPECT_LE(per_unit, bound->second.trips_per_unit)
-        << r.what << ": loop " << loop << " made " << n << " trips against " << paid << " units of "
-        << paid_by << " (bound " << bound->second.trips_per_unit << " per unit): the meter misses it";
+        << r.what << ": loop " << loop << " made " << n << " trips against " << paid
+        << " units of " << paid_by << " (bound " << bound->second.trips_per_unit
+        << " per unit): the meter misses it";
   }
 }
 

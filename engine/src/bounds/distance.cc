@@ -16,7 +16,6 @@
 #include "distance_rows.h"
 #include "graph/graph_algo.h"
 #include "tilesched/limits.h"
-#include "util/test_seams.h"
 
 namespace tilesched {
 
@@ -151,7 +150,6 @@ void DistanceMatrix::find_heads() {
 bool DistanceMatrix::build(const Graph& g, const Adjacency& adj, int64_t ii) {
   assert(ii >= 1 && ii <= limits::kMaxII);
   assert(static_cast<int>(adj.out_begin.size()) == g.op_count() + 1);
-  test_seams::count_trips("closure.build", int64_t{g.op_count()} * g.op_count());
   if (!prepared_ || g.op_count() != n_ || g.edges != edges_) {
     prepare(g, adj);
     lines_.forget();

@@ -22,7 +22,10 @@ class ComponentScreen {
   // REQUIRES: g passed validate_graph; g and `checks` (on g) outlive the
   // screen.
   ComponentScreen(const Graph& g, WorkChecks& checks)
-      : g_(g), adj_(Adjacency::build(g)), ii_screen_(g_, adj_), checks_(checks) {}
+      : g_(g),
+        adj_(Adjacency::build(g)),
+        ii_screen_(g_, adj_, nullptr, "closure.repair"),
+        checks_(checks) {}
   // Whether ii is proven to have no schedule: by the II screen, or by some
   // component, each component's check under `units` of the backend's work
   // (learned clauses; never the clock). `used` gains the work spent. False

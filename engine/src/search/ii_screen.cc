@@ -5,10 +5,13 @@
 #include <cassert>
 #include <string>
 
+#include "util/test_seams.h"
+
 namespace tilesched {
 
-IiScreen::IiScreen(const Graph& g, const Adjacency& adj, DistanceMatrix* shared)
-    : g_(g), adj_(adj), shared_(shared) {
+IiScreen::IiScreen(const Graph& g, const Adjacency& adj, DistanceMatrix* shared,
+                   const char* loop)
+    : g_(g), adj_(adj), shared_(shared), loop_(loop) {
   capacity_.assign(static_cast<size_t>(g.target.slot_count()) + 1, 0);
   for (int s = 1; s <= g.target.slot_count(); ++s) capacity_[s] = g.target.slot(s).capacity;
   const int64_t n = std::max(1, g.op_count());
@@ -123,14 +126,19 @@ std::vector<std::string> IiScreen::lines() const {
 IiScreen::Verdict IiScreen::test(int64_t ii) {
   DistanceMatrix* d = shared_;
   bool built = false;
+  int64_t cells = 0;
   if (d != nullptr) {
     built = d->build(g_, adj_, ii);
+    cells = int64_t{g_.op_count()} * g_.op_count();
   } else if (own_closure_) {
     d = &own_;
     built = d->build(sub_, sub_adj_, ii);
+    cells = int64_t{sub_.op_count()} * sub_.op_count();
   } else {
     return Verdict::kAdmit;  // nothing the screen can test
   }
+  work_ += cells;
+  test_seams::count_trips(loop_, cells);
   if (!built) {
     ++by_cycle_;
     return Verdict::kCycle;
@@ -150,10 +158,14 @@ bool IiScreen::overloaded(const DistanceMatrix& d, int64_t ii) {
            claims_[j].comp == claims_[i].comp) {
       ++j;
     }
-    if (group_overloaded(d, ii, i, j, work)) return true;
-    if (work > budget_) return false;  // out of budget: admitted
+    if (group_overloaded(d, ii, i, j, work)) {
+      work_ += work;
+      return true;
+    }
+    if (work > budget_) break;  // out of budget: admitted
     i = j;
   }
+  work_ += work;
   return false;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bounds/distance.h"
@@ -33,9 +34,12 @@ class IiScreen {
   // With `shared`, the screen builds the whole graph's closure there at each
   // II it checks, for the generator to reuse (DistanceMatrix::ii() tells
   // which II it holds); without, it keeps a closure of its own over the
-  // components that matter. REQUIRES: g passed validate_graph; adj ==
-  // Adjacency::build(g); `g`, `adj` and `shared` outlive the screen.
-  IiScreen(const Graph& g, const Adjacency& adj, DistanceMatrix* shared = nullptr);
+  // components that matter. `loop` names its closures' cells for the
+  // meter's trip-count test (util/test_seams.h). REQUIRES: g passed
+  // validate_graph; adj == Adjacency::build(g); `g`, `adj` and `shared`
+  // outlive the screen.
+  IiScreen(const Graph& g, const Adjacency& adj, DistanceMatrix* shared = nullptr,
+           const char* loop = "closure.screen");
 
   // The verdict at `ii` (REQUIRES: 1 <= ii <= limits::kMaxII). Counted in
   // rejected() unless kAdmit. A dormant screen admits at once and builds
@@ -54,6 +58,10 @@ class IiScreen {
   int64_t rejected() const { return by_cycle_ + by_overload_; }
   int64_t rejected_by_cycle() const { return by_cycle_; }
   int64_t rejected_by_overload() const { return by_overload_; }
+
+  // The closure cells the screen built and the sweep steps it took since
+  // the last call, for a caller's work meter.
+  int64_t take_work() { return std::exchange(work_, 0); }
 
  private:
   // One slot claim of an op the test can see: closure index, component,
@@ -103,6 +111,8 @@ class IiScreen {
   int admitted_in_row_ = 0;
   int64_t by_cycle_ = 0;
   int64_t by_overload_ = 0;
+  int64_t work_ = 0;        // take_work's
+  const char* loop_ = nullptr;  // the trip-count test's name for the cells
 };
 
 }  // namespace tilesched

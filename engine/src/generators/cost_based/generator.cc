@@ -36,7 +36,7 @@ class Generator : public GeneratorFrame {
                        {.name = "cost-based", .walk = opts.ii_search, .serial_fallback = false}),
         ctx_(g, opts, serial_.mii),
         budgets_(effort_budgets(opts.effort, g)),
-        screen_(ctx_.g, ctx_.adj, opts.all_pairs_closure ? &closure_ : nullptr),
+        screen_(ctx_.g, ctx_.adj, opts.all_pairs_closure ? &closure_ : nullptr, "closure.search"),
         placement_(make_placement(ctx_, opts.all_pairs_closure ? &closure_ : nullptr)),
         driver_(ctx_, *placement_, stats_),
         builder_(ctx_, *placement_, stats_, notes_),
@@ -62,6 +62,11 @@ class Generator : public GeneratorFrame {
  private:
   int64_t group_span() override { return ctx_.group_span_bound; }
   IiScreen& screen() override { return screen_; }
+  // The II screen's work since the last charge (IiScreen::take_work: its
+  // closure cells and sweep steps), one unit per Context::kScansPerUnit.
+  void charge_screen() {
+    ctx_.count(ceil_div(screen_.take_work(), Context::kScansPerUnit), "closure.search");
+  }
   // The starting schedule (opts.ims_start), then the walk's budget. The
   // start is deferred past the first attempt where a slot is saturated at
   // the lower bound (start_deferred_).
@@ -282,6 +287,7 @@ const Generator::AfterSearchStep Generator::kAfterSearch[] = {
 };
 
 void Generator::after_search(const IiRange& range, IiSearchResult& r) {
+  charge_screen();
   stats_.ii_screened = screen_.rejected();
   serial_fallback_ = last_attempt_serial_;
   if (r.end == IiSearchEnd::kFound && last_placed_ && last_placed_->ii == r.ii) {
@@ -298,6 +304,7 @@ void Generator::after_search(const IiRange& range, IiSearchResult& r) {
     for (const AfterSearchStep& step : kAfterSearch) {
       if (step.applies(*this)) r.ii = (this->*step.run)(range, r.ii);
     }
+    charge_screen();  // the bisection's and the descent's checks
   }
   stats_.work_start = meter_.spent(WorkMeter::kStart);
   stats_.work_graph = meter_.spent(WorkMeter::kGraph);
@@ -307,6 +314,7 @@ void Generator::after_search(const IiRange& range, IiSearchResult& r) {
 }
 
 IiVerdict Generator::attempt(int64_t ii) {
+  charge_screen();  // its check of this II, and of any it rejected before
   // Under a budget, the galloping walks' replay of the found II takes the
   // seats it placed (a replay under a spent budget would fail).
   if (budgets_.walk > 0 && last_placed_ && last_placed_->ii == ii) return IiVerdict::kPlaced;

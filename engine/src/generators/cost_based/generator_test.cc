@@ -182,7 +182,11 @@ TEST(Start, AStartAtTheLowerBoundIsKeptAsItIs) {
     const CostBasedResult next = generate_cost_based(g, CostBasedOptions{}, {}, &first.schedule);
     EXPECT_EQ(next.schedule.ii, first.schedule.ii) << seed;
     EXPECT_EQ(next.stats.start_kept, 1) << seed;
-    EXPECT_EQ(next.stats.work_search, 0) << seed;
+    // No placement runs: the search's work is the II screen's check of
+    // the lower bound alone (a closure of the graph and its sweep, at most
+    // 5 n^2 cells and steps, one unit per 8).
+    const int64_t n = g.op_count();
+    EXPECT_LE(next.stats.work_search, (5 * n * n + 7) / 8) << seed;
     EXPECT_EQ(next.stats.ii_tried, 0) << seed;
     ++kept;
   }

@@ -61,7 +61,8 @@ class Generator : public GeneratorFrame {
  public:
   Generator(const Graph& g, const ImsOptions& opts, const IiSearchOptions& search)
       : GeneratorFrame(g, search, {.name = "ims"}), opts_(opts), problem_(g), attempt_(problem_),
-        budget_(step_budget(opts.budget_ratio, g.op_count())), screen_(g, problem_.adj) {}
+        budget_(step_budget(opts.budget_ratio, g.op_count())),
+        screen_(g, problem_.adj, nullptr, "closure.ims") {}
 
  private:
   int64_t group_span() override { return problem_.group_span_bound; }
@@ -94,6 +95,9 @@ void Generator::finish(Schedule& s, const IiRange& range, const IiSearchResult& 
   if (r.end != IiSearchEnd::kFound) close_floor_run(range.cap);
   stats_.ii_tried = r.tried;
   stats_.ii_screened = r.screened;
+  // The screen's closures and sweeps, one unit per 8 cells or steps (as
+  // the cost-based generator counts its own screen's).
+  stats_.work += (screen_.take_work() + 7) / 8;
   for (std::string& d : diagnostics_) s.diagnostics.push_back(std::move(d));
   s.stats = fields(stats_);
 }
