@@ -25,10 +25,10 @@
 namespace tilesched {
 namespace {
 
-// What pays for a loop's trips, and how many trips one unit may cover:
-// about twice the most this suite's graphs show, so that the bound holds
-// on graphs it does not run and still fails a loop whose trips outgrow
-// their charge.
+// What pays for a loop's trips, and how many trips one unit may cover: for
+// a loop with a charge of its own, what that charge implies (1 per unit,
+// or the 8 or 16 its rate counts per unit); for a loop paid by the call's
+// whole count, about twice the most this suite's graphs show.
 struct Bound {
   const char* paid_by;  // a charge's name, or "total": no charge of its own
   double trips_per_unit;

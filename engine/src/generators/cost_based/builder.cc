@@ -67,8 +67,7 @@ void Builder::add_density_constraints() {
   const Graph& g = ctx_.g;
   const int64_t ii = placement_.ii();
   std::vector<int64_t> load(static_cast<size_t>(g.target.slot_count()) + 1, 0);
-  test_seams::count_trips("builder.scan", 2 * int64_t{g.op_count()});
-  ctx_.count(ceil_div(2 * int64_t{g.op_count()}, Context::kScansPerUnit), "builder.scan");
+  ctx_.count_scan(2 * int64_t{g.op_count()}, "builder.scan");
   for (const Op& op : g.ops) {
     for (const Triple& tr : op.resources) {
       if (g.target.slot(tr.slot).capacity == 1) load[tr.slot] += tr.duration;
@@ -106,8 +105,7 @@ void Builder::add_grouping_constraints() {
   const Graph& g = ctx_.g;
   const int64_t ii = placement_.ii();
   std::vector<BuilderConstraint> batch;
-  test_seams::count_trips("builder.scan", static_cast<int64_t>(g.edges.size()));
-  ctx_.count(ceil_div(static_cast<int64_t>(g.edges.size()), Context::kScansPerUnit), "builder.scan");
+  ctx_.count_scan(static_cast<int64_t>(g.edges.size()), "builder.scan");
   for (const Edge& e : g.edges) {
     if (e.kind != EdgeKind::kOrder || e.distance != 0 || e.from == e.to) continue;
     const OpKind* kind = g.target.find_kind(g.ops[e.from].kind);
@@ -135,8 +133,7 @@ std::optional<BuilderConstraint> Builder::tighten_for_storage(
   const int64_t ii = placement_.ii();
   std::optional<BuilderConstraint> best;
   int64_t best_bytes = 0;
-  test_seams::count_trips("builder.scan", ctx_.g.op_count());
-  ctx_.count(ceil_div(ctx_.g.op_count(), Context::kScansPerUnit), "builder.scan");
+  ctx_.count_scan(ctx_.g.op_count(), "builder.scan");
   for (OpId v = 0; v < ctx_.g.op_count(); ++v) {
     const int64_t bytes = ctx_.g.ops[v].store_bytes;
     if (bytes == 0) continue;
@@ -162,8 +159,7 @@ Builder::Pressure Builder::register_peak(const std::vector<int64_t>& start) cons
   const int64_t ii = placement_.ii();
   std::vector<int64_t> diff(static_cast<size_t>(ii) + 1, 0);
   int64_t everywhere = 0;  // registers of live ranges that wrap whole IIs
-  test_seams::count_trips("builder.scan", ctx_.g.op_count() + ii);
-  ctx_.count(ceil_div(ctx_.g.op_count() + ii, Context::kScansPerUnit), "builder.scan");
+  ctx_.count_scan(ctx_.g.op_count() + ii, "builder.scan");
   for (OpId u = 0; u < ctx_.g.op_count(); ++u) {
     if (ctx_.regs[u] == 0) continue;
     const int64_t len = live_end(placement_, u) - start[u];
@@ -197,8 +193,7 @@ std::optional<BuilderConstraint> Builder::tighten_for_registers(
   const int64_t ii = placement_.ii();
   std::optional<BuilderConstraint> best;
   int64_t best_weight = 0;
-  test_seams::count_trips("builder.scan", ctx_.g.op_count());
-  ctx_.count(ceil_div(ctx_.g.op_count(), Context::kScansPerUnit), "builder.scan");
+  ctx_.count_scan(ctx_.g.op_count(), "builder.scan");
   for (OpId u = 0; u < ctx_.g.op_count(); ++u) {
     if (ctx_.regs[u] == 0) continue;
     const int64_t len = live_end(placement_, u) - start[u];

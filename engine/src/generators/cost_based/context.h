@@ -167,6 +167,12 @@ struct Context {
     if (work != nullptr) work->add(units);
     test_seams::count_units(loop, units);
   }
+  // A plain scan that read `read` ops or edges: its trips, and
+  // ceil(read / kScansPerUnit) units, for the loop named `loop`.
+  void count_scan(int64_t read, const char* loop) const {
+    test_seams::count_trips(loop, read);
+    count(ceil_div(read, kScansPerUnit), loop);
+  }
   bool out_of_work() const { return work != nullptr && work->out(); }
   // A path of one or more edges leads from a to b: the graph's
   // reachability rows, built at the first question, their cost counted.

@@ -293,8 +293,7 @@ std::optional<int64_t> EdgeWindows::least_bound_from_placed(OpId v, int64_t max_
   }
   if (ancestry_[v] == kPastBudget) return std::nullopt;
   std::optional<int64_t> least;
-  test_seams::count_trips("windows.ancestors", ancestry_end_[v] - ancestry_[v]);
-  work_ += ancestry_end_[v] - ancestry_[v];
+  visited("windows.ancestors", ancestry_end_[v] - ancestry_[v]);
   for (int i = ancestry_[v]; i < ancestry_end_[v]; ++i) {
     const auto [u, d] = ancestors_[i];
     if (!seats_.placed[u]) continue;
@@ -316,8 +315,7 @@ void EdgeWindows::broken_by(OpId v, int64_t t, std::vector<OpId>& out) const {
   if (t > -neg_down_[v]) {
     search<true>(v, from_row_, from_reached_, INT64_MAX,
                  [&](OpId x) { return t + from_row_[x] > -neg_down_[x]; });
-    test_seams::count_trips("windows.broken", static_cast<int64_t>(from_reached_.size()));
-    work_ += static_cast<int64_t>(from_reached_.size());
+    visited("windows.broken", static_cast<int64_t>(from_reached_.size()));
     for (OpId u : from_reached_) {
       if (u != v && seats_.placed[u] && t + from_row_[u] > seats_.start[u]) out.push_back(u);
     }
@@ -325,8 +323,7 @@ void EdgeWindows::broken_by(OpId v, int64_t t, std::vector<OpId>& out) const {
   if (t < up_[v]) {
     search<false>(v, to_row_, to_reached_, INT64_MAX,
                   [&](OpId x) { return up_[x] != kNone && up_[x] + to_row_[x] > t; });
-    test_seams::count_trips("windows.broken", static_cast<int64_t>(to_reached_.size()));
-    work_ += static_cast<int64_t>(to_reached_.size());
+    visited("windows.broken", static_cast<int64_t>(to_reached_.size()));
     for (OpId u : to_reached_) {
       if (u != v && seats_.placed[u] && seats_.start[u] + to_row_[u] > t) out.push_back(u);
     }
@@ -361,8 +358,7 @@ DepBounds EdgeWindows::bounds(OpId v) const {
     b.lo = kNone;
     const std::vector<int64_t>& to_v = longest_to(v);      // D[*][v]
     const std::vector<int64_t>& from_v = longest_from(v);  // D[v][*]
-    test_seams::count_trips("windows.placed", static_cast<int64_t>(seats_.list.size()));
-    work_ += static_cast<int64_t>(seats_.list.size());
+    visited("windows.placed", static_cast<int64_t>(seats_.list.size()));
     for (OpId u : seats_.list) {
       if (u == v) continue;
       if (to_v[u] != kNone) b.lo = std::max(b.lo, seats_.start[u] + to_v[u]);

@@ -130,7 +130,7 @@ void Placement::place(OpId v, int64_t t) {
   if (group != kNoGroup && group_placed_[group]++ == 0) group_stage_[group] = t / ii_;
   pressure_.add_bank(v, t, +1);
   // A seat's work: its own, and what the windows count for it.
-  ctx_.count(1, "rrt.commit");
+  ctx_.count(1, "placement.seat");
   ctx_.count(windows_->seat(v, t) + windows_->take_work(), "windows.relax");
   // Not for trial seats: no one reads the rows in a trial.
   if (trial_depth_ == 0) update_live_ranges(v, +1);
@@ -218,9 +218,7 @@ std::vector<OpId> Placement::conflicts(OpId v, int64_t t) const {
   // Dependences broken (windows.h).
   windows_->broken_by(v, t, broken_);
   for (OpId u : broken_) broken_mark_[u] = 1;
-  test_seams::count_trips("placement.conflicts", static_cast<int64_t>(seats_.list.size()));
-  ctx_.count(ceil_div(static_cast<int64_t>(seats_.list.size()), Context::kScansPerUnit),
-             "placement.conflicts");
+  ctx_.count_scan(static_cast<int64_t>(seats_.list.size()), "placement.conflicts");
   for (OpId u : seats_.list) {
     bool hit = broken_mark_[u] != 0;
     if (gstage && *gstage != stage && ctx_.group_of[u] == ctx_.group_of[v]) hit = true;

@@ -155,8 +155,7 @@ std::vector<OpId>& Arms::candidates(const std::vector<OpId>& ready, size_t stop)
     ++scanned;
     if (!p_.dead(v) && !gates_.held(v)) cands.push_back(v);
   }
-  test_seams::count_trips("arms.ready", static_cast<int64_t>(scanned));
-  ctx_.count(ceil_div(static_cast<int64_t>(scanned), Context::kScansPerUnit), "arms.ready");
+  ctx_.count_scan(static_cast<int64_t>(scanned), "arms.ready");
   return cands;
 }
 
@@ -273,8 +272,7 @@ std::optional<Proposal> Arms::try_fuse(const std::vector<OpId>& ready) {
 }
 
 std::optional<Proposal> Arms::try_retry(const std::vector<OpId>& ready) {
-  test_seams::count_trips("arms.ready", static_cast<int64_t>(ready.size()));
-  ctx_.count(ceil_div(static_cast<int64_t>(ready.size()), Context::kScansPerUnit), "arms.ready");
+  ctx_.count_scan(static_cast<int64_t>(ready.size()), "arms.ready");
   for (OpId v : ready) {
     if (!p_.dead(v)) continue;
     const SeatSearch s = gates_.earliest_seat(v);
@@ -287,8 +285,7 @@ std::optional<Proposal> Arms::try_retry(const std::vector<OpId>& ready) {
 
 std::optional<Proposal> Arms::try_cost_based(const std::vector<OpId>& ready) {
   std::optional<Proposal> best;
-  test_seams::count_trips("arms.ready", static_cast<int64_t>(ready.size()));
-  ctx_.count(ceil_div(static_cast<int64_t>(ready.size()), Context::kScansPerUnit), "arms.ready");
+  ctx_.count_scan(static_cast<int64_t>(ready.size()), "arms.ready");
   for (OpId v : ready) {
     if (p_.dead(v) || gates_.held(v)) continue;  // G1: held over
     const Window w = p_.window(v);
@@ -548,8 +545,7 @@ bool ForcedPlacement::evict_for(OpId v, int64_t t) {
   }
   while (!p_.fits(v, t)) {
     std::optional<OpId> victim;
-    test_seams::count_trips("placement.conflicts", p_.placed_count());
-    ctx_.count(ceil_div(p_.placed_count(), Context::kScansPerUnit), "placement.conflicts");
+    ctx_.count_scan(p_.placed_count(), "placement.conflicts");
     for (OpId u : p_.placed_ops()) {
       if (shares_counted_resource(ctx_, u, v) && (!victim || u < *victim)) victim = u;
     }

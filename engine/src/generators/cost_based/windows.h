@@ -21,6 +21,7 @@
 #include "bounds/distance.h"
 #include "tilesched/graph.h"
 #include "context.h"
+#include "util/test_seams.h"
 
 namespace tilesched::cost_based {
 
@@ -272,6 +273,12 @@ class EdgeWindows final : public Windows {
   std::optional<int64_t> least_bound_from_placed(OpId v, int64_t max_visits) const;
 
  private:
+  // `n` ops a scan of loop `loop` read: visits for take_work, trips for
+  // the trip-count test (util/test_seams.h).
+  void visited(const char* loop, int64_t n) const {
+    test_seams::count_trips(loop, n);
+    work_ += n;
+  }
   // A label pair before a seat raised it.
   struct Saved {
     int64_t up = 0;

@@ -15,6 +15,7 @@
 #include "graph/storage.h"
 #include "attempt.h"
 #include "problem.h"
+#include "model/arith.h"
 
 namespace tilesched {
 namespace ims {
@@ -97,7 +98,7 @@ void Generator::finish(Schedule& s, const IiRange& range, const IiSearchResult& 
   stats_.ii_screened = r.screened;
   // The screen's closures and sweeps, one unit per 8 cells or steps (as
   // the cost-based generator counts its own screen's).
-  stats_.work += (screen_.take_work() + 7) / 8;
+  stats_.work += ceil_div(screen_.take_work(), 8);
   for (std::string& d : diagnostics_) s.diagnostics.push_back(std::move(d));
   s.stats = fields(stats_);
 }
