@@ -52,6 +52,7 @@ const std::map<std::string, Bound, std::less<>>& bounds() {
       {"sat.literal", {"repair", 1.0}},                    // the repair's models' literals
       {"closure.search", {"closure.search", 8.0}},         // the II screen's closures: cells
       {"closure.ims", {"ims.start", 8.0}},                 // the IMS start's screen: cells
+      {"closure.repair", {"repair", 8.0}},                 // the repair's II screen: cells
       // The windows' visits, 8 per unit with the rest carried (windows.h),
       // and the new seat's own changed labels on top.
       {"windows.relax", {"windows.relax", 12.0}},      // the longest paths: ops, edges scanned
@@ -65,7 +66,6 @@ const std::map<std::string, Bound, std::less<>>& bounds() {
       {"rrt.commit", {"total", 0.5}},        // a seat taken or given back
       {"rrt.reset", {"total", 1.0}},         // the table emptied for an II: its rows
       {"placement.window", {"total", 0.5}},  // an op's window: its builder constraints
-      {"closure.repair", {"total", 20.0}},   // the packing repair's II screen: its cells
       {"windows.closure", {"total", 2.0}},   // the closure's windows (cost-based-seed)
   };
   return b;

@@ -27,22 +27,24 @@ int64_t lowest_ii(const Graph& g, int64_t ii_floor) {
 // The checks of the whole graph may spend the whole bound until one finds
 // nothing (the first, at the lowest II the screen leaves, is where the rows
 // pack exactly the answer); after that only what is left of a
-// kLaterShare-th of it.
+// kLaterShare-th of it (the later checks bisect above a bound the rows did
+// not meet, and rarely pay: docs/EXACT.md, "The repair's work").
 struct Meter {
   int64_t budget = 0;  // 0: none
   int64_t work = 0;
   bool first = true;
   bool out = false;
-  static constexpr int64_t kLaterShare = 8;
+  static constexpr int64_t kLaterShare = 16;
   int64_t limit() const { return first ? budget : budget / kLaterShare; }
   bool admits(int64_t more) {
     if (budget > 0 && work + more > limit()) out = true;
     return !out;
   }
-  // The solver units a check may spend within what is left.
-  int64_t units(int64_t wanted) const {
-    if (budget <= 0) return wanted;
-    return std::min(wanted, std::max<int64_t>(1, (limit() - work) / kUnitsPerSolverUnit));
+  // A check's budget: `units` learned clauses at most, and within what is
+  // left of the bound (at least one unit of work: a check that runs takes
+  // at least one learned clause).
+  WorkChecks::Budget check(int64_t units) const {
+    return {units, budget > 0 ? std::max<int64_t>(1, limit() - work) : 0};
   }
 };
 
@@ -79,10 +81,11 @@ std::optional<std::vector<int64_t>> try_ii(int64_t ii, int64_t stages,
                                            const PackingRepairOptions& opts,
                                            ComponentScreen& screen, WorkChecks& checks, Tally& t,
                                            Meter& meter) {
-  const int64_t screened = t.screened;
+  WorkChecks::Spent screened;
   const bool ruled_out = opts.units_screen > 0 && t.screened < opts.units_total &&
-                         screen.rules_out(ii, opts.units_screen, t.screened);
-  meter.work += (t.screened - screened) * kUnitsPerSolverUnit;
+                         screen.rules_out(ii, meter.check(opts.units_screen), screened);
+  t.screened += screened.units;
+  meter.work += screened.work;
   if (ruled_out) {
     ++t.ruled_out;
     return std::nullopt;  // the check of the whole graph would be unsat
@@ -93,18 +96,21 @@ std::optional<std::vector<int64_t>> try_ii(int64_t ii, int64_t stages,
   if (!meter.admits(size)) return std::nullopt;
   meter.work += size;
   // The budget is work, never the clock.
-  int64_t used = t.used;
   WorkChecks::Result p =
-      checks.whole_graph(ii, stages, meter.units(next_budget(opts, t)), false, t.used);
-  meter.work += (t.used - used) * kUnitsPerSolverUnit;
+      checks.whole_graph(ii, stages, meter.check(next_budget(opts, t)), false);
+  t.used += p.spent.units;
+  meter.work += p.spent.work;
   if (p.answer == WorkChecks::Answer::kFound) return std::move(p.start);
   if (p.answer != WorkChecks::Answer::kUnknown) return std::nullopt;
-  if (opts.units_second <= 0 || t.second >= opts.units_total) return std::nullopt;
-  used = t.second;
-  p = checks.whole_graph(ii, stages,
-                         meter.units(std::min(opts.units_second, opts.units_total - t.second)),
-                         true, t.second);
-  meter.work += (t.second - used) * kUnitsPerSolverUnit;
+  // Not where the first check spent what was left: its model would be
+  // built again for one learned clause.
+  if (opts.units_second <= 0 || t.second >= opts.units_total || !meter.admits(0)) {
+    return std::nullopt;
+  }
+  p = checks.whole_graph(
+      ii, stages, meter.check(std::min(opts.units_second, opts.units_total - t.second)), true);
+  t.second += p.spent.units;
+  meter.work += p.spent.work;
   if (p.answer != WorkChecks::Answer::kFound) return std::nullopt;
   ++t.found_second;
   return std::move(p.start);

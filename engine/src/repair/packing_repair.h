@@ -37,10 +37,12 @@ struct PackingRepairOptions {
   // meter for the call, docs/COST_BASED.md "Effort"): before each check of
   // the whole graph its model's size is estimated (every op's window of
   // starts times the cycles its holds occupy, kUnitsPerModelCell units
-  // each) and counted, with every
-  // solver unit spent counted as kUnitsPerSolverUnit; a check whose
-  // estimate passes what is left is not built, and the repair ends.
-  // 0: no such bound.
+  // each) and counted; a check whose estimate passes what is left is not
+  // built, and the repair ends. Every check (the screen's, the whole
+  // graph's, the second attempts) then counts its work as the oracle
+  // prices it (oracle/exact/query.h, check_work: the model's literals and
+  // its learned clauses, each of those by the model's variables), and its
+  // learned clauses are held to what is left. 0: no such bound.
   int64_t work_budget = 0;
 };
 
@@ -52,11 +54,11 @@ struct PackingRepairReport {
   int64_t work = 0;
   bool out_of_work = false;  // a check was left out for want of budget
 };
-inline constexpr int64_t kUnitsPerSolverUnit = 64;
 // Units per cell of a model's size estimate (one op's start in its window
-// times one cycle of its holds): building the model and the solver's
-// first propagation cost about this much per cell.
-inline constexpr int64_t kUnitsPerModelCell = 32;
+// times one cycle of its holds): the model's build beyond its literals
+// (its windows, rows and occupancy) costs about this much per cell; its
+// literals are check_work's.
+inline constexpr int64_t kUnitsPerModelCell = 2;
 
 
 // The repair at an effort level (tilesched/cost_based.h): the defaults

@@ -27,10 +27,13 @@ class ComponentScreen {
         ii_screen_(g_, adj_, nullptr, "closure.repair"),
         checks_(checks) {}
   // Whether ii is proven to have no schedule: by the II screen, or by some
-  // component, each component's check under `units` of the backend's work
-  // (learned clauses; never the clock). `used` gains the work spent. False
-  // when nothing is proven: unknown, sat, or no component worth a check.
-  bool rules_out(int64_t ii, int64_t units, int64_t& used);
+  // component, each component's check under `budget.units` of the
+  // backend's work (learned clauses; never the clock), their work together
+  // under `budget.work` (WorkChecks::component_rules_out). `spent` gains
+  // what the checks spent, its work the II screen's too (IiScreen::
+  // take_units). False when nothing is proven: unknown, sat, or no
+  // component worth a check.
+  bool rules_out(int64_t ii, const WorkChecks::Budget& budget, WorkChecks::Spent& spent);
   // The components checked (computed on the first call to rules_out).
   int component_count() const { return checks_.component_count(); }
 

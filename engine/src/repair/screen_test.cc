@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle/exact/query.h"
 #include "repair/packing_repair.h"
 #include "tilesched/generate.h"
 #include "tilesched/graph_builder.h"
@@ -39,8 +40,8 @@ void ExpectNothingRuledOutAtALegalIi(const Graph& g) {
   EXPECT_EQ(found.back().ii, 5);  // the oracle's
   for (const Schedule& s : found) {
     ASSERT_TRUE(s.feasible && verify_schedule(g, s).legal()) << s.generator;
-    int64_t used = 0;
-    EXPECT_FALSE(screen.rules_out(s.ii, 500, used)) << s.generator << " II " << s.ii;
+    WorkChecks::Spent spent;
+    EXPECT_FALSE(screen.rules_out(s.ii, {.units = 500}, spent)) << s.generator << " II " << s.ii;
   }
 }
 
@@ -60,12 +61,15 @@ TEST_F(ComponentScreenTest, RulesOutAnIiItsComponentCannotCarry) {
   ASSERT_EQ(compute_mii(g).max(), 4);  // the bounds alone do not see it
   WorkChecks checks(g);
   ComponentScreen screen(g, checks);
-  int64_t used = 0;
-  EXPECT_TRUE(screen.rules_out(4, 500, used));
+  WorkChecks::Spent spent;
+  EXPECT_TRUE(screen.rules_out(4, {.units = 500}, spent));
   EXPECT_EQ(screen.component_count(), 1);
-  EXPECT_GT(used, 0);
-  EXPECT_FALSE(screen.rules_out(5, 500, used));
-  EXPECT_TRUE(screen.rules_out(3, 500, used));  // below the pool's bound
+  EXPECT_GT(spent.units, 0);
+  // Its work: at least the component model's literals and one learned
+  // clause (check_work), on top of the II screen's.
+  EXPECT_GT(spent.work, exact_internal::kWorkPerConflict);
+  EXPECT_FALSE(screen.rules_out(5, {.units = 500}, spent));
+  EXPECT_TRUE(screen.rules_out(3, {.units = 500}, spent));  // below the pool's bound
 }
 
 // Soundness, on both graphs.
@@ -85,11 +89,11 @@ TEST(ComponentScreen, WithoutComponentsOnlyTheIiScreenProves) {
     const Graph g = RecurrenceWithTail(on_pool);
     WorkChecks checks(g);
     ComponentScreen screen(g, checks);
-    int64_t used = 0;
-    EXPECT_EQ(screen.rules_out(4, 500, used), !on_pool);
-    EXPECT_FALSE(screen.rules_out(5, 500, used));
+    WorkChecks::Spent spent;
+    EXPECT_EQ(screen.rules_out(4, {.units = 500}, spent), !on_pool);
+    EXPECT_FALSE(screen.rules_out(5, {.units = 500}, spent));
     EXPECT_EQ(screen.component_count(), 0);
-    EXPECT_EQ(used, 0);
+    EXPECT_EQ(spent.units, 0);  // the II screen's work alone
   }
 }
 

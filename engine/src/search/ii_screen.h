@@ -14,6 +14,7 @@
 
 #include "bounds/distance.h"
 #include "graph/graph_algo.h"
+#include "model/arith.h"
 #include "tilesched/graph.h"
 
 namespace tilesched {
@@ -60,8 +61,11 @@ class IiScreen {
   int64_t rejected_by_overload() const { return by_overload_; }
 
   // The closure cells the screen built and the sweep steps it took since
-  // the last call, for a caller's work meter.
+  // the last call, for a caller's work meter; take_units the same as work
+  // units, one per kStepsPerUnit (rounded up), as every caller charges them.
   int64_t take_work() { return std::exchange(work_, 0); }
+  int64_t take_units() { return ceil_div(take_work(), kStepsPerUnit); }
+  static constexpr int64_t kStepsPerUnit = 8;
 
  private:
   // One slot claim of an op the test can see: closure index, component,

@@ -62,11 +62,9 @@ class Generator : public GeneratorFrame {
  private:
   int64_t group_span() override { return ctx_.group_span_bound; }
   IiScreen& screen() override { return screen_; }
-  // The II screen's work since the last charge (IiScreen::take_work: its
-  // closure cells and sweep steps), one unit per Context::kScansPerUnit.
-  void charge_screen() {
-    ctx_.count(ceil_div(screen_.take_work(), Context::kScansPerUnit), "closure.search");
-  }
+  // The II screen's work since the last charge (IiScreen::take_units: its
+  // closure cells and sweep steps).
+  void charge_screen() { ctx_.count(screen_.take_units(), "closure.search"); }
   // The starting schedule (opts.ims_start), then the walk's budget. The
   // start is deferred past the first attempt where a slot is saturated at
   // the lower bound (start_deferred_).

@@ -15,7 +15,6 @@
 #include "graph/storage.h"
 #include "attempt.h"
 #include "problem.h"
-#include "model/arith.h"
 
 namespace tilesched {
 namespace ims {
@@ -96,9 +95,9 @@ void Generator::finish(Schedule& s, const IiRange& range, const IiSearchResult& 
   if (r.end != IiSearchEnd::kFound) close_floor_run(range.cap);
   stats_.ii_tried = r.tried;
   stats_.ii_screened = r.screened;
-  // The screen's closures and sweeps, one unit per 8 cells or steps (as
-  // the cost-based generator counts its own screen's).
-  stats_.work += ceil_div(screen_.take_work(), 8);
+  // The screen's closures and sweeps (as the cost-based generator counts
+  // its own screen's).
+  stats_.work += screen_.take_units();
   for (std::string& d : diagnostics_) s.diagnostics.push_back(std::move(d));
   s.stats = fields(stats_);
 }

@@ -65,9 +65,12 @@ std::vector<Graph> component_subgraphs(const Graph& g) {
 ComponentVerdict ComponentProof::prove(int64_t ii, Backend& backend, const ComponentBudget& budget,
                                        ComponentChecks& checks) {
   if (!components_) components_ = component_subgraphs(g_);
+  const int64_t work_before = work_used_;
   for (const Graph& sub : *components_) {
     // A check of less than a millisecond is not worth the model.
     if (budget.until - Clock::now() < std::chrono::milliseconds(1)) return ComponentVerdict::kOpen;
+    const int64_t work_left = budget.work - (work_used_ - work_before);
+    if (budget.work > 0 && work_left <= 0) return ComponentVerdict::kOpen;
     std::optional<std::vector<int64_t>> asap = longest_paths(sub, ii, false);
     if (!asap) return ComponentVerdict::kInfeasible;  // below the component's recurrence
     const ModelSpec spec =
@@ -79,8 +82,14 @@ ComponentVerdict ComponentProof::prove(int64_t ii, Backend& backend, const Compo
       return ComponentVerdict::kCut;
     }
     if (problem == nullptr) continue;  // over the backend's size limit
-    const Answer a = checks.check(*problem, spec.stage_bound, budget.until, budget.units);
+    int64_t units = budget.units;
+    if (budget.work > 0) {
+      const int64_t within = units_within(*problem, work_left);
+      units = units > 0 ? std::min(units, within) : within;
+    }
+    const Answer a = checks.check(*problem, spec.stage_bound, budget.until, units);
     units_used_ += std::max<int64_t>(problem->units_used(), 1);
+    work_used_ += check_work(*problem);
     checks.release(problem);
     if (a == Answer::kUnsat) return ComponentVerdict::kInfeasible;
   }

@@ -27,10 +27,13 @@ std::vector<Graph> component_subgraphs(const Graph& g);
 
 // What one proof may spend: `until` bounds each component's build and
 // check on the clock (max: no clock), `units` each check's deterministic
-// work in the backend's units (0: no such limit).
+// work in the backend's units (0: no such limit), `work` the checks' work
+// together as check_work prices it (0: no such limit; a proof whose work
+// reaches it asks no further component).
 struct ComponentBudget {
   Clock::time_point until = Clock::time_point::max();
   int64_t units = 0;
+  int64_t work = 0;
 };
 
 // How the proof runs a check and releases a model. The defaults call the
@@ -71,13 +74,16 @@ class ComponentProof {
   }
   // The components asked (0 before the first proof).
   int component_count() const { return components_ ? static_cast<int>(components_->size()) : 0; }
-  // The backend's work over every check so far (at least 1 per check).
+  // The backend's work over every check so far (at least 1 per check),
+  // and the checks' work as check_work prices it.
   int64_t units_used() const { return units_used_; }
+  int64_t work_used() const { return work_used_; }
 
  private:
   const Graph& g_;
   std::optional<std::vector<Graph>> components_;
   int64_t units_used_ = 0;
+  int64_t work_used_ = 0;
 };
 
 }  // namespace tilesched::exact_internal

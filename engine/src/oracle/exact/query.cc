@@ -37,4 +37,14 @@ int64_t latest_start(const Graph& g, const ModelSpec& spec, OpId v) {
   return hi;
 }
 
+int64_t check_work(const IiProblem& p) {
+  const int64_t per_unit = kWorkPerConflict + p.variables() / kVariablesPerWork;
+  return kWorkPerLiteral * p.literals() + per_unit * p.units_used();
+}
+
+int64_t units_within(const IiProblem& p, int64_t work) {
+  const int64_t per_unit = kWorkPerConflict + p.variables() / kVariablesPerWork;
+  return std::max<int64_t>(1, (work - check_work(p)) / per_unit);
+}
+
 }  // namespace tilesched::exact_internal

@@ -75,6 +75,10 @@ class IiProblem {
   // The backend's deterministic work counter of this model so far (Z3
   // resource units; CaDiCaL learned clauses).
   virtual int64_t units_used() const = 0;
+  // The model's size as the solver holds it: its variables and the
+  // literals of its clauses (0 where the backend does not count them).
+  virtual int64_t variables() const { return 0; }
+  virtual int64_t literals() const { return 0; }
   // The starts of the last kSat answer.
   virtual std::vector<int64_t> starts() const = 0;
   // Adds sum of starts <= t for every later check; false: not supported.
@@ -91,6 +95,18 @@ class IiProblem {
   // time in reserve (docs/EXACT.md, "Time limit").
   virtual int64_t unpolled_cpu_us() const { return 0; }
 };
+
+// The work of a model's checks so far, in units that track CPU time (the
+// cost-based generator's meter: docs/EXACT.md, "The repair's work"), from
+// sizes and counts alone, never the clock: kWorkPerLiteral per literal of
+// its clauses (building them, and the solver's first passes over them),
+// and per unit of the backend's work (a CaDiCaL learned clause)
+// kWorkPerConflict and one unit per kVariablesPerWork variables (analysing
+// the conflict, then propagating again a trail that grows with the model).
+inline constexpr int64_t kWorkPerLiteral = 4, kWorkPerConflict = 1'024, kVariablesPerWork = 3;
+int64_t check_work(const IiProblem& p);
+// The most backend units (at least 1) that keep check_work(p) within `work`.
+int64_t units_within(const IiProblem& p, int64_t work);
 
 class Backend {
  public:

@@ -67,6 +67,8 @@ class SatModel : public IiProblem {
   bool limits_stages() const override { return true; }
   Answer check(int64_t stages, Clock::time_point until, int64_t units) override;
   int64_t units_used() const override { return learned_.count; }
+  int64_t variables() const override { return cnf_.vars(); }
+  int64_t literals() const override { return cnf_.literals(); }
   bool limit_start_sum(int64_t) override { return false; }
   int64_t unpolled_cpu_us() const override;
 

@@ -25,8 +25,8 @@ exact_internal::Backend& WorkChecks::backend() {
   return *backend_;
 }
 
-WorkChecks::Result WorkChecks::whole_graph(int64_t ii, int64_t stages, int64_t units,
-                                           bool stable_only, int64_t& used) {
+WorkChecks::Result WorkChecks::whole_graph(int64_t ii, int64_t stages, const Budget& budget,
+                                           bool stable_only) {
   try {
     std::optional<std::vector<int64_t>> asap = exact_internal::longest_paths(g_, ii, false);
     if (!asap) return {Answer::kNone, {}};  // II below RecMII
@@ -38,18 +38,24 @@ WorkChecks::Result WorkChecks::whole_graph(int64_t ii, int64_t stages, int64_t u
     spec.stable_only = stable_only;
     const std::unique_ptr<exact_internal::IiProblem> model = backend().build(g_, spec);
     if (model == nullptr) return {};  // over the backend's size limit
+    int64_t units = budget.units;
+    if (budget.work > 0) {
+      const int64_t within = exact_internal::units_within(*model, budget.work);
+      units = units > 0 ? std::min(units, within) : within;
+    }
     const exact_internal::Answer a =
         model->check(spec.stage_bound, Clock::time_point::max(), units);
-    used += std::max<int64_t>(model->units_used(), 1);
-    if (a == exact_internal::Answer::kUnsat) return {Answer::kNone, {}};
-    if (a != exact_internal::Answer::kSat) return {};
+    const Spent spent{std::max<int64_t>(model->units_used(), 1),
+                      exact_internal::check_work(*model)};
+    if (a == exact_internal::Answer::kUnsat) return {Answer::kNone, {}, spent};
+    if (a != exact_internal::Answer::kSat) return {Answer::kUnknown, {}, spent};
     Schedule s;
     s.ii = ii;
     s.start = model->starts();
     s.feasible = true;
     derive_stage_order(s);
-    if (!verify_schedule(g_, s).legal()) return {};
-    return {Answer::kFound, std::move(s.start)};
+    if (!verify_schedule(g_, s).legal()) return {Answer::kUnknown, {}, spent};
+    return {Answer::kFound, std::move(s.start), spent};
   } catch (const exact_internal::BackendFailure&) {
     throw SolverFailed{};
   }
@@ -71,12 +77,14 @@ int64_t WorkChecks::model_cells(int64_t ii, int64_t stages) const {
   return cells;
 }
 
-bool WorkChecks::component_rules_out(int64_t ii, int64_t units, int64_t& used) {
+bool WorkChecks::component_rules_out(int64_t ii, const Budget& budget, Spent& spent) {
   try {
-    const int64_t before = components_->units_used();
-    const exact_internal::ComponentVerdict v =
-        components_->prove(ii, backend(), exact_internal::ComponentBudget{.units = units});
-    used += components_->units_used() - before;
+    const int64_t units_before = components_->units_used();
+    const int64_t work_before = components_->work_used();
+    const exact_internal::ComponentVerdict v = components_->prove(
+        ii, backend(), exact_internal::ComponentBudget{.units = budget.units, .work = budget.work});
+    spent.units += components_->units_used() - units_before;
+    spent.work += components_->work_used() - work_before;
     return v == exact_internal::ComponentVerdict::kInfeasible;
   } catch (const exact_internal::BackendFailure&) {
     throw SolverFailed{};
