@@ -69,7 +69,7 @@ ComponentVerdict ComponentProof::prove(int64_t ii, Backend& backend, const Compo
   for (const Graph& sub : *components_) {
     // A check of less than a millisecond is not worth the model.
     if (budget.until - Clock::now() < std::chrono::milliseconds(1)) return ComponentVerdict::kOpen;
-    const int64_t work_left = budget.work - (work_used_ - work_before);
+    const int64_t work_left = budget.work > 0 ? budget.work - (work_used_ - work_before) : 0;
     if (budget.work > 0 && work_left <= 0) return ComponentVerdict::kOpen;
     std::optional<std::vector<int64_t>> asap = longest_paths(sub, ii, false);
     if (!asap) return ComponentVerdict::kInfeasible;  // below the component's recurrence
@@ -82,12 +82,8 @@ ComponentVerdict ComponentProof::prove(int64_t ii, Backend& backend, const Compo
       return ComponentVerdict::kCut;
     }
     if (problem == nullptr) continue;  // over the backend's size limit
-    int64_t units = budget.units;
-    if (budget.work > 0) {
-      const int64_t within = units_within(*problem, work_left);
-      units = units > 0 ? std::min(units, within) : within;
-    }
-    const Answer a = checks.check(*problem, spec.stage_bound, budget.until, units);
+    const Answer a = checks.check(*problem, spec.stage_bound, budget.until,
+                                  units_within(*problem, budget.units, work_left));
     units_used_ += std::max<int64_t>(problem->units_used(), 1);
     work_used_ += check_work(*problem);
     checks.release(problem);

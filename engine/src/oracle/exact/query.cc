@@ -37,14 +37,23 @@ int64_t latest_start(const Graph& g, const ModelSpec& spec, OpId v) {
   return hi;
 }
 
-int64_t check_work(const IiProblem& p) {
-  const int64_t per_unit = kWorkPerConflict + p.variables() / kVariablesPerWork;
-  return kWorkPerLiteral * p.literals() + per_unit * p.units_used();
+namespace {
+
+// check_work's price of one unit of the backend's work on p.
+int64_t work_per_unit(const IiProblem& p) {
+  return kWorkPerConflict + p.variables() / kVariablesPerWork;
 }
 
-int64_t units_within(const IiProblem& p, int64_t work) {
-  const int64_t per_unit = kWorkPerConflict + p.variables() / kVariablesPerWork;
-  return std::max<int64_t>(1, (work - check_work(p)) / per_unit);
+}  // namespace
+
+int64_t check_work(const IiProblem& p) {
+  return kWorkPerLiteral * p.literals() + work_per_unit(p) * p.units_used();
+}
+
+int64_t units_within(const IiProblem& p, int64_t units, int64_t work) {
+  if (work <= 0) return units;
+  const int64_t within = std::max<int64_t>(1, (work - check_work(p)) / work_per_unit(p));
+  return units > 0 ? std::min(units, within) : within;
 }
 
 }  // namespace tilesched::exact_internal

@@ -105,8 +105,9 @@ class IiProblem {
 // the conflict, then propagating again a trail that grows with the model).
 inline constexpr int64_t kWorkPerLiteral = 4, kWorkPerConflict = 1'024, kVariablesPerWork = 3;
 int64_t check_work(const IiProblem& p);
-// The most backend units (at least 1) that keep check_work(p) within `work`.
-int64_t units_within(const IiProblem& p, int64_t work);
+// A check's limit in backend units: at most `units` (0: none) and, where
+// `work` > 0, the most (at least 1) that keep check_work(p) within `work`.
+int64_t units_within(const IiProblem& p, int64_t units, int64_t work);
 
 class Backend {
  public:

@@ -38,13 +38,9 @@ WorkChecks::Result WorkChecks::whole_graph(int64_t ii, int64_t stages, const Bud
     spec.stable_only = stable_only;
     const std::unique_ptr<exact_internal::IiProblem> model = backend().build(g_, spec);
     if (model == nullptr) return {};  // over the backend's size limit
-    int64_t units = budget.units;
-    if (budget.work > 0) {
-      const int64_t within = exact_internal::units_within(*model, budget.work);
-      units = units > 0 ? std::min(units, within) : within;
-    }
     const exact_internal::Answer a =
-        model->check(spec.stage_bound, Clock::time_point::max(), units);
+        model->check(spec.stage_bound, Clock::time_point::max(),
+                     exact_internal::units_within(*model, budget.units, budget.work));
     const Spent spent{std::max<int64_t>(model->units_used(), 1),
                       exact_internal::check_work(*model)};
     if (a == exact_internal::Answer::kUnsat) return {Answer::kNone, {}, spent};
