@@ -151,6 +151,43 @@ TEST(Generate, HoldsOverHalfASlotStartTheSearchAtTheirSum) {
   }
 }
 
+// Two loads on one singleton slot feed an MMA that must stay in stage 0
+// (engine/src/graph/stage_span_test.cc): DepMII says 41, the stage span
+// 54, the optimum. Every generator starts its search at 54 and the oracle
+// proves it without a solver check below; under --max-stages 1 the same
+// holds for the uncapped graph (the cap sets the max_depth).
+TEST(Generate, TheStageSpanStartsTheSearchAtTheOptimum) {
+  GraphBuilder b(make_generic_target("t", {{"copy", 1, false}}, {}));
+  const OpId l1 = b.generic("load_a", 40, {{1, 10, 1}});
+  const OpId l2 = b.generic("load_b", 40, {{1, 10, 1}});
+  const OpId mma = b.generic("mma", 1, {{1, 4, 1}});
+  b.edge(l1, mma, 40);
+  b.edge(l2, mma, 40);
+  b.edge(mma, mma, 1, 1);
+  const Graph uncapped = std::move(b.build()).value();
+  b.at(mma).max_depth = 0;
+  const Graph g = std::move(b.build()).value();
+  EXPECT_EQ(compute_mii(g).max(), 41);
+  for (GeneratorKind kind : {GeneratorKind::kCostBased, GeneratorKind::kIms,
+                             GeneratorKind::kSms, GeneratorKind::kExact}) {
+    for (bool by_cap : {false, true}) {
+      GenerateOptions opts;
+      opts.generator = kind;
+      if (by_cap) opts.max_stages = 1;
+      StatusOr<Schedule> s = generate_schedule(by_cap ? uncapped : g, opts);
+      ASSERT_TRUE(s.ok() && s->feasible) << generator_name(kind);
+      EXPECT_EQ(s->ii, 54) << generator_name(kind) << (by_cap ? " capped" : "");
+      if (kind != GeneratorKind::kExact || by_cap) continue;
+      EXPECT_TRUE(s->proven_optimal);
+      bool said = false;
+      for (const std::string& d : s->diagnostics) {
+        said |= d.find("II 41 to 53: infeasible without a check") != std::string::npos;
+      }
+      EXPECT_TRUE(said);
+    }
+  }
+}
+
 // A loop-carried data edge from a 197673-byte SMEM buffer (the budget is
 // 232448): the first-success ladder places the reader early in the next
 // iteration, the buffer is counted twice, and no consumer can move closer.
