@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,6 +69,24 @@ inline Graph DenseSlotGraph(bool grouped) {
     b.at(d[0]).leader_gid = 1;
   }
   return Build(b);
+}
+
+// Two loads hold one singleton slot for 10 cycles each and feed an MMA 40
+// cycles later that holds the slot for 4, with `mma_depth` as the MMA's
+// max_depth: at 0 the stage span (engine/src/graph/stage_span.h) gives
+// II >= 54, the optimum, where DepMII says 41 and the resource MII 24.
+// On a pooled slot (`capacity` > 1) the loads hold `load_units` and the
+// MMA `mma_units` of it.
+inline GraphBuilder TwoLoadsOneMma(std::optional<int64_t> mma_depth, int64_t capacity = 1,
+                                   int64_t load_units = 1, int64_t mma_units = 1) {
+  GraphBuilder b(make_generic_target("t", {{"copy", capacity, false}}, {}));
+  const OpId l1 = b.generic("load_a", 40, {{1, 10, load_units}});
+  const OpId l2 = b.generic("load_b", 40, {{1, 10, load_units}});
+  const OpId mma = b.generic("mma", 1, {{1, 4, mma_units}});
+  b.edge(l1, mma, 40);
+  b.edge(l2, mma, 40);
+  b.at(mma).max_depth = mma_depth;
+  return b;
 }
 
 }  // namespace tilesched

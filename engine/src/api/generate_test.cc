@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/test_graphs.h"
 #include "tilesched/json_io.h"
 #include "tilesched/mii.h"
 #include "tilesched/verify.h"
@@ -152,20 +153,15 @@ TEST(Generate, HoldsOverHalfASlotStartTheSearchAtTheirSum) {
 }
 
 // Two loads on one singleton slot feed an MMA that must stay in stage 0
-// (engine/src/graph/stage_span_test.cc): DepMII says 41, the stage span
+// (testing/test_graphs.h): DepMII says 41, the stage span
 // 54, the optimum. Every generator starts its search at 54 and the oracle
 // proves it without a solver check below; under --max-stages 1 the same
 // holds for the uncapped graph (the cap sets the max_depth).
 TEST(Generate, TheStageSpanStartsTheSearchAtTheOptimum) {
-  GraphBuilder b(make_generic_target("t", {{"copy", 1, false}}, {}));
-  const OpId l1 = b.generic("load_a", 40, {{1, 10, 1}});
-  const OpId l2 = b.generic("load_b", 40, {{1, 10, 1}});
-  const OpId mma = b.generic("mma", 1, {{1, 4, 1}});
-  b.edge(l1, mma, 40);
-  b.edge(l2, mma, 40);
-  b.edge(mma, mma, 1, 1);
+  GraphBuilder b = TwoLoadsOneMma(std::nullopt);
+  b.edge(2, 2, 1, 1);
   const Graph uncapped = std::move(b.build()).value();
-  b.at(mma).max_depth = 0;
+  b.at(2).max_depth = 0;
   const Graph g = std::move(b.build()).value();
   EXPECT_EQ(compute_mii(g).max(), 41);
   for (GeneratorKind kind : {GeneratorKind::kCostBased, GeneratorKind::kIms,

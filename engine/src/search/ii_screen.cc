@@ -22,9 +22,41 @@ IiScreen::IiScreen(const Graph& g, const Adjacency& adj, DistanceMatrix* shared,
     for (OpId v = 0; v < g.op_count(); ++v) node_of[v] = v;
     op_of_node_ = node_of;
     find_claims(g, comps, node_of);
-  } else {
+  } else if (!build_rooted_subgraph(g)) {
     build_subgraph(g, comps);
   }
+}
+
+// Rule L6 as edges (docs/SEARCH.md, "The II screen"): a root r with
+// s_v >= s_r for every op and, for an op with max_depth m,
+// s_v <= s_r + (m + 1) II - 1 (an edge v -> r of latency 1 and distance
+// m + 1). Any legal schedule meets them with s_r = 0, and they tie every
+// capped op into one component with r, so the arcs see the stages.
+Graph IiScreen::depth_rooted(const Graph& g) {
+  Graph out;
+  out.target = g.target;
+  out.ops = g.ops;
+  out.edges = g.edges;
+  const OpId root = g.op_count();
+  Op r;
+  r.name = "stage root";
+  r.kind = "generic";
+  r.latency = 0;
+  out.ops.push_back(r);
+  for (OpId v = 0; v < root; ++v) {
+    out.edges.push_back({root, v, 0, 0, EdgeKind::kOrder});
+    if (g.ops[v].max_depth) out.edges.push_back({v, root, 1, *g.ops[v].max_depth + 1, EdgeKind::kOrder});
+  }
+  return out;
+}
+
+bool IiScreen::build_rooted_subgraph(const Graph& g) {
+  if (std::none_of(g.ops.begin(), g.ops.end(), [](const Op& op) { return op.max_depth.has_value(); }) ||
+      g.op_count() >= kOwnClosureOps) {
+    return false;
+  }
+  const Graph rooted = depth_rooted(g);
+  return build_subgraph(rooted, strongly_connected(rooted, Adjacency::build(rooted), EdgeFilter::kAll));
 }
 
 // The claims the test can use: on a slot, inside a component, shared with
@@ -59,7 +91,8 @@ void IiScreen::find_claims(const Graph& g, const Components& comps,
 // Without a shared closure: the ops of the components that hold two claims
 // of one slot, with the edges among them (a path between two ops of one
 // component never leaves it, so their closure is the whole graph's there).
-void IiScreen::build_subgraph(const Graph& g, const Components& comps) {
+bool IiScreen::build_subgraph(const Graph& g, const Components& comps) {
+  op_of_node_.clear();
   std::vector<int> all(static_cast<size_t>(g.op_count()));
   for (OpId v = 0; v < g.op_count(); ++v) all[v] = v;
   find_claims(g, comps, all);
@@ -76,7 +109,7 @@ void IiScreen::build_subgraph(const Graph& g, const Components& comps) {
   }
   if (sub_.op_count() == 0 || sub_.op_count() > kOwnClosureOps) {
     claims_.clear();  // nothing to test, or more than the screen closes on its own
-    return;
+    return false;
   }
   for (const Edge& e : g.edges) {
     if (node_of[e.from] < 0 || node_of[e.to] < 0) continue;
@@ -89,6 +122,7 @@ void IiScreen::build_subgraph(const Graph& g, const Components& comps) {
   sub_adj_ = Adjacency::build(sub_);
   own_closure_ = true;
   find_claims(g, comps, node_of);
+  return true;
 }
 
 IiScreen::Verdict IiScreen::check(int64_t ii) {

@@ -9,7 +9,9 @@
 
 #include <vector>
 
+#include "testing/capped_brute_force.h"
 #include "tilesched/exact.h"
+#include "tilesched/mii.h"
 #include "tilesched/rng.h"
 
 namespace tilesched {
@@ -178,6 +180,35 @@ TEST(IiScreen, NeverRejectsAnIiBruteForceSchedules) {
   EXPECT_GT(feasible, 100);
   EXPECT_GT(rejected, 50);
   EXPECT_GT(overloads, 10);
+}
+
+// With every op capped (rule L6), the screen's own closure takes the
+// stages as edges to a root (IiScreen::depth_rooted): it must still admit
+// every II where a schedule exists within the stages, and it now rejects
+// IIs the caller's closure (no root) admits.
+TEST(IiScreen, TheStageRootNeverRejectsAnIiBruteForceSchedules) {
+  int feasible = 0, by_root = 0;
+  for (uint64_t seed = 1; seed <= 4000; ++seed) {
+    const Graph g = random_capped_tiny(seed);
+    const Adjacency adj = Adjacency::build(g);
+    DistanceMatrix shared;
+    IiScreen rooted(g, adj);
+    IiScreen plain(g, adj, &shared);
+    const int64_t mii = compute_mii(g).max();
+    for (int64_t ii = mii; ii < mii + 6; ++ii) {
+      rooted.rearm();
+      plain.rearm();
+      const IiScreen::Verdict v = rooted.check(ii);
+      const bool exists = brute_force_schedules(g, ii);
+      feasible += exists;
+      if (exists) {
+        EXPECT_EQ(v, IiScreen::Verdict::kAdmit) << "seed " << seed << " II " << ii;
+      }
+      by_root += v != IiScreen::Verdict::kAdmit && plain.check(ii) == IiScreen::Verdict::kAdmit;
+    }
+  }
+  EXPECT_GT(feasible, 1000) << "by root " << by_root;
+  EXPECT_GT(by_root, 200) << "feasible " << feasible;
 }
 
 // ------------------------------------------------------ against the oracle
