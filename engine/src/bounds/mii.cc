@@ -123,9 +123,7 @@ int64_t recurrence_mii_of(const Graph& g, const Adjacency& adj) {
 }
 
 int64_t dependency_mii_of(const Graph& g, const Adjacency& adj) {
-  bool any = false;
-  for (const Op& op : g.ops) any = any || op.max_depth.has_value();
-  if (!any) return 1;
+  if (!any_max_depth(g)) return 1;
   const std::vector<int64_t> longest = longest_zero_distance_paths(g, adj);
   int64_t best = 1;
   for (int v = 0; v < g.op_count(); ++v) {

@@ -108,6 +108,10 @@ ComponentMembers component_members(const Components& c) {
   return out;
 }
 
+bool any_max_depth(const Graph& g) {
+  return std::any_of(g.ops.begin(), g.ops.end(), [](const Op& op) { return op.max_depth.has_value(); });
+}
+
 std::vector<int64_t> longest_zero_distance_paths(const Graph& g, const Adjacency& adj) {
   const int n = g.op_count();
   const Components c = strongly_connected(g, adj, EdgeFilter::kZeroDistance);

@@ -75,6 +75,9 @@ struct ComponentMembers {
 };
 ComponentMembers component_members(const Components& c);
 
+// Whether any op has a max_depth (rule L6).
+bool any_max_depth(const Graph& g);
+
 // For every op, the longest path over distance-0 edges ending at it (sum of
 // edge latencies; 0 for a root). REQUIRES: no zero-distance positive cycle.
 std::vector<int64_t> longest_zero_distance_paths(const Graph& g, const Adjacency& adj);

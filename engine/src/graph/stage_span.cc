@@ -122,13 +122,14 @@ int64_t steps_of(const Graph& g, const Resources& res, const std::vector<OpId>& 
 
 }  // namespace
 
-int64_t stage_span_bound(const Graph& g, const Adjacency& adj) {
+int64_t stage_span_bound(const Graph& g) {
   const int n = g.op_count();
   std::vector<OpId> capped;
   for (OpId v = 0; v < n; ++v) {
     if (g.ops[v].max_depth) capped.push_back(v);
   }
   if (capped.empty()) return 1;
+  const Adjacency adj = Adjacency::build(g);
   const std::vector<OpId> walk = zero_distance_walk(g, adj);
   if (static_cast<int>(walk.size()) < n) return 1;  // a zero-latency zero-distance cycle
   const Resources res = resources_of(g);

@@ -16,7 +16,7 @@
 namespace tilesched {
 namespace {
 
-int64_t span_of(const Graph& g) { return stage_span_bound(g, Adjacency::build(g)); }
+int64_t span_of(const Graph& g) { return stage_span_bound(g); }
 
 // The loads take their slot one after the other (the second at 10 at the
 // earliest), the MMA starts at 50 at the earliest, and its hold must not

@@ -18,10 +18,7 @@ int64_t sequential_ii_cap(const Graph& g, int64_t lower) {
 }
 
 int64_t heuristic_ii_lower(const Graph& g, int64_t mii, int64_t group_span) {
-  const bool capped =
-      std::any_of(g.ops.begin(), g.ops.end(), [](const Op& op) { return op.max_depth.has_value(); });
-  const int64_t span = capped ? stage_span_bound(g, Adjacency::build(g)) : 1;
-  return std::max({mii, group_span, exclusive_holds_bound(g), span});
+  return std::max({mii, group_span, exclusive_holds_bound(g), stage_span_bound(g)});
 }
 
 int64_t ii_lower_bound(const Graph& g, int64_t mii) {

@@ -9,6 +9,30 @@
 
 namespace tilesched {
 
+namespace {
+
+// Rule L6 as edges (docs/SEARCH.md, "The II screen"): a root r with
+// s_v >= s_r for every op and, for an op with max_depth m,
+// s_v <= s_r + (m + 1) II - 1 (an edge v -> r of latency 1 and distance
+// m + 1). Any legal schedule meets them with s_r = 0, and they tie every
+// capped op into one component with r, so the arcs see the stages.
+Graph depth_rooted(const Graph& g) {
+  Graph out = g;
+  const OpId root = g.op_count();
+  Op r;
+  r.name = "stage root";
+  r.kind = "generic";
+  r.latency = 0;
+  out.ops.push_back(r);
+  for (OpId v = 0; v < root; ++v) {
+    out.edges.push_back({root, v, 0, 0, EdgeKind::kOrder});
+    if (g.ops[v].max_depth) out.edges.push_back({v, root, 1, *g.ops[v].max_depth + 1, EdgeKind::kOrder});
+  }
+  return out;
+}
+
+}  // namespace
+
 IiScreen::IiScreen(const Graph& g, const Adjacency& adj, DistanceMatrix* shared,
                    const char* loop)
     : g_(g), adj_(adj), shared_(shared), loop_(loop) {
@@ -27,34 +51,8 @@ IiScreen::IiScreen(const Graph& g, const Adjacency& adj, DistanceMatrix* shared,
   }
 }
 
-// Rule L6 as edges (docs/SEARCH.md, "The II screen"): a root r with
-// s_v >= s_r for every op and, for an op with max_depth m,
-// s_v <= s_r + (m + 1) II - 1 (an edge v -> r of latency 1 and distance
-// m + 1). Any legal schedule meets them with s_r = 0, and they tie every
-// capped op into one component with r, so the arcs see the stages.
-Graph IiScreen::depth_rooted(const Graph& g) {
-  Graph out;
-  out.target = g.target;
-  out.ops = g.ops;
-  out.edges = g.edges;
-  const OpId root = g.op_count();
-  Op r;
-  r.name = "stage root";
-  r.kind = "generic";
-  r.latency = 0;
-  out.ops.push_back(r);
-  for (OpId v = 0; v < root; ++v) {
-    out.edges.push_back({root, v, 0, 0, EdgeKind::kOrder});
-    if (g.ops[v].max_depth) out.edges.push_back({v, root, 1, *g.ops[v].max_depth + 1, EdgeKind::kOrder});
-  }
-  return out;
-}
-
 bool IiScreen::build_rooted_subgraph(const Graph& g) {
-  if (std::none_of(g.ops.begin(), g.ops.end(), [](const Op& op) { return op.max_depth.has_value(); }) ||
-      g.op_count() >= kOwnClosureOps) {
-    return false;
-  }
+  if (!any_max_depth(g) || g.op_count() >= kOwnClosureOps) return false;
   const Graph rooted = depth_rooted(g);
   return build_subgraph(rooted, strongly_connected(rooted, Adjacency::build(rooted), EdgeFilter::kAll));
 }

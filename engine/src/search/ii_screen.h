@@ -3,7 +3,7 @@
 // feasible II: its two tests (no positive cycle in the distance closure;
 // energy on a cyclic arc of a slot's rows) are necessary conditions of L1
 // and L2, and, where ops have a max_depth and the screen keeps its own
-// closure, of L6 too (depth_rooted: the stages as edges to a root). Its work is bounded by counts, so its verdicts are deterministic;
+// closure, of L6 too (the stages as edges to a root). Its work is bounded by counts, so its verdicts are deterministic;
 // it goes dormant after kPatience admitted IIs in a row (rearm wakes it).
 // The tests and the bounds: docs/SEARCH.md, "The II screen".
 #pragma once
@@ -91,11 +91,10 @@ class IiScreen {
   // screen's own closure; false (and no claims) where there are none or
   // more than kOwnClosureOps ops.
   bool build_subgraph(const Graph& g, const Components& comps);
-  // The same on depth_rooted(g) where ops have a max_depth; false where
-  // none has, where the graph has kOwnClosureOps ops or more, or where
-  // build_subgraph is.
+  // The same on g with rule L6 as edges to a root (ii_screen.cc,
+  // docs/SEARCH.md); false where no op has a max_depth, where the graph
+  // has kOwnClosureOps ops or more, or where build_subgraph is.
   bool build_rooted_subgraph(const Graph& g);
-  static Graph depth_rooted(const Graph& g);
   bool overloaded(const DistanceMatrix& d, int64_t ii);
   // Claims [first, last) share a slot and a component; true when an arc
   // relative to one of them is over capacity. `work` counts sweep steps.
