@@ -230,9 +230,11 @@ namespace {
 
 // `opts` for one run under the stage cap (stage_cap.h): the heuristics'
 // II range narrowed to the run's, the oracle's time limit less what the
-// earlier runs spent.
+// earlier runs spent. A capped run leaves the packing repair to the step
+// after the chain (repair_capped).
 GenerateOptions for_run(const GenerateOptions& opts, const StageCapRun& r) {
   GenerateOptions o = opts;
+  if (r.capped) o.packing_repair = PackingRepair::kOff;
   o.search.ii_floor = std::max(o.search.ii_floor, r.ii_floor);
   int64_t& cap = o.search.ii_cap;
   if (r.ii_cap > 0) cap = cap > 0 ? std::min(cap, r.ii_cap) : r.ii_cap;
@@ -256,14 +258,38 @@ StatusOr<Schedule> run_once(GeneratorKind k, const Graph& g, const GenerateOptio
   return s;
 }
 
+// The packing repair of a capped answer, the step after the stage cap's
+// chain (StageCapFinishFn): where generator k repairs at all (run_once,
+// cost_based_at), the same repair on the capped graph above `floor` (the
+// uncapped II, below which no capped run searched). The chain's runs skip
+// theirs, so the repair runs once per answer where no tighter cap could
+// have beaten it (stage_cap.h); nullptr where k does not repair.
+StageCapFinishFn repair_capped(GeneratorKind k, const GenerateOptions& opts) {
+  const bool baseline = k == GeneratorKind::kIms || k == GeneratorKind::kSms;
+  const bool cost_based = k == GeneratorKind::kCostBased;
+  if (!(cost_based && opts.packing_repair != PackingRepair::kOff) &&
+      !(baseline && opts.packing_repair == PackingRepair::kAll)) {
+    return nullptr;
+  }
+  return [k, &opts](const Graph& capped, int64_t floor, Schedule& s) {
+    GenerateOptions o = opts;
+    o.search.ii_floor = std::max(o.search.ii_floor, floor);
+    if (k == GeneratorKind::kCostBased) {
+      repair_after_search(capped, o, o.cost_based.effort, s);
+    } else {
+      repair_packing(capped, o.search.ii_floor, packing_repair_options(o.cost_based.effort), s);
+    }
+  };
+}
+
 // One generator's schedule of `g`, under the stage cap when there is one.
 StatusOr<Schedule> run_generator(GeneratorKind k, const Graph& g, const GenerateOptions& opts) {
   if (opts.max_stages <= 0) return run_once(k, g, opts);
   const StageCapMode mode = k == GeneratorKind::kExact ? StageCapMode::kOnce : StageCapMode::kChain;
-  return schedule_under_stage_cap(g, opts.max_stages, mode,
-                                  [&](const Graph& h, const StageCapRun& r) {
-                                    return run_once(k, h, for_run(opts, r));
-                                  });
+  return schedule_under_stage_cap(
+      g, opts.max_stages, mode,
+      [&](const Graph& h, const StageCapRun& r) { return run_once(k, h, for_run(opts, r)); },
+      repair_capped(k, opts));
 }
 
 }  // namespace
@@ -309,9 +335,10 @@ StatusOr<std::vector<Schedule>> generate_schedules_per_stage_cap(const Graph& g,
     return out;
   }
   StatusOr<std::vector<Schedule>> all =
-      schedules_under_stage_caps(g, max_stages, [&](const Graph& h, const StageCapRun& r) {
-        return run_once(k, h, for_run(opts, r));
-      });
+      schedules_under_stage_caps(
+          g, max_stages,
+          [&](const Graph& h, const StageCapRun& r) { return run_once(k, h, for_run(opts, r)); },
+          repair_capped(k, opts));
   if (!all.ok()) return all.status();
   for (Schedule& s : *all) {
     out.push_back(opts.materialize ? with_materialization(g, std::move(s)) : std::move(s));

@@ -5,8 +5,8 @@
 // lowered, with_stage_cap in ii_driver.h) for caps 1, 2, ..., S, each
 // searching only above the uncapped II and below the best II found so far,
 // and the best is kept. So a cap at least the uncapped stage count never
-// changes the schedule, and the II never rises as the cap grows: the
-// answer at S + 1 is the answer at S or a run that beat it.
+// changes the schedule, and the II never rises as the cap grows. A step
+// after the chain (the packing repair) keeps both (StageCapFinishFn).
 #pragma once
 
 #include <cstdint>
@@ -28,8 +28,22 @@ struct StageCapRun {
   int64_t ii_floor = 0;
   int64_t ii_cap = 0;
   int64_t spent_ns = 0;  // the earlier runs' time_ns, for a run with a time limit
+  bool capped = false;   // a run of the chain, on a capped graph
 };
 using StageCapRunFn = std::function<StatusOr<Schedule>(const Graph&, const StageCapRun&)>;
+
+// A step after the chain (the packing repair, api/generate.cc): lowers `s`,
+// a schedule of `capped`, searching no IIs below `floor`, adding its work
+// to s's work.total and its time to s.time_ns. Where one is given, the
+// chain's runs leave it out (StageCapRun::capped) and the answer at cap c
+// is the best run up to c with this step applied on the graph capped at c,
+// started from the answer at c - 1 where that is lower. The answer at
+// c - 1 is worked out only where it can be lower: where the bound at the
+// caps below c (their graphs' heuristic lower bound, and the uncapped II)
+// is under the best run's II. So the II still never rises as the cap
+// grows, and on a loop whose best capped run is at or under the bound of
+// every tighter cap, the step runs once.
+using StageCapFinishFn = std::function<void(const Graph& capped, int64_t floor, Schedule& s)>;
 
 // How the runs under the cap are chosen.
 enum class StageCapMode {
@@ -46,7 +60,8 @@ enum class StageCapMode {
 // time_ns is the runs' total, and one diagnostic line says which run it is.
 // A run that fails with a status ends the call with it.
 StatusOr<Schedule> schedule_under_stage_cap(const Graph& g, int64_t max_stages,
-                                            StageCapMode mode, const StageCapRunFn& run);
+                                            StageCapMode mode, const StageCapRunFn& run,
+                                            const StageCapFinishFn& finish = nullptr);
 
 // The answers under every cap 1..max_stages at once, in kChain mode: the
 // one uncapped run and one chain of capped runs, the answer at S being
@@ -55,6 +70,7 @@ StatusOr<Schedule> schedule_under_stage_cap(const Graph& g, int64_t max_stages,
 // about max_stages² / 2. Answer S's time_ns counts the uncapped run and
 // the chain's runs up to cap S.
 StatusOr<std::vector<Schedule>> schedules_under_stage_caps(const Graph& g, int64_t max_stages,
-                                                           const StageCapRunFn& run);
+                                                           const StageCapRunFn& run,
+                                                           const StageCapFinishFn& finish = nullptr);
 
 }  // namespace tilesched
