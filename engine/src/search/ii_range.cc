@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "graph/graph_algo.h"
+#include "graph/holders_packing.h"
 #include "graph/stage_span.h"
 #include "bounds/rrt.h"
 #include "tilesched/limits.h"
@@ -18,7 +19,8 @@ int64_t sequential_ii_cap(const Graph& g, int64_t lower) {
 }
 
 int64_t heuristic_ii_lower(const Graph& g, int64_t mii, int64_t group_span) {
-  return std::max({mii, group_span, exclusive_holds_bound(g), stage_span_bound(g)});
+  const int64_t lower = std::max({mii, group_span, exclusive_holds_bound(g), stage_span_bound(g)});
+  return holders_packing_bound(g, std::max<int64_t>(1, lower));
 }
 
 int64_t ii_lower_bound(const Graph& g, int64_t mii) {

@@ -29,8 +29,9 @@ int64_t sequential_ii_cap(const Graph& g, int64_t lower);
 // oracle's): the largest of the MII,
 // the groups' span bound (group_span_bound), the exclusive-holds bound
 // (exclusive_holds_bound, graph_algo.h) and, where ops have a max_depth,
-// the stage span (stage_span_bound, graph/stage_span.h). No II below it
-// can be legal.
+// the stage span (stage_span_bound, graph/stage_span.h), raised to where
+// the densest slot's holders pack (holders_packing_bound,
+// graph/holders_packing.h). No II below it can be legal.
 int64_t heuristic_ii_lower(const Graph& g, int64_t mii, int64_t group_span);
 // The same with the groups' span bound computed from `g`.
 int64_t ii_lower_bound(const Graph& g, int64_t mii);

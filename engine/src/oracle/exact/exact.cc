@@ -121,14 +121,16 @@ ExactResult Oracle::run() {
 
 IiRange Oracle::search_range(int64_t mii, std::optional<int64_t> heuristic_ii) {
   // Below the heuristics' lower bound no II needs a check (ii_range.h: the
-  // groups' span, the exclusive holds and the stage span); Z3 proves such packings one II
+  // groups' span, the exclusive holds, the stage span and the holders'
+  // packing); Z3 proves such packings one II
   // at a time (docs/EXACT.md, step 3).
   const IiRange range = oracle_ii_range(g_, mii, heuristic_ii);
   if (range.lower > mii) {
     result_.schedule.diagnostics.push_back(
         "II " + std::to_string(mii) + " to " + std::to_string(range.lower - 1) +
         ": infeasible without a check (the leader groups' span, holds over half a slot's or "
-        "rate pool's capacity, or the stage span need II >= " +
+        "rate pool's capacity, the stage span, or the densest slot's holders' packing need "
+        "II >= " +
         std::to_string(range.lower) + ")");
   }
   return range;
