@@ -74,19 +74,25 @@ struct Table {
 
 Graph two_loads() { return std::move(TwoLoadsOneMma(std::nullopt).build()).value(); }
 
+// The answer under a cap of `cap` with t's runs and step.
+Schedule capped(const Graph& g, Table& t, int64_t cap) {
+  StatusOr<Schedule> s = schedule_under_stage_cap(g, cap, StageCapMode::kChain, t.run(), t.finish());
+  EXPECT_TRUE(s.ok());
+  return s.ok() ? std::move(s).value() : Schedule{};
+}
+
 TEST(StageCap, TheStepRunsOnceWhereNoTighterCapCouldBeatTheBestRun) {
   const Graph g = two_loads();
   const int64_t b1 = bound_at(g, 1), b2 = bound_at(g, 2);
   ASSERT_GT(b1, b2);  // the loads' holds fit beside the MMA's in one stage only at b1
   Table t;
   t.run_ii = {{1, b1 + 5}, {2, b1}};
-  StatusOr<Schedule> s = schedule_under_stage_cap(g, 2, StageCapMode::kChain, t.run(), t.finish());
-  ASSERT_TRUE(s.ok());
+  const Schedule s = capped(g, t, 2);
   EXPECT_EQ(t.calls, (std::vector<std::pair<int64_t, int64_t>>{{2, b1}}));
-  EXPECT_EQ(s->ii, b1);
+  EXPECT_EQ(s.ii, b1);
   // The uncapped run's 100, the two runs' 1,000 each, the step's 7.
-  EXPECT_EQ(s->stat("work.total"), 2'107);
-  EXPECT_EQ(s->time_ns, 3'010);
+  EXPECT_EQ(s.stat("work.total"), 2'107);
+  EXPECT_EQ(s.time_ns, 3'010);
 }
 
 TEST(StageCap, TheCapBelowIsWorkedOutFirstWhereItCouldBeLower) {
@@ -95,12 +101,11 @@ TEST(StageCap, TheCapBelowIsWorkedOutFirstWhereItCouldBeLower) {
   Table t;
   t.run_ii = {{1, b1 + 5}, {2, b1 + 3}};
   t.finish_ii = {{1, b1 + 1}};  // the step lowers cap 1's answer below cap 2's run
-  StatusOr<Schedule> s = schedule_under_stage_cap(g, 2, StageCapMode::kChain, t.run(), t.finish());
-  ASSERT_TRUE(s.ok());
+  const Schedule s = capped(g, t, 2);
   EXPECT_EQ(t.calls, (std::vector<std::pair<int64_t, int64_t>>{{1, b1 + 5}, {2, b1 + 1}}));
-  EXPECT_EQ(s->ii, b1 + 1);  // never above the answer at cap 1
-  EXPECT_EQ(s->stat("work.total"), 2'114);
-  EXPECT_EQ(s->time_ns, 3'020);
+  EXPECT_EQ(s.ii, b1 + 1);  // never above the answer at cap 1
+  EXPECT_EQ(s.stat("work.total"), 2'114);
+  EXPECT_EQ(s.time_ns, 3'020);
 }
 
 // The answers at every cap at once are each what the call for that cap
@@ -119,13 +124,11 @@ TEST(StageCap, EveryCapAtOnceGivesEachCapsAnswer) {
     Table one;
     one.run_ii = all.run_ii;
     one.finish_ii = all.finish_ii;
-    StatusOr<Schedule> s =
-        schedule_under_stage_cap(g, cap, StageCapMode::kChain, one.run(), one.finish());
-    ASSERT_TRUE(s.ok());
+    const Schedule s = capped(g, one, cap);
     const Schedule& e = (*every)[cap - 1];
-    EXPECT_EQ(e.ii, s->ii) << "cap " << cap;
-    EXPECT_EQ(e.stat("work.total"), s->stat("work.total")) << "cap " << cap;
-    EXPECT_EQ(e.time_ns, s->time_ns) << "cap " << cap;
+    EXPECT_EQ(e.ii, s.ii) << "cap " << cap;
+    EXPECT_EQ(e.stat("work.total"), s.stat("work.total")) << "cap " << cap;
+    EXPECT_EQ(e.time_ns, s.time_ns) << "cap " << cap;
     if (cap > 1) {
       EXPECT_LE(e.ii, (*every)[cap - 2].ii);
     }
@@ -137,10 +140,9 @@ TEST(StageCap, EveryCapAtOnceGivesEachCapsAnswer) {
 TEST(StageCap, NoStepForAKeptUncappedSchedule) {
   const Graph g = two_loads();
   Table t;
-  StatusOr<Schedule> s = schedule_under_stage_cap(g, 4, StageCapMode::kChain, t.run(), t.finish());
-  ASSERT_TRUE(s.ok());
+  const Schedule s = capped(g, t, 4);
   EXPECT_TRUE(t.calls.empty());
-  EXPECT_EQ(s->ii, 10);
+  EXPECT_EQ(s.ii, 10);
 }
 
 }  // namespace
